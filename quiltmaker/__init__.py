@@ -1,0 +1,30 @@
+"""quiltmaker: an exact Patchwork rules engine, notation, records and players.
+
+>>> from quiltmaker import Game
+>>> game = Game.new(seed=7)
+>>> move = game.legal_moves()[0]
+>>> game.play(move)
+>>> len(game.moves)
+1
+"""
+
+from .components import PATCHES, TIME_TRACKS, Patch, TimeTrack
+from .errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, InvalidRecordError, QuiltmakerError
+from .moves import ACTION_COUNT, Move
+from .position import Position
+
+__all__ = [
+    "ACTION_COUNT",
+    "PATCHES",
+    "TIME_TRACKS",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "InvalidPositionError",
+    "InvalidRecordError",
+    "Move",
+    "Patch",
+    "Position",
+    "QuiltmakerError",
+    "TimeTrack",
+]
+__version__ = "0.1.0"

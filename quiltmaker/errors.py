@@ -1,0 +1,21 @@
+"""One family of errors, all :class:`ValueError`, each naming what was wrong."""
+
+
+class QuiltmakerError(ValueError):
+    """Base class of every error quiltmaker raises for bad input."""
+
+
+class InvalidMoveError(QuiltmakerError):
+    """A move that does not exist: malformed text, an unknown patch, a shape that does not fit the patch."""
+
+
+class IllegalMoveError(QuiltmakerError):
+    """A well-formed move that the rules forbid in this position; the message names the rule."""
+
+
+class InvalidPositionError(QuiltmakerError):
+    """Position text that is malformed or describes an impossible position."""
+
+
+class InvalidRecordError(QuiltmakerError):
+    """A game record that is malformed, or whose moves do not replay."""

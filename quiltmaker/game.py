@@ -1,0 +1,91 @@
+"""A mutable game: a starting position, the moves played since, and undo."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .components import DEFAULT_VARIANT
+from .errors import QuiltmakerError
+from .moves import Move
+from .position import Position
+
+
+class Game:
+    """The history of one game, for play, undo, replay and records.
+
+    >>> game = Game.new(circle=range(1, 33), first_player=0)
+    >>> game.play("A"); game.play("1R0@a1")
+    >>> [m.text() for m in game.moves], game.position.times
+    (['A', '1R0@a1'], (1, 3))
+    >>> game.undo().text(), game.position.times
+    ('1R0@a1', (1, 0))
+
+    Attributes:
+        start: The starting position.
+        moves: The moves played, in order.
+        players: A name for each seat, written into records.
+    """
+
+    def __init__(self, start: Position, players: Sequence[str] = ("player 0", "player 1")) -> None:
+        self.start = start
+        self.moves: list[Move] = []
+        self.players = list(players)
+        self._positions = [start]
+
+    @classmethod
+    def new(
+        cls,
+        seed: int | None = None,
+        *,
+        circle: Sequence[int] | None = None,
+        first_player: int | None = None,
+        variant: str = DEFAULT_VARIANT,
+        players: Sequence[str] = ("player 0", "player 1"),
+    ) -> Game:
+        """A game from a new setup; see :meth:`Position.initial`."""
+        return cls(Position.initial(seed, circle=circle, first_player=first_player, variant=variant), players)
+
+    @property
+    def position(self) -> Position:
+        """The current position."""
+        return self._positions[-1]
+
+    @property
+    def positions(self) -> tuple[Position, ...]:
+        """Every position of the game so far, the start first."""
+        return tuple(self._positions)
+
+    @property
+    def movers(self) -> list[int]:
+        """The player who made each move."""
+        return [p.to_move for p in self._positions[:-1]]  # type: ignore[misc]
+
+    def legal_moves(self) -> list[Move]:
+        """The legal moves of the current position."""
+        return self.position.legal_moves()
+
+    def play(self, move: Move | str) -> None:
+        """Play a move (or its text) after checking it.
+
+        Raises:
+            InvalidMoveError: Text that is not a move.
+            IllegalMoveError: The rules forbid it; the game is unchanged.
+        """
+        if isinstance(move, str):
+            move = Move.from_text(move)
+        self._positions.append(self.position.play(move))
+        self.moves.append(move)
+
+    def undo(self) -> Move:
+        """Take back the last move and return it.
+
+        Raises:
+            QuiltmakerError: No move has been played.
+        """
+        if not self.moves:
+            raise QuiltmakerError("there is no move to undo")
+        self._positions.pop()
+        return self.moves.pop()
+
+    def __repr__(self) -> str:
+        return f"<Game {len(self.moves)} moves, position {self.position.text()!r}>"

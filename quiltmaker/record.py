@@ -1,0 +1,236 @@
+"""Game records: an open JSON format and a human-readable text form.
+
+JSON (``quiltmaker-record/1``) names squares, not orientations, so any tool
+can replay it without our conventions::
+
+    {"format": "quiltmaker-record/1", "variant": "revised",
+     "circle": [7, 21, ..., 0], "first_player": 0,
+     "players": ["you", "greedy"],
+     "moves": [{"player": 0, "type": "advance"},
+               {"player": 1, "type": "buy", "patch": 12, "cells": [[0, 0], [0, 1], [1, 1]]},
+               {"player": 1, "type": "special", "cell": [4, 4]}],
+     "result": {"scores": [12, -3], "winner": 0}}
+
+``result`` is ``null`` for an unfinished game; ``players`` is optional and
+unknown keys are ignored. The text form, in the spirit of PGN, has one
+``[Tag "value"]`` header a line, then one move a line as
+``<number>. <player> <move text>``; ``;`` starts a comment.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .components import time_track
+from .errors import InvalidRecordError, QuiltmakerError
+from .game import Game
+from .moves import ADVANCE, BUY, SPECIAL, Move
+from .position import Position
+
+FORMAT = "quiltmaker-record/1"
+
+
+def to_json(game: Game) -> dict[str, Any]:
+    """The JSON record of a game, as a dict ready for :func:`json.dumps`."""
+    moves: list[dict[str, Any]] = []
+    for player, move in zip(game.movers, game.moves):
+        entry: dict[str, Any] = {"player": player, "type": move.kind}
+        if move.kind == BUY:
+            entry["patch"] = move.patch
+            entry["cells"] = [list(cell) for cell in move.cells]
+        elif move.kind == SPECIAL:
+            entry["cell"] = list(move.cells[0])
+        moves.append(entry)
+    final = game.position
+    return {
+        "format": FORMAT,
+        "variant": game.start.variant,
+        "circle": list(game.start.circle),
+        "first_player": game.start.to_move,
+        "players": list(game.players),
+        "moves": moves,
+        "result": {"scores": list(final.scores), "winner": final.winner} if final.is_over else None,
+    }
+
+
+def from_json(record: Any) -> Game:
+    """Replay a JSON record (a parsed dict or its text), checking every move and the result.
+
+    Raises:
+        InvalidRecordError: The record is malformed, a move is malformed or
+            illegal (the message gives its number, from 1, and the reason),
+            or the stated result differs from the replayed one.
+    """
+    if isinstance(record, (str, bytes)):
+        try:
+            record = json.loads(record)
+        except (ValueError, RecursionError) as error:
+            raise InvalidRecordError(f"not valid JSON: {error}") from None
+    if not isinstance(record, Mapping):
+        raise InvalidRecordError("a JSON record must be an object")
+    if record.get("format", FORMAT) != FORMAT:
+        raise InvalidRecordError(f"unknown record format {record.get('format')!r}: expected {FORMAT!r}")
+    game = _new_game(record.get("variant", "revised"), record.get("circle"), record.get("first_player"), record.get("players"))
+    moves = record.get("moves", [])
+    if not isinstance(moves, list):
+        raise InvalidRecordError("'moves' must be a list")
+    for number, entry in enumerate(moves, 1):
+        try:
+            move = _move_from_json(entry)
+            player = entry.get("player")
+        except QuiltmakerError as error:
+            raise InvalidRecordError(f"move {number}: {error}") from None
+        _play(game, number, player, move)
+    _check_result(game, record.get("result"))
+    return game
+
+
+def to_text(game: Game) -> str:
+    """The text record of a game."""
+    final = game.position
+    lines = [
+        f'[Format "{FORMAT}"]',
+        f'[Variant "{game.start.variant}"]',
+        f'[Circle "{" ".join(map(str, game.start.circle))}"]',
+        f'[FirstPlayer "{game.start.to_move}"]',
+        f'[Player0 "{_escape(game.players[0])}"]',
+        f'[Player1 "{_escape(game.players[1])}"]',
+    ]
+    if final.is_over:
+        lines.append(f'[Scores "{final.scores[0]} {final.scores[1]}"]')
+        lines.append(f'[Winner "{final.winner}"]')
+    lines.append("")
+    lines.extend(f"{n}. {player} {move.text()}" for n, (player, move) in enumerate(zip(game.movers, game.moves), 1))
+    return "\n".join(lines) + "\n"
+
+
+_TAG = re.compile(r'\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]')
+_MOVE_LINE = re.compile(r"(\d+)\.\s+(\S+)\s+(\S+)")
+
+
+def from_text(text: str) -> Game:
+    """Replay a text record, checking every move and the result.
+
+    Raises:
+        InvalidRecordError: As :func:`from_json`; line numbers point at the fault.
+    """
+    if not isinstance(text, str):
+        raise InvalidRecordError("a text record must be a string")
+    tags: dict[str, str] = {}
+    move_lines: list[tuple[int, str, str]] = []
+    for line_number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split(";", 1)[0].strip()
+        if not line:
+            continue
+        tag = _TAG.fullmatch(line)
+        if tag:
+            if move_lines:
+                raise InvalidRecordError(f"line {line_number}: headers must come before the moves")
+            tags[tag.group(1)] = _unescape(tag.group(2))
+            continue
+        move = _MOVE_LINE.fullmatch(line)
+        if not move:
+            raise InvalidRecordError(f"line {line_number}: expected a header [Tag \"value\"] or a move '<n>. <player> <move>'")
+        if int(move.group(1)) != len(move_lines) + 1:
+            raise InvalidRecordError(f"line {line_number}: move number {move.group(1)}, expected {len(move_lines) + 1}")
+        move_lines.append((line_number, move.group(2), move.group(3)))
+    if tags.get("Format", FORMAT) != FORMAT:
+        raise InvalidRecordError(f"unknown record format {tags['Format']!r}: expected {FORMAT!r}")
+    if "Circle" not in tags or "FirstPlayer" not in tags:
+        raise InvalidRecordError("a text record needs the headers Circle and FirstPlayer")
+    circle = _int_list(tags["Circle"].split(), "Circle")
+    first = _int_list([tags["FirstPlayer"]], "FirstPlayer")[0]
+    game = _new_game(tags.get("Variant", "revised"), circle, first, [tags.get("Player0", "player 0"), tags.get("Player1", "player 1")])
+    for number, (line_number, player_text, move_text) in enumerate(move_lines, 1):
+        try:
+            move = Move.from_text(move_text)
+        except QuiltmakerError as error:
+            raise InvalidRecordError(f"move {number} (line {line_number}): {error}") from None
+        _play(game, number, int(player_text) if player_text in ("0", "1") else player_text, move)
+    result = None
+    if "Scores" in tags or "Winner" in tags:
+        scores = _int_list(tags.get("Scores", "").split(), "Scores", signed=True)
+        winner = _int_list([tags.get("Winner", "")], "Winner")
+        result = {"scores": scores, "winner": winner[0]}
+    _check_result(game, result)
+    return game
+
+
+def load(text: str) -> Game:
+    """Replay a record in either form, telling them apart by the first character."""
+    return from_json(text) if text.lstrip().startswith("{") else from_text(text)
+
+
+def _new_game(variant: Any, circle: Any, first_player: Any, players: Any) -> Game:
+    try:
+        time_track(variant if isinstance(variant, str) else repr(variant))
+    except ValueError as error:
+        raise InvalidRecordError(str(error)) from None
+    if not isinstance(circle, list) or not all(isinstance(p, int) and not isinstance(p, bool) for p in circle):
+        raise InvalidRecordError("'circle' must be a list of patch ids")
+    if first_player not in (0, 1) or isinstance(first_player, bool):
+        raise InvalidRecordError(f"'first_player' must be 0 or 1, not {first_player!r}")
+    if players is None:
+        players = ["player 0", "player 1"]
+    if not isinstance(players, list) or len(players) != 2 or not all(isinstance(p, str) for p in players):
+        raise InvalidRecordError("'players' must be a list of two names")
+    try:
+        start = Position.initial(circle=circle, first_player=first_player, variant=variant)
+    except QuiltmakerError as error:
+        raise InvalidRecordError(str(error)) from None
+    return Game(start, players)
+
+
+def _move_from_json(entry: Any) -> Move:
+    if not isinstance(entry, Mapping):
+        raise InvalidRecordError("a move must be an object")
+    kind = entry.get("type")
+    if kind == ADVANCE:
+        return Move.advance()
+    if kind == BUY:
+        return Move.buy(entry.get("patch"), entry.get("cells"))  # type: ignore[arg-type]
+    if kind == SPECIAL:
+        return Move.special(entry.get("cell"))  # type: ignore[arg-type]
+    raise InvalidRecordError(f"unknown move type {kind!r}: expected 'advance', 'buy' or 'special'")
+
+
+def _play(game: Game, number: int, player: Any, move: Move) -> None:
+    to_move = game.position.to_move
+    if to_move is not None and player != to_move:
+        raise InvalidRecordError(f"move {number} ({move.text()}): the record says player {player!r} moves, but player {to_move} is to move")
+    try:
+        game.play(move)
+    except QuiltmakerError as error:
+        raise InvalidRecordError(f"move {number}: {error}") from None
+
+
+def _check_result(game: Game, result: Any) -> None:
+    if result is None:
+        return
+    final = game.position
+    if not isinstance(result, Mapping):
+        raise InvalidRecordError("'result' must be an object with 'scores' and 'winner', or null")
+    if not final.is_over:
+        raise InvalidRecordError(f"the record gives a result, but the game is not over after {len(game.moves)} moves")
+    stated = (list(result.get("scores", [])), result.get("winner"))
+    replayed = (list(final.scores), final.winner)
+    if stated != replayed:
+        raise InvalidRecordError(f"the record's result {stated} differs from the replayed result {replayed}")
+
+
+def _int_list(values: list[str], tag: str, signed: bool = False) -> list[int]:
+    pattern = re.compile(r"-?\d{1,4}" if signed else r"\d{1,4}")
+    if not values or not all(pattern.fullmatch(v) for v in values):
+        raise InvalidRecordError(f"header {tag} must hold {'integers' if signed else 'numbers'}")
+    return [int(v) for v in values]
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", value)
