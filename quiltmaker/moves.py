@@ -212,11 +212,10 @@ _BUY_TEXT = re.compile(r"(\d{1,2})([rRfF][0-3])?@([a-iA-I][1-9](?:,[a-iA-I][1-9]
 
 
 def _check_cell(cell: object) -> Cell:
-    try:
-        row, col = cell  # type: ignore[misc]
-    except (TypeError, ValueError):
-        raise InvalidMoveError(f"{cell!r} is not a square: expected [row, col]") from None
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (row, col)):
+    if not isinstance(cell, (list, tuple)) or len(cell) != 2:
+        raise InvalidMoveError(f"{cell!r} is not a square: expected [row, col]")
+    row, col = cell
+    if not isinstance(row, int) or not isinstance(col, int) or isinstance(row, bool) or isinstance(col, bool):
         raise InvalidMoveError(f"{cell!r} is not a square: row and column must be integers")
     if not (0 <= row < BOARD_SIZE and 0 <= col < BOARD_SIZE):
         raise InvalidMoveError(f"{cell!r} is not a square: rows and columns count 0..{BOARD_SIZE - 1}")

@@ -131,12 +131,12 @@ def from_text(text: str) -> Game:
                 raise InvalidRecordError(f"line {line_number}: headers must come before the moves")
             tags[tag.group(1)] = _unescape(tag.group(2))
             continue
-        move = _MOVE_LINE.fullmatch(line)
-        if not move:
+        match = _MOVE_LINE.fullmatch(line)
+        if not match:
             raise InvalidRecordError(f"line {line_number}: expected a header [Tag \"value\"] or a move '<n>. <player> <move>'")
-        if int(move.group(1)) != len(move_lines) + 1:
-            raise InvalidRecordError(f"line {line_number}: move number {move.group(1)}, expected {len(move_lines) + 1}")
-        move_lines.append((line_number, move.group(2), move.group(3)))
+        if int(match.group(1)) != len(move_lines) + 1:
+            raise InvalidRecordError(f"line {line_number}: move number {match.group(1)}, expected {len(move_lines) + 1}")
+        move_lines.append((line_number, match.group(2), match.group(3)))
     if tags.get("Format", FORMAT) != FORMAT:
         raise InvalidRecordError(f"unknown record format {tags['Format']!r}: expected {FORMAT!r}")
     if "Circle" not in tags or "FirstPlayer" not in tags:

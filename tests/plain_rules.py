@@ -207,8 +207,13 @@ class PlainGame:
             width = max(c for _, c in shape) + 1
             for top in range(BOARD_SIZE - height + 1):
                 for left in range(BOARD_SIZE - width + 1):
-                    cells = [(top + r, left + c) for r, c in shape]
-                    if all(not quilt[r][c] for r, c in cells):
+                    fits = True
+                    for r, c in shape:
+                        if quilt[top + r][left + c]:
+                            fits = False
+                            break
+                    if fits:
+                        cells = [(top + r, left + c) for r, c in shape]
                         # A set, so orientations covering the same squares
                         # (symmetric patches) count once.
                         result.add(frozenset(cells))

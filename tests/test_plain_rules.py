@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import random
 import sys
 from pathlib import Path
 
@@ -412,6 +413,7 @@ def test_game_not_over_while_special_pending_on_53() -> None:
 def test_illegal_move_raises_and_leaves_state_unchanged() -> None:
     """Illegal moves raise ValueError without changing anything."""
     game = new_game(circle_starting_with(1, 2, 3, 4))
+    game.positions = [0, 10]  # player 0 keeps the turn after one purchase
     before = game.snapshot()
     illegal = [
         ("buy", 4, frozenset({(0, 0), (0, 1), (0, 2), (1, 1)})),  # fourth patch
@@ -428,3 +430,26 @@ def test_illegal_move_raises_and_leaves_state_unchanged() -> None:
     game.play(("buy", 1, frozenset({(0, 0), (0, 1), (1, 0)})))
     with pytest.raises(ValueError):  # overlaps the patch just placed
         game.play(("buy", 2, frozenset({(0, 0), (0, 1), (0, 2)})))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_seeded_random_games_keep_invariants(seed: int) -> None:
+    """Random play always ends, and the bookkeeping stays consistent."""
+    rng = random.Random(seed)
+    circle = list(range(1, 33))
+    rng.shuffle(circle)
+    game = new_game(circle + [0], first_player=seed % 2)
+    bought = 0
+    while not game.is_over():
+        moves = sorted(game.legal_moves(), key=repr)  # sorted: reproducible
+        assert moves, "a player to move always has a legal move"
+        move = rng.choice(moves)
+        game.play(move)
+        bought += move[0] == "buy"
+        snap = game.snapshot()
+        assert len(snap["circle"]) == 33 - bought
+        assert all(0 <= pos <= 53 for pos in snap["positions"])
+        assert all(buttons >= 0 for buttons in snap["buttons"])
+        assert snap["pending_specials"] <= 81 - len(snap["quilts"][snap["to_move"] or 0])
+    assert game.snapshot()["specials"] == []
+    assert game.winner() in (0, 1)

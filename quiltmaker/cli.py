@@ -1,0 +1,206 @@
+"""The ``quiltmaker`` command line: play, replay, simulate, perft and bench.
+
+Bad input (a malformed record, position or option) ends with a one-line
+message and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .errors import QuiltmakerError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except (QuiltmakerError, OSError) as error:
+        print(f"quiltmaker {args.command}: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="quiltmaker", description="Patchwork: rules engine, players and tools.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    play = commands.add_parser("play", help="play a game in the terminal against an AI player")
+    play.add_argument("--opponent", default="greedy", help="the AI player (default: greedy)")
+    play.add_argument("--seat", choices=["0", "1", "random"], default="random", help="your seat (default: random)")
+    play.add_argument("--seed", type=int, help="seed for the setup and the AI")
+    play.add_argument("--variant", default="revised", help="time track printing: revised (default) or original")
+    play.add_argument("--save", type=Path, default=Path("quiltmaker-game.json"), help="record file saved after every move")
+    play.add_argument("--resume", type=Path, help="continue the game in this record file")
+    play.set_defaults(run=_play)
+
+    replay = commands.add_parser("replay", help="check a game record move by move and print the final position")
+    replay.add_argument("record", type=Path, help="a record file, JSON or text")
+    replay.add_argument("--format", choices=["summary", "json", "text"], default="summary", help="what to print")
+    replay.set_defaults(run=_replay)
+
+    simulate = commands.add_parser("simulate", help="play many games between AI players")
+    simulate.add_argument("--games", type=int, default=100)
+    simulate.add_argument("--seed", type=int, default=0)
+    simulate.add_argument("--players", default="random,greedy", help="two player names, comma-separated")
+    simulate.add_argument("--variant", default="revised")
+    simulate.add_argument("--records", type=Path, help="write one JSON record per game into this folder")
+    simulate.set_defaults(run=_simulate)
+
+    perft = commands.add_parser("perft", help="count move sequences to a depth")
+    perft.add_argument("depth", type=int)
+    perft.add_argument("--position", help="position text (default: the start from --seed)")
+    perft.add_argument("--seed", type=int, default=0)
+    perft.add_argument("--divide", action="store_true", help="count per first move")
+    perft.set_defaults(run=_perft)
+
+    bench = commands.add_parser("bench", help="measure engine speed on one core")
+    bench.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    bench.add_argument("--json", action="store_true", help="print machine-readable figures")
+    bench.set_defaults(run=_bench)
+    return parser
+
+
+def _play(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from . import record
+    from .game import Game
+    from .players import make_player
+    from .terminal import play_in_terminal
+
+    rng = random.Random(args.seed)
+    human = rng.randrange(2) if args.seat == "random" else int(args.seat)
+    opponent = _player(args.opponent, args.seed)
+    if args.resume:
+        game = record.load(args.resume.read_text(encoding="utf-8"))
+        human = game.players.index("you") if "you" in game.players else human
+        save = args.resume
+    else:
+        names = ["you", opponent.name] if human == 0 else [opponent.name, "you"]
+        game = Game.new(args.seed, variant=args.variant, players=names)
+        save = args.save
+    play_in_terminal(opponent, human, game, save, Console(highlight=False))
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from . import record
+    from .terminal import render_final, render_position
+
+    game = record.load(args.record.read_text(encoding="utf-8"))
+    if args.format == "json":
+        print(json.dumps(record.to_json(game)))
+        return 0
+    if args.format == "text":
+        print(record.to_text(game), end="")
+        return 0
+    console = Console(highlight=False)
+    console.print(f"{args.record}: {len(game.moves)} moves, all legal.")
+    console.print(render_position(game, game.players))
+    console.print(f"Position: {game.position.text()}", soft_wrap=True)
+    if game.position.is_over:
+        console.print(render_final(game.position, game.players))
+    else:
+        console.print(f"The game is not over; player {game.position.to_move} is to move. Scores now: {game.position.scores}")
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import track
+    from rich.table import Table
+
+    from . import record
+    from .players import play_game
+    from .position import Position
+
+    names = args.players.split(",")
+    if len(names) != 2:
+        raise QuiltmakerError(f"--players needs two names separated by a comma, not {args.players!r}")
+    if args.games < 1:
+        raise QuiltmakerError("--games must be at least 1")
+    players = [_player(name, args.seed * 2 + seat) for seat, name in enumerate(names)]
+    if args.records:
+        args.records.mkdir(parents=True, exist_ok=True)
+    scores, wins = [0, 0], [0, 0]
+    moves = bonus = tiebreak = 0
+    console = Console(stderr=True)
+    for index in track(range(args.games), description="Playing", console=console, transient=True):
+        game = play_game(players, Position.initial(args.seed * 1_000_003 + index, variant=args.variant))
+        final = game.position
+        for seat in (0, 1):
+            scores[seat] += final.scores[seat]
+        winner = final.winner
+        assert winner is not None, "play_game returns finished games"
+        wins[winner] += 1
+        moves += len(game.moves)
+        bonus += final.bonus != -1
+        tiebreak += final.decided_by_tiebreak
+        if args.records:
+            path = args.records / f"game-{index:05d}.json"
+            path.write_text(json.dumps(record.to_json(game)) + "\n", encoding="utf-8")
+    n = args.games
+    table = Table(title=f"{n} games, {names[0]} (seat 0) vs {names[1]} (seat 1), seed {args.seed}")
+    table.add_column("")
+    table.add_column(f"seat 0: {names[0]}", justify="right")
+    table.add_column(f"seat 1: {names[1]}", justify="right")
+    table.add_row("mean score", *(f"{scores[s] / n:.2f}" for s in (0, 1)))
+    table.add_row("wins", *(f"{wins[s]} ({100 * wins[s] / n:.1f}%)" for s in (0, 1)))
+    Console(highlight=False).print(table)
+    print(f"mean length: {moves / n:.1f} moves")
+    print(f"7x7 bonus taken: {bonus} games ({100 * bonus / n:.1f}%)")
+    print(f"decided by the tie-break: {tiebreak} games")
+    if args.records:
+        print(f"records written to {args.records}")
+    return 0
+
+
+def _perft(args: argparse.Namespace) -> int:
+    from .position import Position
+
+    position = Position.from_text(args.position) if args.position else Position.initial(args.seed)
+    if args.depth < 0:
+        raise QuiltmakerError("depth must be 0 or more")
+    if args.divide and args.depth > 0:
+        total = 0
+        for move in position.legal_moves():
+            count = position.play_unchecked(move).perft(args.depth - 1)
+            total += count
+            print(f"{move.text()}: {count}")
+        print(f"total: {total}")
+    else:
+        print(position.perft(args.depth))
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from .bench import run_benchmarks
+
+    figures = run_benchmarks(args.seconds)
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        for key, value in figures.items():
+            print(f"{key}: {value:,.0f}" if isinstance(value, (int, float)) else f"{key}: {value}")
+    return 0
+
+
+def _player(name: str, seed: int | None):  # type: ignore[no-untyped-def]
+    from .players import make_player
+
+    try:
+        return make_player(name, seed)
+    except ValueError as error:
+        raise QuiltmakerError(str(error)) from None

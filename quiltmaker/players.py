@@ -1,0 +1,141 @@
+"""The agent interface and the first two players: uniform random and greedy.
+
+A player is anything with ``choose_move(position) -> Move``; every player
+here is reproducible from its seed. Stronger players build on :class:`Player`.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+
+from .components import BOARD_SIZE, EMPTY_SQUARE_PENALTY, INCOME_UP_TO, LAST_SPACE, PATCHES, cells_to_mask
+from .game import Game
+from .moves import ADVANCE, BUY, Move
+from .position import Position
+
+
+class Player(ABC):
+    """An agent that chooses moves.
+
+    Attributes:
+        name: A short name, written into game records.
+    """
+
+    name = "player"
+
+    @abstractmethod
+    def choose_move(self, position: Position) -> Move:
+        """Return a legal move for ``position``, whose game must not be over."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+class RandomPlayer(Player):
+    """Chooses uniformly among all legal moves."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def choose_move(self, position: Position) -> Move:
+        return self._rng.choice(position.legal_moves())
+
+
+_ROW_FIRST = cells_to_mask((0, c) for c in range(BOARD_SIZE))
+_ROW_LAST = cells_to_mask((BOARD_SIZE - 1, c) for c in range(BOARD_SIZE))
+_COL_FIRST = cells_to_mask((r, 0) for r in range(BOARD_SIZE))
+_COL_LAST = cells_to_mask((r, BOARD_SIZE - 1) for r in range(BOARD_SIZE))
+
+
+def contact(quilt: int, mask: int) -> int:
+    """Count the edges of the squares in ``mask`` that touch covered squares of ``quilt`` or the border.
+
+    A snug placement leaves fewer isolated holes, which cost 2 points each at the end.
+    """
+    touching = (
+        ((mask >> BOARD_SIZE) & quilt).bit_count()
+        + ((mask << BOARD_SIZE) & quilt).bit_count()
+        + (((mask & ~_COL_FIRST) >> 1) & quilt).bit_count()
+        + (((mask & ~_COL_LAST) << 1) & quilt).bit_count()
+    )
+    border = (mask & _ROW_FIRST).bit_count() + (mask & _ROW_LAST).bit_count()
+    border += (mask & _COL_FIRST).bit_count() + (mask & _COL_LAST).bit_count()
+    return touching + border
+
+
+def incomes_left(space: int) -> int:
+    """Income spaces still ahead of a token on ``space``."""
+    return INCOME_UP_TO[LAST_SPACE] - INCOME_UP_TO[space]
+
+
+class GreedyPlayer(Player):
+    """A one-move-deep heuristic player.
+
+    It values a purchase at the income it will still pay, plus the 2 points
+    of each square it covers, minus its cost, minus one button per space of
+    time it takes (what advancing would have paid); advancing is worth 0. Among
+    placements of the chosen patch, and for special patches, it takes the
+    snuggest square (most edges against covered squares or the border); ties
+    are broken at random from its seed.
+    """
+
+    name = "greedy"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def move_value(self, position: Position, move: Move, player: int) -> float:
+        """The heuristic value of ``move`` for ``player``, who is to move."""
+        quilt = position.quilts[player]
+        if move.kind == ADVANCE:
+            return 0.0
+        placement = contact(quilt, move.mask) / 100
+        if move.kind != BUY:
+            return placement
+        assert move.patch is not None
+        patch = PATCHES[move.patch]
+        end = min(position.times[player] + patch.time, LAST_SPACE)
+        value = patch.income * incomes_left(position.times[player]) + EMPTY_SQUARE_PENALTY * patch.size
+        value -= patch.cost + (end - position.times[player])
+        return value + placement
+
+    def choose_move(self, position: Position) -> Move:
+        player = position.to_move
+        assert player is not None, "the game is over"
+        moves = position.legal_moves()
+        values = [self.move_value(position, move, player) for move in moves]
+        best = max(values)
+        return self._rng.choice([m for m, v in zip(moves, values) if v == best])
+
+
+PLAYER_TYPES: dict[str, Callable[[int | None], Player]] = {
+    "random": RandomPlayer,
+    "greedy": GreedyPlayer,
+}
+
+
+def make_player(name: str, seed: int | None = None) -> Player:
+    """Build a player by name (see :data:`PLAYER_TYPES`).
+
+    Raises:
+        ValueError: Unknown name.
+    """
+    try:
+        return PLAYER_TYPES[name](seed)
+    except KeyError:
+        raise ValueError(f"unknown player {name!r}: expected one of {', '.join(PLAYER_TYPES)}") from None
+
+
+def play_game(players: Sequence[Player], start: Position) -> Game:
+    """Play a whole game between two players from ``start`` and return it."""
+    game = Game(start, [p.name for p in players])
+    position = start
+    while (mover := position.to_move) is not None:
+        move = players[mover].choose_move(position)
+        game.play(move)
+        position = game.position
+    return game

@@ -1,0 +1,308 @@
+"""Playing in the terminal: a printout of the whole position and a move prompt.
+
+Rendering uses rich, which draws colour on a terminal and plain text
+elsewhere (pipes, tests), from the same code.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from . import record
+from .components import BOARD_SIZE, BONUS_POINTS, EMPTY_SQUARE_PENALTY, LAST_SPACE, PATCHES, TIME_TRACKS
+from .errors import QuiltmakerError
+from .game import Game
+from .moves import ADVANCE, BUY, COLUMNS, SPECIAL, Move, parse_square
+from .players import Player
+from .position import NO_BONUS, Position
+
+_PALETTE = ["red", "green", "yellow", "blue", "magenta", "cyan", "bright_red", "bright_green", "bright_yellow", "bright_blue", "bright_magenta", "bright_cyan"]
+
+
+def patch_map(game: Game) -> list[dict[tuple[int, int], int | None]]:
+    """For each player, which patch covers each covered square (``None`` for a special patch)."""
+    owners: list[dict[tuple[int, int], int | None]] = [{}, {}]
+    for player, move in zip(game.movers, game.moves):
+        for cell in move.cells:
+            owners[player][cell] = move.patch
+    return owners
+
+
+def render_track(position: Position, names: list[str]) -> Text:
+    """The time track: income spaces ($), special patches still there (*), both tokens."""
+    income = set(TIME_TRACKS[position.variant].income_spaces)
+    margin = " " * 16  # name, space number and "top" sit left of the track
+    text = Text("Time track" + margin[10:])
+    text.append("".join(f"{s // 10 if s % 10 == 0 else ' '}" for s in range(LAST_SPACE + 1)) + "\n", style="dim")
+    text.append(margin)
+    for space in range(LAST_SPACE + 1):
+        if position.specials >> space & 1:
+            text.append("*", style="bold magenta")
+        elif space in income:
+            text.append("$", style="bold yellow")
+        else:
+            text.append("·", style="dim")
+    text.append("\n")
+    for player in (0, 1):
+        space = position.times[player]
+        on_top = position.times[0] == position.times[1] and position.on_top == player
+        label = f"{names[player][:9]:<9} {space:>2}{' top' if on_top else ''}"
+        text.append(f"{label:<16}" + " " * space + "^\n", style=_player_style(player))
+    text.append(margin + "$ pays your income, * holds a special 1x1 patch; 'top' acts first", style="dim")
+    return text
+
+
+def render_quilt(position: Position, player: int, owners: dict[tuple[int, int], int | None]) -> Text:
+    """One quilt as a 9x9 grid with square names; each patch drawn in its own colour."""
+    text = Text("   " + " ".join(COLUMNS) + "\n", style="dim")
+    for row in range(BOARD_SIZE):
+        text.append(f"{row + 1:>2} ", style="dim")
+        for col in range(BOARD_SIZE):
+            if position.quilts[player] >> (row * BOARD_SIZE + col) & 1:
+                patch = owners.get((row, col))
+                style = "bold white" if patch is None else _PALETTE[patch % len(_PALETTE)]
+                text.append("S" if patch is None else "#", style=style)
+            else:
+                text.append("·", style="dim")
+            text.append(" ")
+        text.append("\n")
+    return text
+
+
+def render_patch_offer(position: Position, player: int | None) -> Table:
+    """The three patches on offer, each with its cost, time, income and every orientation."""
+    table = Table(title="On offer (buy one of these three)", show_lines=True, title_justify="left")
+    table.add_column("patch")
+    table.add_column("cost / time / income")
+    table.add_column("orientations (name: shape)")
+    for patch_id in position.offered:
+        patch = PATCHES[patch_id]
+        affordable = player is not None and patch.cost <= position.buttons[player]
+        figures = f"{patch.cost} buttons\n{patch.time} spaces\n{patch.income} income"
+        if player is not None and not affordable:
+            figures += "\n(too dear)"
+        table.add_row(Text(str(patch_id), style="bold" if affordable else "dim"), figures, _orientations(patch_id))
+    upcoming = ", ".join(map(str, position.circle[3:9]))
+    if upcoming:
+        table.caption = f"then: {upcoming}{', ...' if len(position.circle) > 9 else ''}"
+    return table
+
+
+def _orientations(patch_id: int) -> Text:
+    patch = PATCHES[patch_id]
+    drawings = []
+    for orientation in patch.orientations:
+        grid = [["." for _ in range(orientation.width)] for _ in range(orientation.height)]
+        for r, c in orientation.cells:
+            grid[r][c] = "#"
+        drawings.append([orientation.transform.ljust(max(orientation.width, 2))] + ["".join(row).ljust(2) for row in grid])
+    height = max(len(d) for d in drawings)
+    lines = []
+    for i in range(height):
+        lines.append("  ".join((d[i] if i < len(d) else "").ljust(max(len(x) for x in d)) for d in drawings))
+    return Text("\n".join(lines))
+
+
+def render_position(game: Game, names: list[str]) -> Group:
+    """Everything a player needs to see: track, both quilts, buttons, score forecast, the offer."""
+    position = game.position
+    owners = patch_map(game)
+    quilts = Table.grid(padding=(0, 4))
+    for player in (0, 1):
+        quilts.add_column()
+    headers = []
+    for player in (0, 1):
+        bonus = " +7x7 bonus" if position.bonus == player else ""
+        headers.append(
+            Text(
+                f"{names[player]} (player {player})\n{position.buttons[player]} buttons, income {position.income[player]}"
+                f"{bonus}\nscore now {position.score(player)}",
+                style=_player_style(player),
+            )
+        )
+    quilts.add_row(*headers)
+    quilts.add_row(render_quilt(position, 0, owners[0]), render_quilt(position, 1, owners[1]))
+    parts = [render_track(position, names), Text(""), quilts]
+    if not position.is_over:
+        parts.append(render_patch_offer(position, position.to_move))
+    return Group(*parts)
+
+
+def describe_move(before: Position, move: Move) -> str:
+    """A sentence describing a move just played from ``before``."""
+    after = before.play_unchecked(move)
+    player = before.to_move
+    assert player is not None
+    earned = after.buttons[player] - before.buttons[player]
+    if move.kind == ADVANCE:
+        text = f"advances to space {after.times[player]}, earning {earned} buttons"
+    elif move.kind == SPECIAL:
+        text = f"places a special patch on {move.text()[2:]}"
+    else:
+        assert move.patch is not None
+        patch = PATCHES[move.patch]
+        text = f"buys patch {move.patch} for {patch.cost} buttons and places it at {move.text()}"
+        if earned + patch.cost > 0:
+            text += f", collecting {earned + patch.cost} buttons of income"
+    if after.bonus == player and before.bonus == NO_BONUS:
+        text += f", and completes a 7x7 square: +{BONUS_POINTS} bonus!"
+    if after.pending and not before.pending:
+        text += f", and takes {after.pending} special 1x1 patch{'es' if after.pending > 1 else ''} to place"
+    return text
+
+
+def render_final(position: Position, names: list[str]) -> Table:
+    """The final scoring: buttons, bonus, empty squares, and the tie-break when it decides."""
+    table = Table(title="Final scores", title_justify="left")
+    table.add_column("")
+    for player in (0, 1):
+        table.add_column(names[player], justify="right")
+    table.add_row("buttons", *(str(position.buttons[p]) for p in (0, 1)))
+    table.add_row("7x7 bonus", *(f"+{BONUS_POINTS}" if position.bonus == p else "0" for p in (0, 1)))
+    table.add_row(
+        "empty squares",
+        *(f"{position.empty_squares(p)} x -{EMPTY_SQUARE_PENALTY} = {-EMPTY_SQUARE_PENALTY * position.empty_squares(p)}" for p in (0, 1)),
+    )
+    table.add_row("score", *(str(position.score(p)) for p in (0, 1)), style="bold")
+    winner = position.winner
+    assert winner is not None
+    caption = f"{names[winner]} wins"
+    if position.decided_by_tiebreak:
+        caption += " on the tie-break: equal scores, and they reached space 53 first"
+    table.caption = caption
+    return table
+
+
+HELP = """Moves:
+  A            advance past your opponent, 1 button per space moved
+  12R1@e5      buy patch 12 in orientation R1 with its top-left square on e5
+               (R0-R3: the printed shape turned 0-3 quarter turns clockwise,
+                F0-F3: mirrored first; the offer shows each orientation)
+  12@e5,e6,f6  buy patch 12 covering exactly these squares
+  e5 or S@e5   place a special 1x1 patch
+Commands: moves (list some legal moves), undo, help, quit"""
+
+
+def play_in_terminal(
+    opponent: Player,
+    human_seat: int,
+    game: Game,
+    save_path: Path | None,
+    console: Console,
+    read_line: Callable[[str], str] = input,
+) -> Game:
+    """Run a game of a person against ``opponent`` until it ends or the person quits."""
+    names = list(game.players)
+    console.print(f"You are player {human_seat} against the {opponent.name} player. Type 'help' for the move notation.")
+    if save_path is not None:
+        console.print(f"The game is saved after every move to {save_path}; continue it later with --resume.")
+    shown = -1
+    while not game.position.is_over:
+        position = game.position
+        mover = position.to_move
+        assert mover is not None
+        if mover != human_seat:
+            move = opponent.choose_move(position)
+            console.print(Text(f"{names[mover]} {describe_move(position, move)}.", style=_player_style(mover)))
+            game.play(move)
+            _save(game, save_path)
+            continue
+        if shown != len(game.moves):
+            console.print(render_position(game, names))
+            shown = len(game.moves)
+        why = _why_you_move(position, human_seat)
+        try:
+            line = read_line(f"{why} Your move: ").strip()
+        except EOFError:
+            console.print("\nInput ended; the game is saved." if save_path else "\nInput ended.")
+            return game
+        if not line:
+            continue
+        command = line.lower()
+        if command in ("quit", "exit", "q"):
+            console.print("Game left unfinished" + (f"; resume it with --resume {save_path}." if save_path else "."))
+            return game
+        if command in ("help", "h", "?"):
+            console.print(HELP)
+            continue
+        if command == "undo":
+            _undo_to_human(game, human_seat, console)
+            _save(game, save_path)
+            shown = -1
+            continue
+        if command == "moves":
+            console.print(_sample_moves(position))
+            continue
+        try:
+            move = _parse_human_move(position, line)
+            description = describe_move(position, move)
+            game.play(move)
+        except QuiltmakerError as error:
+            console.print(Text(f"Not played: {error}", style="bold red"))
+            continue
+        console.print(f"You {description}.")
+        _save(game, save_path)
+    console.print(render_position(game, names))
+    console.print(render_final(game.position, names))
+    return game
+
+
+def _parse_human_move(position: Position, line: str) -> Move:
+    # While placing a special patch, a bare square is enough.
+    if position.pending and len(line.strip()) == 2:
+        return Move.special(parse_square(line))
+    return Move.from_text(line)
+
+
+def _why_you_move(position: Position, player: int) -> str:
+    if position.pending:
+        return f"You earned a special 1x1 patch: type the square to place it (e.g. e5)."
+    other = position.times[1 - player]
+    if position.times[player] == other:
+        return "Your token is on top of your opponent's, so you move."
+    return f"You are behind on the time track ({position.times[player]} < {other}), so you move."
+
+
+def _sample_moves(position: Position) -> str:
+    moves = position.legal_moves()
+    by_kind: dict[str, list[str]] = {}
+    for move in moves:
+        key = "special" if move.kind == SPECIAL else "advance" if move.kind == ADVANCE else f"patch {move.patch}"
+        by_kind.setdefault(key, []).append(move.text())
+    lines = [f"{len(moves)} legal moves:"]
+    for key, texts in by_kind.items():
+        shown = ", ".join(texts[:8])
+        lines.append(f"  {key}: {shown}{f' ... ({len(texts)} in all)' if len(texts) > 8 else ''}")
+    return "\n".join(lines)
+
+
+def _undo_to_human(game: Game, human_seat: int, console: Console) -> None:
+    """Take back moves until the person's last decision is undone."""
+    movers = game.movers
+    if human_seat not in movers:
+        console.print("Nothing of yours to undo yet.")
+        return
+    while game.moves:
+        mover = game.movers[-1]
+        game.undo()
+        if mover == human_seat and game.position.to_move == human_seat and not game.position.pending:
+            break
+    console.print(f"Undone back to move {len(game.moves) + 1}.")
+
+
+def _save(game: Game, path: Path | None) -> None:
+    if path is None:
+        return
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(record.to_json(game)) + "\n", encoding="utf-8")
+    temporary.replace(path)  # atomic: a crash never leaves half a record
+
+
+def _player_style(player: int) -> str:
+    return "bold cyan" if player == 0 else "bold yellow"
