@@ -54,7 +54,7 @@ def render_track(position: Position, names: list[str]) -> Text:
         on_top = position.times[0] == position.times[1] and position.on_top == player
         label = f"{names[player][:9]:<9} {space:>2}{' top' if on_top else ''}"
         text.append(f"{label:<16}" + " " * space + "^\n", style=_player_style(player))
-    text.append(margin + "$ pays your income, * holds a special 1x1 patch; 'top' acts first", style="dim")
+    text.append(margin + "$ pays income, * holds a special patch; top acts first", style="dim")
     return text
 
 
@@ -128,7 +128,7 @@ def render_position(game: Game, names: list[str]) -> Group:
         )
     quilts.add_row(*headers)
     quilts.add_row(render_quilt(position, 0, owners[0]), render_quilt(position, 1, owners[1]))
-    parts = [render_track(position, names), Text(""), quilts]
+    parts: list[Text | Table] = [render_track(position, names), Text(""), quilts]
     if not position.is_over:
         parts.append(render_patch_offer(position, position.to_move))
     return Group(*parts)
