@@ -9,7 +9,9 @@
 """
 
 from .components import PATCHES, TIME_TRACKS, Patch, TimeTrack
+from . import record
 from .errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, InvalidRecordError, QuiltmakerError
+from .game import Game
 from .moves import ACTION_COUNT, Move
 from .position import Position
 
@@ -17,6 +19,7 @@ __all__ = [
     "ACTION_COUNT",
     "PATCHES",
     "TIME_TRACKS",
+    "Game",
     "IllegalMoveError",
     "InvalidMoveError",
     "InvalidPositionError",
@@ -26,5 +29,6 @@ __all__ = [
     "Position",
     "QuiltmakerError",
     "TimeTrack",
+    "record",
 ]
 __version__ = "0.1.0"

@@ -13,7 +13,7 @@ from .position import Position
 class Game:
     """The history of one game, for play, undo, replay and records.
 
-    >>> game = Game.new(circle=range(1, 33), first_player=0)
+    >>> game = Game.new(circle=[*range(1, 33), 0], first_player=0)
     >>> game.play("A"); game.play("1R0@a1")
     >>> [m.text() for m in game.moves], game.position.times
     (['A', '1R0@a1'], (1, 3))

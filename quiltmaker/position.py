@@ -96,7 +96,7 @@ class Position(NamedTuple):
         lists all 33 patch ids, the first one offered first and the 1x2 patch
         (id 0) last.
 
-        >>> start = Position.initial(circle=range(1, 33), first_player=1)
+        >>> start = Position.initial(circle=[*range(1, 33), 0], first_player=1)
         >>> start.circle[:3], start.to_move, start.buttons
         ((1, 2, 3), 1, (5, 5))
 
@@ -215,13 +215,13 @@ class Position(NamedTuple):
     def play(self, move: Move | str) -> Position:
         """Return the position after ``move`` (or its text), checking every rule.
 
-        >>> start = Position.initial(circle=range(1, 33), first_player=0)
+        >>> start = Position.initial(circle=[*range(1, 33), 0], first_player=0)
         >>> start.play("A").times
         (1, 0)
-        >>> start.play("3R0@a1")
+        >>> start.play("4R0@a1")
         Traceback (most recent call last):
         ...
-        quiltmaker.errors.IllegalMoveError: patch 3 costs 3 buttons, player 0 has 5...
+        quiltmaker.errors.IllegalMoveError: 4R0@a1 is illegal: patch 4 is not among the next three patches (on offer: 1, 2, 3)
 
         Raises:
             InvalidMoveError: Text that is not a move.
@@ -337,7 +337,7 @@ class Position(NamedTuple):
         holding a special patch (``-`` for none); the bonus holder (``-`` for
         none); special patches pending.
 
-        >>> Position.initial(circle=range(1, 33), first_player=0).text()[:40]
+        >>> Position.initial(circle=[*range(1, 33), 0], first_player=0).text()[:40]
         'revised 1,2,3,4,5,6,7,8,9,10,11,12,13,14'
         """
         circle = ",".join(map(str, self.circle)) or "-"
