@@ -173,6 +173,11 @@ class Move(NamedTuple):
         return cls.place(patch, transform or "R0", row, col)
 
     @property
+    def exists(self) -> bool:
+        """Whether this is one of the game's moves (a hand-built ``Move(...)`` may not be)."""
+        return self in _ACTION_OF
+
+    @property
     def action(self) -> int:
         """The fixed action index of this move."""
         return _ACTION_OF[self]

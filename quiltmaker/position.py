@@ -29,7 +29,7 @@ from .components import (
     mask_to_cells,
     time_track,
 )
-from .errors import IllegalMoveError, InvalidPositionError
+from .errors import IllegalMoveError, InvalidMoveError, InvalidPositionError
 from .moves import ADVANCE, BUY, PLACEMENTS, SPECIAL, SPECIAL_MOVES, Move, square_name
 
 NO_BONUS = -1
@@ -110,13 +110,14 @@ class Position(NamedTuple):
             rng.shuffle(others)
             circle = [*others, STARTING_PATCH_ID]
         circle = tuple(circle)
-        if sorted(circle) != list(range(PATCH_COUNT)) or circle[-1] != STARTING_PATCH_ID:
+        # type() rather than isinstance(): True and 1.0 equal 1 but are not patch ids.
+        if not all(type(p) is int for p in circle) or sorted(circle) != list(range(PATCH_COUNT)) or circle[-1] != STARTING_PATCH_ID:
             raise InvalidPositionError(
                 f"the circle must hold each of the {PATCH_COUNT} patch ids once and end with patch {STARTING_PATCH_ID}"
             )
         if first_player is None:
             first_player = rng.randrange(2)
-        if first_player not in (0, 1):
+        if type(first_player) is not int or first_player not in (0, 1):
             raise InvalidPositionError(f"the first player must be 0 or 1, not {first_player!r}")
         return cls(
             track.name,
@@ -185,6 +186,8 @@ class Position(NamedTuple):
 
     def why_illegal(self, move: Move) -> str | None:
         """Return the rule ``move`` breaks here, or ``None`` when it is legal."""
+        if not move.exists:
+            return f"{tuple(move)!r} is not a move of the game: use the Move constructors"
         player = self.to_move
         if player is None:
             return "the game is over"
@@ -229,6 +232,8 @@ class Position(NamedTuple):
         """
         if isinstance(move, str):
             move = Move.from_text(move)
+        if not move.exists:
+            raise InvalidMoveError(f"{tuple(move)!r} is not a move of the game: use the Move constructors")
         reason = self.why_illegal(move)
         if reason is not None:
             raise IllegalMoveError(f"{move.text()} is illegal: {reason}")

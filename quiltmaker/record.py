@@ -12,7 +12,9 @@ can replay it without our conventions::
      "result": {"scores": [12, -3], "winner": 0}}
 
 ``result`` is ``null`` for an unfinished game; ``players`` is optional and
-unknown keys are ignored. The text form, in the spirit of PGN, has one
+unknown keys are ignored. A game that begins from a position other than a
+setup (an endgame study, say) adds ``"start"``: that position's one-line text,
+which replay then starts from. The text form, in the spirit of PGN, has one
 ``[Tag "value"]`` header a line, then one move a line as
 ``<number>. <player> <move text>``; ``;`` starts a comment.
 """
@@ -45,15 +47,18 @@ def to_json(game: Game) -> dict[str, Any]:
             entry["cell"] = list(move.cells[0])
         moves.append(entry)
     final = game.position
-    return {
+    result: dict[str, Any] = {
         "format": FORMAT,
         "variant": game.start.variant,
         "circle": list(game.start.circle),
-        "first_player": game.start.to_move,
-        "players": list(game.players),
-        "moves": moves,
-        "result": {"scores": list(final.scores), "winner": final.winner} if final.is_over else None,
+        "first_player": _first_player(game.start),
     }
+    if not _is_setup(game.start):
+        result["start"] = game.start.text()
+    result["players"] = list(game.players)
+    result["moves"] = moves
+    result["result"] = {"scores": list(final.scores), "winner": final.winner} if final.is_over else None
+    return result
 
 
 def from_json(record: Any) -> Game:
@@ -73,7 +78,9 @@ def from_json(record: Any) -> Game:
         raise InvalidRecordError("a JSON record must be an object")
     if record.get("format", FORMAT) != FORMAT:
         raise InvalidRecordError(f"unknown record format {record.get('format')!r}: expected {FORMAT!r}")
-    game = _new_game(record.get("variant", "revised"), record.get("circle"), record.get("first_player"), record.get("players"))
+    game = _new_game(
+        record.get("variant", "revised"), record.get("circle"), record.get("first_player"), record.get("players"), record.get("start")
+    )
     moves = record.get("moves", [])
     if not isinstance(moves, list):
         raise InvalidRecordError("'moves' must be a list")
@@ -95,10 +102,12 @@ def to_text(game: Game) -> str:
         f'[Format "{FORMAT}"]',
         f'[Variant "{game.start.variant}"]',
         f'[Circle "{" ".join(map(str, game.start.circle))}"]',
-        f'[FirstPlayer "{game.start.to_move}"]',
+        f'[FirstPlayer "{_first_player(game.start)}"]',
         f'[Player0 "{_escape(game.players[0])}"]',
         f'[Player1 "{_escape(game.players[1])}"]',
     ]
+    if not _is_setup(game.start):
+        lines.insert(4, f'[Start "{game.start.text()}"]')
     if final.is_over:
         lines.append(f'[Scores "{final.scores[0]} {final.scores[1]}"]')
         lines.append(f'[Winner "{final.winner}"]')
@@ -141,9 +150,10 @@ def from_text(text: str) -> Game:
         raise InvalidRecordError(f"unknown record format {tags['Format']!r}: expected {FORMAT!r}")
     if "Circle" not in tags or "FirstPlayer" not in tags:
         raise InvalidRecordError("a text record needs the headers Circle and FirstPlayer")
-    circle = _int_list(tags["Circle"].split(), "Circle")
+    circle = _int_list(tags["Circle"].split(), "Circle") if tags["Circle"] else []
     first = _int_list([tags["FirstPlayer"]], "FirstPlayer")[0]
-    game = _new_game(tags.get("Variant", "revised"), circle, first, [tags.get("Player0", "player 0"), tags.get("Player1", "player 1")])
+    names = [tags.get("Player0", "player 0"), tags.get("Player1", "player 1")]
+    game = _new_game(tags.get("Variant", "revised"), circle, first, names, tags.get("Start"))
     for number, (line_number, player_text, move_text) in enumerate(move_lines, 1):
         try:
             move = Move.from_text(move_text)
@@ -164,7 +174,21 @@ def load(text: str) -> Game:
     return from_json(text) if text.lstrip().startswith("{") else from_text(text)
 
 
-def _new_game(variant: Any, circle: Any, first_player: Any, players: Any) -> Game:
+def _first_player(position: Position) -> int:
+    """Who acts first from a start position (for a finished one, the player on top)."""
+    mover = position.to_move
+    return position.on_top if mover is None else mover
+
+
+def _is_setup(position: Position) -> bool:
+    """Whether a position is the start of a game, so circle and first player describe it."""
+    try:
+        return position == Position.initial(circle=position.circle, first_player=position.on_top, variant=position.variant)
+    except QuiltmakerError:
+        return False
+
+
+def _new_game(variant: Any, circle: Any, first_player: Any, players: Any, start_text: Any = None) -> Game:
     try:
         time_track(variant if isinstance(variant, str) else repr(variant))
     except ValueError as error:
@@ -178,9 +202,14 @@ def _new_game(variant: Any, circle: Any, first_player: Any, players: Any) -> Gam
     if not isinstance(players, list) or len(players) != 2 or not all(isinstance(p, str) for p in players):
         raise InvalidRecordError("'players' must be a list of two names")
     try:
-        start = Position.initial(circle=circle, first_player=first_player, variant=variant)
+        if start_text is None:
+            start = Position.initial(circle=circle, first_player=first_player, variant=variant)
+        else:
+            start = Position.from_text(start_text)
     except QuiltmakerError as error:
         raise InvalidRecordError(str(error)) from None
+    if start_text is not None and (list(start.circle) != circle or _first_player(start) != first_player or start.variant != variant):
+        raise InvalidRecordError("the record's start position disagrees with its circle, first player or variant")
     return Game(start, players)
 
 
