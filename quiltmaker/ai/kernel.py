@@ -26,7 +26,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from ..components import BONUS_AREAS, INCOME_UP_TO, LAST_SPACE, PATCHES, SQUARES, TIME_TRACKS
-from ..moves import ACTIONS, BUY, FIRST_BUY_ACTION
+from ..moves import ACTIONS, BUY, FIRST_BUY_ACTION, PLACEMENTS
 from ..position import NO_BONUS, Position
 
 REMAINING, HEAD, TIME0, TIME1, BUTTONS0, BUTTONS1, INCOME0, INCOME1 = range(8)
@@ -39,6 +39,9 @@ _WORD = (1 << 64) - 1
 
 # Compiled code is cached on disk next to this file, so only the first start compiles.
 _jit = njit(cache=True, nogil=True)
+# Small helpers are inlined in numba's own IR: a call that passes arrays costs
+# atomic reference counting, which would dominate functions this short.
+_inline = njit(cache=True, nogil=True, inline="always")
 
 
 @intrinsic
@@ -102,6 +105,7 @@ def _build_tables() -> dict[str, np.ndarray]:
             action += (10 - orientation.height) * (10 - orientation.width)
             index += 1
     patch_first[len(PATCHES)] = index
+    patch_actions = np.array([FIRST_BUY_ACTION + sum(len(m) for m in PLACEMENTS[:p]) for p in range(len(PATCHES) + 1)], dtype=np.int64)
     assert action == len(ACTIONS)
     action_patch = np.full(len(ACTIONS), -1, dtype=np.int64)
     action_mask = np.zeros((len(ACTIONS), 2), dtype=np.uint64)
@@ -116,6 +120,7 @@ def _build_tables() -> dict[str, np.ndarray]:
         "base_action": base_action,
         "row_stride": row_stride,
         "patch_first": patch_first,
+        "patch_actions": patch_actions,
         "action_patch": action_patch,
         "action_mask": action_mask,
         "cost": np.array([p.cost for p in PATCHES], dtype=np.int64),
@@ -127,12 +132,14 @@ def _build_tables() -> dict[str, np.ndarray]:
 
 
 _T = _build_tables()
+REJECTION_TRIES = 4
 OFFSETS = _T["offsets"]
 CELL_COUNT = _T["cell_count"]
 VALID = _T["valid"]
 BASE_ACTION = _T["base_action"]
 ROW_STRIDE = _T["row_stride"]
 PATCH_FIRST = _T["patch_first"]
+PATCH_ACTIONS = _T["patch_actions"]  # purchases of patch p are actions PATCH_ACTIONS[p] .. PATCH_ACTIONS[p + 1] - 1
 ACTION_PATCH = _T["action_patch"]
 ACTION_MASK = _T["action_mask"]
 COST = _T["cost"]
@@ -189,7 +196,7 @@ def to_position(state: np.ndarray, ring: np.ndarray, variant: str = "revised") -
 # The compiled rules ---------------------------------------------------------------
 
 
-@_jit
+@_inline
 def to_move(state: np.ndarray) -> int:
     """The player to act, or -1 when the game is over."""
     if state[PENDING] > 0:
@@ -205,7 +212,7 @@ def to_move(state: np.ndarray) -> int:
     return state[ON_TOP]
 
 
-@_jit
+@_inline
 def offered_slots(state: np.ndarray) -> tuple[int, tuple[int, int, int]]:
     """The number of patches on offer (0..3) and their ring slots, next offered first."""
     remaining = np.uint64(state[REMAINING])
@@ -222,7 +229,7 @@ def offered_slots(state: np.ndarray) -> tuple[int, tuple[int, int, int]]:
     return count, (first, second, third)
 
 
-@_jit
+@_inline
 def _next_slot(rotated: np.uint64, head: np.uint64) -> int:
     if not rotated:
         return -1
@@ -230,7 +237,7 @@ def _next_slot(rotated: np.uint64, head: np.uint64) -> int:
     return slot - RING_SIZE if slot >= RING_SIZE else slot
 
 
-@_jit
+@_inline
 def free_anchors(orientation: int, low: np.uint64, high: np.uint64) -> tuple[np.uint64, np.uint64]:
     """Anchors (bit ``9 * row + col`` of the top-left) where the orientation fits the quilt."""
     blocked_low = np.uint64(0)
@@ -287,14 +294,14 @@ def legal_actions(state: np.ndarray, ring: np.ndarray, out: np.ndarray) -> int:
     return count
 
 
-@_jit
+@_inline
 def _anchor_action(orientation: int, anchor: np.uint64) -> int:
     row = np.int64(anchor) // 9
     col = np.int64(anchor) - 9 * row
     return BASE_ACTION[orientation] + row * ROW_STRIDE[orientation] + col
 
 
-@_jit
+@_inline
 def _has_bonus_area(low: np.uint64, high: np.uint64) -> bool:
     if popcount(low) + popcount(high) < 49:
         return False
@@ -345,7 +352,7 @@ def apply_action(state: np.ndarray, ring: np.ndarray, action: int) -> None:
         state[PENDING] = min(np.int64(popcount(np.uint64(crossed))), empty)
 
 
-@_jit
+@_inline
 def score(state: np.ndarray, player: int) -> int:
     """Buttons, plus 7 with the bonus, minus 2 per empty square."""
     covered = np.int64(popcount(np.uint64(state[QUILT0_LO + 2 * player])) + popcount(np.uint64(state[QUILT0_HI + 2 * player])))
@@ -366,7 +373,7 @@ def winner(state: np.ndarray) -> int:
 # Random numbers: splitmix64 on a one-word state, so playouts are reproducible ------
 
 
-@_jit
+@_inline
 def next_random(rng: np.ndarray) -> np.uint64:
     """The next 64 random bits from ``rng`` (a uint64 array of length 1)."""
     rng[0] += np.uint64(0x9E3779B97F4A7C15)
@@ -376,13 +383,13 @@ def next_random(rng: np.ndarray) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@_jit
+@_inline
 def random_below(rng: np.ndarray, bound: int) -> int:
     """A uniform integer in ``[0, bound)`` for ``0 < bound < 2**32``."""
     return np.int64(((next_random(rng) >> np.uint64(32)) * np.uint64(bound)) >> np.uint64(32))
 
 
-@_jit
+@_inline
 def _select_bit(word: np.uint64, rank: int) -> np.uint64:
     """Index of the set bit of ``word`` with ``rank`` set bits below it."""
     for _ in range(rank):
@@ -411,9 +418,35 @@ def random_action(state: np.ndarray, ring: np.ndarray, rng: np.ndarray, free: np
         if rank < below:
             return 1 + np.int64(_select_bit(empty_low, rank))
         return 65 + np.int64(_select_bit(empty_high, rank - below))
+    # First try rejection sampling: a uniform pick among advancing and every
+    # in-bounds placement of the affordable patches, kept if it fits the quilt.
+    # An accepted pick is uniform over the legal moves, so mixing a few tries
+    # with the exact count below stays exactly uniform, and early in a game,
+    # when most placements fit, it saves the count altogether.
+    offered, slots = offered_slots(state)
+    candidates = 1
+    for k in range(offered):
+        patch = ring[slots[k]]
+        if COST[patch] <= state[BUTTONS0 + player]:
+            candidates += PATCH_ACTIONS[patch + 1] - PATCH_ACTIONS[patch]
+    for _ in range(REJECTION_TRIES):
+        pick = random_below(rng, candidates)
+        if pick == 0:
+            return 0
+        pick -= 1
+        for k in range(offered):
+            patch = ring[slots[k]]
+            if COST[patch] > state[BUTTONS0 + player]:
+                continue
+            size = PATCH_ACTIONS[patch + 1] - PATCH_ACTIONS[patch]
+            if pick < size:
+                action = PATCH_ACTIONS[patch] + pick
+                if not (ACTION_MASK[action, 0] & low) and not (ACTION_MASK[action, 1] & high):
+                    return action
+                break
+            pick -= size
     total = 1
     entries = 0
-    offered, slots = offered_slots(state)
     for k in range(offered):
         patch = ring[slots[k]]
         if COST[patch] > state[BUTTONS0 + player]:
