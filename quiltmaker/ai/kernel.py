@@ -1,17 +1,22 @@
-"""The rules compiled with numba, for search: a state is a small int64 array.
+"""The rules compiled with numba, for search: a state is a tuple of 16 int64.
 
 This is the second copy of the rules, and it exists only for speed; the
 differential tests hold it equal to :class:`quiltmaker.position.Position`
 move by move. Layout of a state (indices below):
 
-* the circle is a fixed *ring* of up to 33 patch ids (kept outside the state,
-  constant for a whole search) with ``REMAINING``, a bit mask of the ring
+* the circle is a fixed *ring* of 33 patch ids (a tuple beside the state,
+  constant for a whole search, -1 in unused slots) with ``REMAINING``, a bit mask of the ring
   slots still holding a patch, and ``HEAD``, the slot the next offer starts
   at. Buying the patch in slot ``k`` clears bit ``k`` and moves ``HEAD`` to
   ``k + 1``, which is exactly the circle rotation of the rules;
 * a quilt is 81 bits, square ``9 * row + col``, split over two words:
   ``QUILT*_LO`` holds bits 0..63 and ``QUILT*_HI`` bits 64..80;
 * moves are the action indices of :mod:`quiltmaker.moves`.
+
+States and rings are tuples, and :func:`step` returns a new state, as
+``Position.play_unchecked`` does. Tuples live in registers: passing numba
+arrays between functions costs atomic reference counts, which cost more than
+a whole move here.
 
 Legal placements of one orientation are found all at once: the quilt shifted
 right by each cell's offset and OR-ed together marks every blocked anchor,
@@ -151,33 +156,35 @@ BONUS_AREA_WORDS = _T["bonus_areas"]
 
 # Conversion from and to the Python engine ---------------------------------------
 
+State = tuple[int, ...]
 
-def from_position(position: Position) -> tuple[np.ndarray, np.ndarray]:
+
+def from_position(position: Position) -> tuple[State, State]:
     """Return ``(state, ring)`` for a position; the ring is the circle, next offered first."""
-    ring = np.full(RING_SIZE, -1, dtype=np.int64)
-    ring[: len(position.circle)] = position.circle
-    state = np.zeros(STATE_SIZE, dtype=np.int64)
-    state[REMAINING] = (1 << len(position.circle)) - 1
-    state[HEAD] = 0
+    ring = tuple(position.circle) + (-1,) * (RING_SIZE - len(position.circle))
+    fields = [0] * STATE_SIZE
+    fields[REMAINING] = (1 << len(position.circle)) - 1
+    fields[HEAD] = 0
     for player in (0, 1):
-        state[TIME0 + player] = position.times[player]
-        state[BUTTONS0 + player] = position.buttons[player]
-        state[INCOME0 + player] = position.income[player]
+        fields[TIME0 + player] = position.times[player]
+        fields[BUTTONS0 + player] = position.buttons[player]
+        fields[INCOME0 + player] = position.income[player]
         low, high = _split(position.quilts[player])
-        state[QUILT0_LO + 2 * player] = _as_int64(low)
-        state[QUILT0_HI + 2 * player] = high
-    state[ON_TOP] = position.on_top
-    state[SPECIALS] = position.specials
-    state[BONUS] = position.bonus
-    state[PENDING] = position.pending
-    return state, ring
+        fields[QUILT0_LO + 2 * player] = _as_int64(low)
+        fields[QUILT0_HI + 2 * player] = high
+    fields[ON_TOP] = position.on_top
+    fields[SPECIALS] = position.specials
+    fields[BONUS] = position.bonus
+    fields[PENDING] = position.pending
+    return tuple(fields), ring
 
 
-def to_position(state: np.ndarray, ring: np.ndarray, variant: str = "revised") -> Position:
+def to_position(state: State, ring: State, variant: str = "revised") -> Position:
     """The :class:`Position` of a compiled state."""
     remaining = int(state[REMAINING])
     head = int(state[HEAD])
-    circle = tuple(int(ring[(head + i) % RING_SIZE]) for i in range(RING_SIZE) if remaining >> ((head + i) % RING_SIZE) & 1)
+    slots = [(head + i) % RING_SIZE for i in range(RING_SIZE)]
+    circle = tuple(int(ring[slot]) for slot in slots if remaining >> slot & 1)
     quilts = tuple((int(state[QUILT0_LO + 2 * p]) & _WORD) | (int(state[QUILT0_HI + 2 * p]) << 64) for p in (0, 1))
     return Position(
         TIME_TRACKS[variant].name,
@@ -197,7 +204,7 @@ def to_position(state: np.ndarray, ring: np.ndarray, variant: str = "revised") -
 
 
 @_inline
-def to_move(state: np.ndarray) -> int:
+def to_move(state):
     """The player to act, or -1 when the game is over."""
     if state[PENDING] > 0:
         return state[ON_TOP]
@@ -213,13 +220,30 @@ def to_move(state: np.ndarray) -> int:
 
 
 @_inline
-def offered_slots(state: np.ndarray) -> tuple[int, tuple[int, int, int]]:
+def field(state, field0, player):
+    """A per-player field: ``field0`` is the index of player 0's, player 1's follows it.
+
+    Written as a choice between two constant indices: numba compiles a tuple
+    index that is only known at run time into a jump table.
+    """
+    return state[field0] if player == 0 else state[field0 + 1]
+
+
+@_inline
+def quilt_words(state, player):
+    """A player's quilt as two uint64 words (squares 0..63, then 64..80)."""
+    if player == 0:
+        return np.uint64(state[QUILT0_LO]), np.uint64(state[QUILT0_HI])
+    return np.uint64(state[QUILT1_LO]), np.uint64(state[QUILT1_HI])
+
+
+@_inline
+def offered_slots(state):
     """The number of patches on offer (0..3) and their ring slots, next offered first."""
     remaining = np.uint64(state[REMAINING])
     head = np.uint64(state[HEAD])
     # Rotate the ring so that the head is bit 0; the offer is then the three lowest set bits.
     rotated = ((remaining >> head) | (remaining << (np.uint64(RING_SIZE) - head))) & np.uint64(_RING_MASK)
-    # Three scalars, not a list: a list here would cost a heap allocation per call.
     first = _next_slot(rotated, head)
     rotated &= rotated - np.uint64(1)
     second = _next_slot(rotated, head)
@@ -230,7 +254,7 @@ def offered_slots(state: np.ndarray) -> tuple[int, tuple[int, int, int]]:
 
 
 @_inline
-def _next_slot(rotated: np.uint64, head: np.uint64) -> int:
+def _next_slot(rotated, head):
     if not rotated:
         return -1
     slot = np.int64(trailing_zeros(rotated) + head)
@@ -238,7 +262,7 @@ def _next_slot(rotated: np.uint64, head: np.uint64) -> int:
 
 
 @_inline
-def free_anchors(orientation: int, low: np.uint64, high: np.uint64) -> tuple[np.uint64, np.uint64]:
+def free_anchors(orientation, low, high):
     """Anchors (bit ``9 * row + col`` of the top-left) where the orientation fits the quilt."""
     blocked_low = np.uint64(0)
     blocked_high = np.uint64(0)
@@ -253,14 +277,20 @@ def free_anchors(orientation: int, low: np.uint64, high: np.uint64) -> tuple[np.
     return ~blocked_low & VALID[orientation, 0], ~blocked_high & VALID[orientation, 1]
 
 
+@_inline
+def _anchor_action(orientation, anchor):
+    row = np.int64(anchor) // 9
+    col = np.int64(anchor) - 9 * row
+    return BASE_ACTION[orientation] + row * ROW_STRIDE[orientation] + col
+
+
 @_jit
-def legal_actions(state: np.ndarray, ring: np.ndarray, out: np.ndarray) -> int:
+def legal_actions(state, ring, out):
     """Fill ``out`` (length :data:`MAX_MOVES`) with the legal action indices; return their number."""
     player = to_move(state)
     if player < 0:
         return 0
-    low = np.uint64(state[QUILT0_LO + 2 * player])
-    high = np.uint64(state[QUILT0_HI + 2 * player])
+    low, high = quilt_words(state, player)
     count = 0
     if state[PENDING] > 0:
         for square in range(SQUARES):
@@ -277,32 +307,23 @@ def legal_actions(state: np.ndarray, ring: np.ndarray, out: np.ndarray) -> int:
     offered, slots = offered_slots(state)
     for k in range(offered):
         patch = ring[slots[k]]
-        if COST[patch] > state[BUTTONS0 + player]:
+        if COST[patch] > field(state, BUTTONS0, player):
             continue
         for orientation in range(PATCH_FIRST[patch], PATCH_FIRST[patch + 1]):
             free_low, free_high = free_anchors(orientation, low, high)
             while free_low:
-                anchor = trailing_zeros(free_low)
+                out[count] = _anchor_action(orientation, trailing_zeros(free_low))
                 free_low &= free_low - np.uint64(1)
-                out[count] = _anchor_action(orientation, anchor)
                 count += 1
             while free_high:
-                anchor = trailing_zeros(free_high) + np.uint64(64)
+                out[count] = _anchor_action(orientation, trailing_zeros(free_high) + np.uint64(64))
                 free_high &= free_high - np.uint64(1)
-                out[count] = _anchor_action(orientation, anchor)
                 count += 1
     return count
 
 
 @_inline
-def _anchor_action(orientation: int, anchor: np.uint64) -> int:
-    row = np.int64(anchor) // 9
-    col = np.int64(anchor) - 9 * row
-    return BASE_ACTION[orientation] + row * ROW_STRIDE[orientation] + col
-
-
-@_inline
-def _has_bonus_area(low: np.uint64, high: np.uint64) -> bool:
+def _has_bonus_area(low, high):
     if popcount(low) + popcount(high) < 49:
         return False
     for area in range(BONUS_AREA_WORDS.shape[0]):
@@ -313,55 +334,77 @@ def _has_bonus_area(low: np.uint64, high: np.uint64) -> bool:
     return False
 
 
-@_jit
-def apply_action(state: np.ndarray, ring: np.ndarray, action: int) -> None:
-    """Play a legal action on ``state`` in place (unchecked, like ``Position.play_unchecked``)."""
+@_inline
+def _with_player(state, player, time, buttons, income, low, high, remaining, head, specials, bonus, pending):
+    """A new state: the player's fields and the shared ones replaced, the opponent's kept."""
+    if player == 0:
+        return (remaining, head, time, state[TIME1], buttons, state[BUTTONS1], income, state[INCOME1],
+                np.int64(low), np.int64(high), state[QUILT1_LO], state[QUILT1_HI], 0, specials, bonus, pending)
+    return (remaining, head, state[TIME0], time, state[BUTTONS0], buttons, state[INCOME0], income,
+            state[QUILT0_LO], state[QUILT0_HI], np.int64(low), np.int64(high), 1, specials, bonus, pending)
+
+
+@_inline
+def step(state, ring, action):
+    """The state after a legal action (unchecked, like ``Position.play_unchecked``)."""
     player = to_move(state)
-    low = np.uint64(state[QUILT0_LO + 2 * player]) | ACTION_MASK[action, 0]
-    high = np.uint64(state[QUILT0_HI + 2 * player]) | ACTION_MASK[action, 1]
+    low, high = quilt_words(state, player)
+    low |= ACTION_MASK[action, 0]
+    high |= ACTION_MASK[action, 1]
+    start = field(state, TIME0, player)
+    buttons = field(state, BUTTONS0, player)
+    income = field(state, INCOME0, player)
+    remaining = state[REMAINING]
+    head = state[HEAD]
+    bonus = state[BONUS]
     if action == 0:
-        start = state[TIME0 + player]
-        end = min(state[TIME1 - player] + 1, LAST_SPACE)
-        state[BUTTONS0 + player] += end - start
+        end = min(field(state, TIME0, 1 - player) + 1, LAST_SPACE)
+        buttons += end - start
     else:
-        state[QUILT0_LO + 2 * player] = np.int64(low)
-        state[QUILT0_HI + 2 * player] = np.int64(high)
-        if state[BONUS] == NO_BONUS and _has_bonus_area(low, high):
-            state[BONUS] = player
+        if bonus == NO_BONUS and _has_bonus_area(low, high):
+            bonus = player
         if action < FIRST_BUY_ACTION:
-            state[PENDING] -= 1
-            return
+            # A special patch: the token stays, and the player stays on top.
+            return _with_player(state, player, start, buttons, income, low, high, remaining, head,
+                                state[SPECIALS], bonus, state[PENDING] - 1)
         patch = ACTION_PATCH[action]
         offered, slots = offered_slots(state)
         for k in range(offered):
             if ring[slots[k]] == patch:
-                state[REMAINING] &= ~(np.int64(1) << slots[k])
-                state[HEAD] = (slots[k] + 1) % RING_SIZE
+                remaining &= ~(np.int64(1) << slots[k])
+                head = slots[k] + 1 if slots[k] + 1 < RING_SIZE else 0
                 break
-        state[BUTTONS0 + player] -= COST[patch]
-        state[INCOME0 + player] += INCOME[patch]
-        start = state[TIME0 + player]
+        buttons -= COST[patch]
+        income += INCOME[patch]
         end = min(start + TIME[patch], LAST_SPACE)
-    state[TIME0 + player] = end
-    state[ON_TOP] = player
-    state[BUTTONS0 + player] += (INCOME_UP_TO_ARRAY[end] - INCOME_UP_TO_ARRAY[start]) * state[INCOME0 + player]
-    crossed = state[SPECIALS] & ((np.int64(1) << (end + 1)) - (np.int64(1) << (start + 1)))
+    buttons += (INCOME_UP_TO_ARRAY[end] - INCOME_UP_TO_ARRAY[start]) * income
+    specials = state[SPECIALS]
+    pending = np.int64(0)
+    crossed = specials & ((np.int64(1) << (end + 1)) - (np.int64(1) << (start + 1)))
     if crossed:
-        state[SPECIALS] ^= crossed
+        specials ^= crossed
         empty = SQUARES - np.int64(popcount(low) + popcount(high))
-        state[PENDING] = min(np.int64(popcount(np.uint64(crossed))), empty)
-
-
-@_inline
-def score(state: np.ndarray, player: int) -> int:
-    """Buttons, plus 7 with the bonus, minus 2 per empty square."""
-    covered = np.int64(popcount(np.uint64(state[QUILT0_LO + 2 * player])) + popcount(np.uint64(state[QUILT0_HI + 2 * player])))
-    bonus = 7 if state[BONUS] == player else 0
-    return state[BUTTONS0 + player] + bonus - 2 * (SQUARES - covered)
+        pending = min(np.int64(popcount(np.uint64(crossed))), empty)
+    return _with_player(state, player, end, buttons, income, low, high, remaining, head, specials, bonus, pending)
 
 
 @_jit
-def winner(state: np.ndarray) -> int:
+def apply_action(state, ring, action):
+    """:func:`step` as a compiled entry point for Python callers."""
+    return step(state, ring, action)
+
+
+@_inline
+def score(state, player):
+    """Buttons, plus 7 with the bonus, minus 2 per empty square."""
+    low, high = quilt_words(state, player)
+    covered = np.int64(popcount(low) + popcount(high))
+    bonus = 7 if state[BONUS] == player else 0
+    return field(state, BUTTONS0, player) + bonus - 2 * (SQUARES - covered)
+
+
+@_inline
+def winner(state):
     """The winner of a finished game: higher score, then whoever reached 53 first."""
     s0 = score(state, 0)
     s1 = score(state, 1)
@@ -370,152 +413,185 @@ def winner(state: np.ndarray) -> int:
     return 1 - state[ON_TOP]
 
 
-# Random numbers: splitmix64 on a one-word state, so playouts are reproducible ------
-
-
-@_inline
-def next_random(rng: np.ndarray) -> np.uint64:
-    """The next 64 random bits from ``rng`` (a uint64 array of length 1)."""
-    rng[0] += np.uint64(0x9E3779B97F4A7C15)
-    z = rng[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@_inline
-def random_below(rng: np.ndarray, bound: int) -> int:
-    """A uniform integer in ``[0, bound)`` for ``0 < bound < 2**32``."""
-    return np.int64(((next_random(rng) >> np.uint64(32)) * np.uint64(bound)) >> np.uint64(32))
-
-
-@_inline
-def _select_bit(word: np.uint64, rank: int) -> np.uint64:
-    """Index of the set bit of ``word`` with ``rank`` set bits below it."""
-    for _ in range(rank):
-        word &= word - np.uint64(1)
-    return trailing_zeros(word)
+@_jit
+def final_result(state):
+    """``(score of player 0, score of player 1, winner)`` of a finished game, for Python callers."""
+    return score(state, 0), score(state, 1), winner(state)
 
 
 @_jit
-def random_action(state: np.ndarray, ring: np.ndarray, rng: np.ndarray, free: np.ndarray, chosen: np.ndarray) -> int:
-    """A uniformly random legal action, or -1 when the game is over.
+def player_to_move(state):
+    """:func:`to_move` for Python callers."""
+    return to_move(state)
 
-    Counts the free anchors of every orientation on offer (popcounts of the
-    masks from :func:`free_anchors`) and picks one, without listing the moves.
-    ``free`` (uint64, at least 24x2) and ``chosen`` (int64, at least 24) are scratch space.
+
+# Random numbers: splitmix64 on one uint64 threaded through the calls --------------
+
+
+@_inline
+def next_random(rng):
+    """``(64 random bits, next generator state)``."""
+    rng = rng + np.uint64(0x9E3779B97F4A7C15)
+    z = rng
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31)), rng
+
+
+@_inline
+def random_below(rng, bound):
+    """``(a uniform integer in [0, bound), next generator state)`` for ``0 < bound < 2**32``."""
+    bits, rng = next_random(rng)
+    return np.int64(((bits >> np.uint64(32)) * np.uint64(bound)) >> np.uint64(32)), rng
+
+
+@_inline
+def _select_bit(word, rank):
+    """Index of the set bit of ``word`` with ``rank`` set bits below it.
+
+    A binary search by popcounts of halves: six steps, where clearing the
+    lowest bit ``rank`` times would take up to 63.
     """
+    position = np.uint64(0)
+    for width in (32, 16, 8, 4, 2, 1):
+        shift = np.uint64(width)
+        below = np.int64(popcount(word & ((np.uint64(1) << shift) - np.uint64(1))))
+        if rank >= below:
+            rank -= below
+            word >>= shift
+            position += shift
+    return position
+
+
+@_inline
+def random_action(state, ring, rng):
+    """``(a uniformly random legal action, next generator state)``; the action is -1 when the game is over."""
     player = to_move(state)
     if player < 0:
-        return -1
-    low = np.uint64(state[QUILT0_LO + 2 * player])
-    high = np.uint64(state[QUILT0_HI + 2 * player])
+        return -1, rng
+    low, high = quilt_words(state, player)
     if state[PENDING] > 0:
         empty_low = ~low
         empty_high = ~high & np.uint64((1 << (SQUARES - 64)) - 1)
-        rank = random_below(rng, SQUARES - np.int64(popcount(low) + popcount(high)))
+        rank, rng = random_below(rng, SQUARES - np.int64(popcount(low) + popcount(high)))
         below = np.int64(popcount(empty_low))
         if rank < below:
-            return 1 + np.int64(_select_bit(empty_low, rank))
-        return 65 + np.int64(_select_bit(empty_high, rank - below))
+            return 1 + np.int64(_select_bit(empty_low, rank)), rng
+        return 65 + np.int64(_select_bit(empty_high, rank - below)), rng
     # First try rejection sampling: a uniform pick among advancing and every
     # in-bounds placement of the affordable patches, kept if it fits the quilt.
     # An accepted pick is uniform over the legal moves, so mixing a few tries
     # with the exact count below stays exactly uniform, and early in a game,
     # when most placements fit, it saves the count altogether.
     offered, slots = offered_slots(state)
+    buttons = field(state, BUTTONS0, player)
     candidates = 1
     for k in range(offered):
         patch = ring[slots[k]]
-        if COST[patch] <= state[BUTTONS0 + player]:
+        if COST[patch] <= buttons:
             candidates += PATCH_ACTIONS[patch + 1] - PATCH_ACTIONS[patch]
     for _ in range(REJECTION_TRIES):
-        pick = random_below(rng, candidates)
+        pick, rng = random_below(rng, candidates)
         if pick == 0:
-            return 0
+            return 0, rng
         pick -= 1
         for k in range(offered):
             patch = ring[slots[k]]
-            if COST[patch] > state[BUTTONS0 + player]:
+            if COST[patch] > buttons:
                 continue
             size = PATCH_ACTIONS[patch + 1] - PATCH_ACTIONS[patch]
             if pick < size:
                 action = PATCH_ACTIONS[patch] + pick
                 if not (ACTION_MASK[action, 0] & low) and not (ACTION_MASK[action, 1] & high):
-                    return action
+                    return action, rng
                 break
             pick -= size
+    # Exact: count the free anchors of every orientation, pick a rank, find it again.
     total = 1
-    entries = 0
     for k in range(offered):
         patch = ring[slots[k]]
-        if COST[patch] > state[BUTTONS0 + player]:
+        if COST[patch] <= buttons:
+            for orientation in range(PATCH_FIRST[patch], PATCH_FIRST[patch + 1]):
+                free_low, free_high = free_anchors(orientation, low, high)
+                total += np.int64(popcount(free_low) + popcount(free_high))
+    rank, rng = random_below(rng, total)
+    if rank == 0:
+        return 0, rng
+    rank -= 1
+    for k in range(offered):
+        patch = ring[slots[k]]
+        if COST[patch] > buttons:
             continue
         for orientation in range(PATCH_FIRST[patch], PATCH_FIRST[patch + 1]):
             free_low, free_high = free_anchors(orientation, low, high)
-            if free_low | free_high:
-                free[entries, 0] = free_low
-                free[entries, 1] = free_high
-                chosen[entries] = orientation
-                entries += 1
-                total += np.int64(popcount(free_low) + popcount(free_high))
-    rank = random_below(rng, total)
-    if rank == 0:
-        return 0
-    rank -= 1
-    for entry in range(entries):
-        in_low = np.int64(popcount(free[entry, 0]))
-        if rank < in_low:
-            return _anchor_action(chosen[entry], _select_bit(free[entry, 0], rank))
-        rank -= in_low
-        in_high = np.int64(popcount(free[entry, 1]))
-        if rank < in_high:
-            return _anchor_action(chosen[entry], _select_bit(free[entry, 1], rank) + np.uint64(64))
-        rank -= in_high
-    return -1  # not reached: the ranks above cover every legal action
+            in_low = np.int64(popcount(free_low))
+            if rank < in_low:
+                return _anchor_action(orientation, _select_bit(free_low, rank)), rng
+            rank -= in_low
+            in_high = np.int64(popcount(free_high))
+            if rank < in_high:
+                return _anchor_action(orientation, _select_bit(free_high, rank) + np.uint64(64)), rng
+            rank -= in_high
+    return -1, rng  # not reached: the ranks above cover every legal action
 
 
-@_jit
-def random_playout(state: np.ndarray, ring: np.ndarray, rng: np.ndarray) -> int:
-    """Play uniformly random legal moves on ``state`` until the game ends; return the number played."""
-    free = np.empty((24, 2), dtype=np.uint64)
-    chosen = np.empty(24, dtype=np.int64)
+@_inline
+def playout(state, ring, rng):
+    """Play uniformly random moves to the end: ``(final state, generator state, moves played)``."""
     played = 0
     while True:
-        action = random_action(state, ring, rng, free, chosen)
+        action, rng = random_action(state, ring, rng)
         if action < 0:
-            return played
-        apply_action(state, ring, action)
+            return state, rng, played
+        state = step(state, ring, action)
         played += 1
 
 
 @_jit
-def new_game_state(rng: np.ndarray, special_spaces: np.ndarray, state: np.ndarray, ring: np.ndarray) -> None:
-    """A random setup in place: the circle shuffled with patch 0 last, a random first player."""
-    for i in range(RING_SIZE - 1):
-        ring[i] = i + 1
-    for i in range(RING_SIZE - 2, 0, -1):  # Fisher-Yates over the 32 patches other than 0
-        j = random_below(rng, i + 1)
-        ring[i], ring[j] = ring[j], ring[i]
-    ring[RING_SIZE - 1] = 0
-    state[:] = 0
-    state[REMAINING] = (np.int64(1) << RING_SIZE) - 1
-    state[BUTTONS0] = 5
-    state[BUTTONS1] = 5
-    state[ON_TOP] = random_below(rng, 2)
-    state[BONUS] = NO_BONUS
-    for space in special_spaces:
-        state[SPECIALS] |= np.int64(1) << space
+def random_playout(state, ring, rng):
+    """:func:`playout` as a compiled entry point for Python callers."""
+    return playout(state, ring, np.uint64(rng))
 
 
 @_jit
-def play_random_games(games: int, seed: int, special_spaces: np.ndarray) -> int:
+def sample_random_action(state, ring, rng):
+    """:func:`random_action` as a compiled entry point for Python callers."""
+    return random_action(state, ring, np.uint64(rng))
+
+
+@_inline
+def new_game(rng, special_mask):
+    """A random setup: the circle shuffled with patch 0 last, a random first player.
+
+    Returns ``(state, ring, generator state)``.
+    """
+    order = np.arange(1, RING_SIZE + 1)
+    order[RING_SIZE - 1] = 0
+    for i in range(RING_SIZE - 2, 0, -1):  # Fisher-Yates over the 32 patches other than 0
+        j, rng = random_below(rng, i + 1)
+        order[i], order[j] = order[j], order[i]
+    first, rng = random_below(rng, 2)
+    state = ((np.int64(1) << RING_SIZE) - 1, np.int64(0), np.int64(0), np.int64(0), np.int64(5), np.int64(5),
+             np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0), first, special_mask,
+             np.int64(NO_BONUS), np.int64(0))
+    return state, _ring_tuple(order), rng
+
+
+@_inline
+def _ring_tuple(order):
+    return (order[0], order[1], order[2], order[3], order[4], order[5], order[6], order[7], order[8], order[9],
+            order[10], order[11], order[12], order[13], order[14], order[15], order[16], order[17], order[18],
+            order[19], order[20], order[21], order[22], order[23], order[24], order[25], order[26], order[27],
+            order[28], order[29], order[30], order[31], order[32])
+
+
+@_jit
+def play_random_games(games, seed, special_mask):
     """Play ``games`` uniform-random games from random setups; return the moves played (for benchmarks)."""
-    rng = np.array([seed], dtype=np.uint64)
-    state = np.zeros(STATE_SIZE, dtype=np.int64)
-    ring = np.zeros(RING_SIZE, dtype=np.int64)
+    rng = np.uint64(seed)
     played = 0
     for _ in range(games):
-        new_game_state(rng, special_spaces, state, ring)
-        played += random_playout(state, ring, rng)
+        state, ring, rng = new_game(rng, special_mask)
+        state, rng, moves = playout(state, ring, rng)
+        played += moves
     return played
