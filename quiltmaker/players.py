@@ -8,12 +8,28 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from collections.abc import Callable, Sequence
 
 from .components import BOARD_SIZE, EMPTY_SQUARE_PENALTY, INCOME_UP_TO, LAST_SPACE, PATCHES, cells_to_mask
 from .game import Game
 from .moves import ADVANCE, BUY, Move
 from .position import Position
+
+
+@dataclass(frozen=True)
+class Limit:
+    """How much a player may think per move; ``None`` means no bound of that kind.
+
+    Attributes:
+        time: Seconds per move.
+        iterations: Search iterations (playouts) per move.
+        depth: Search depth in moves.
+    """
+
+    time: float | None = None
+    iterations: int | None = None
+    depth: int | None = None
 
 
 class Player(ABC):

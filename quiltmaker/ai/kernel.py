@@ -344,8 +344,7 @@ def _with_player(state, player, time, buttons, income, low, high, remaining, hea
             state[QUILT0_LO], state[QUILT0_HI], np.int64(low), np.int64(high), 1, specials, bonus, pending)
 
 
-@_inline
-def step(state, ring, action):
+def _step(state, ring, action):
     """The state after a legal action (unchecked, like ``Position.play_unchecked``)."""
     player = to_move(state)
     low, high = quilt_words(state, player)
@@ -388,6 +387,12 @@ def step(state, ring, action):
     return _with_player(state, player, end, buttons, income, low, high, remaining, head, specials, bonus, pending)
 
 
+step = _jit(_step)
+# The same function compiled into its callers: the hot loops call it once per move,
+# and a call passes the 16 state and 33 ring fields one by one.
+step_inlined = _inline(_step)
+
+
 @_jit
 def apply_action(state, ring, action):
     """:func:`step` as a compiled entry point for Python callers."""
@@ -423,6 +428,70 @@ def final_result(state):
 def player_to_move(state):
     """:func:`to_move` for Python callers."""
     return to_move(state)
+
+
+# Placement heuristics -------------------------------------------------------------
+
+_FULL_HIGH = np.uint64((1 << (SQUARES - 64)) - 1)
+_COL_FIRST = _split(sum(1 << (9 * r) for r in range(9)))
+_COL_LAST = _split(sum(1 << (9 * r + 8) for r in range(9)))
+_ROW_FIRST = _split(sum(1 << c for c in range(9)))
+_ROW_LAST = _split(sum(1 << (72 + c) for c in range(9)))
+COL_FIRST_LOW, COL_FIRST_HIGH = np.uint64(_COL_FIRST[0]), np.uint64(_COL_FIRST[1])
+COL_LAST_LOW, COL_LAST_HIGH = np.uint64(_COL_LAST[0]), np.uint64(_COL_LAST[1])
+ROW_FIRST_LOW = np.uint64(_ROW_FIRST[0])
+ROW_LAST_LOW, ROW_LAST_HIGH = np.uint64(_ROW_LAST[0]), np.uint64(_ROW_LAST[1])
+
+
+@_inline
+def _shift_down(low, high, k):
+    """The 81-bit set moved to higher squares by ``k`` (0 < k < 64)."""
+    return low << np.uint64(k), ((high << np.uint64(k)) | (low >> np.uint64(64 - k))) & _FULL_HIGH
+
+
+@_inline
+def _shift_up(low, high, k):
+    """The 81-bit set moved to lower squares by ``k`` (0 < k < 64)."""
+    return (low >> np.uint64(k)) | (high << np.uint64(64 - k)), high >> np.uint64(k)
+
+
+@_inline
+def _count(low, high):
+    return np.int64(popcount(low) + popcount(high))
+
+
+@_jit
+def placement_score(low, high, mask_low, mask_high):
+    """How snugly squares ``mask`` fit a quilt: edges against covered squares or the border, minus isolated holes.
+
+    Isolated empty squares can only be filled by special patches, so each
+    costs about 2 points at the end; edges in contact keep the rest compact.
+    """
+    up_low, up_high = _shift_up(mask_low, mask_high, 9)
+    down_low, down_high = _shift_down(mask_low, mask_high, 9)
+    left_low, left_high = _shift_up(mask_low & ~COL_FIRST_LOW, mask_high & ~COL_FIRST_HIGH, 1)
+    right_low, right_high = _shift_down(mask_low & ~COL_LAST_LOW, mask_high & ~COL_LAST_HIGH, 1)
+    contact = (_count(up_low & low, up_high & high) + _count(down_low & low, down_high & high)
+               + _count(left_low & low, left_high & high) + _count(right_low & low, right_high & high))
+    border = (_count(mask_low & ROW_FIRST_LOW, np.uint64(0)) + _count(mask_low & ROW_LAST_LOW, mask_high & ROW_LAST_HIGH)
+              + _count(mask_low & COL_FIRST_LOW, mask_high & COL_FIRST_HIGH)
+              + _count(mask_low & COL_LAST_LOW, mask_high & COL_LAST_HIGH))
+    empty_low = ~(low | mask_low)
+    empty_high = ~(high | mask_high) & _FULL_HIGH
+    # Squares with an empty neighbour above, below, left or right.
+    a_low, a_high = _shift_down(empty_low, empty_high, 9)
+    b_low, b_high = _shift_up(empty_low, empty_high, 9)
+    c_low, c_high = _shift_down(empty_low & ~COL_LAST_LOW, empty_high & ~COL_LAST_HIGH, 1)
+    d_low, d_high = _shift_up(empty_low & ~COL_FIRST_LOW, empty_high & ~COL_FIRST_HIGH, 1)
+    isolated = _count(empty_low & ~(a_low | b_low | c_low | d_low), empty_high & ~(a_high | b_high | c_high | d_high))
+    return contact + border - 3 * isolated
+
+
+@_jit
+def score_placement(state, player, action):
+    """:func:`placement_score` of an action for a player, for Python callers and tests."""
+    low, high = quilt_words(state, player)
+    return placement_score(low, high, ACTION_MASK[action, 0], ACTION_MASK[action, 1])
 
 
 # Random numbers: splitmix64 on one uint64 threaded through the calls --------------
@@ -463,8 +532,7 @@ def _select_bit(word, rank):
     return position
 
 
-@_inline
-def random_action(state, ring, rng):
+def _random_action(state, ring, rng):
     """``(a uniformly random legal action, next generator state)``; the action is -1 when the game is over."""
     player = to_move(state)
     if player < 0:
@@ -535,15 +603,19 @@ def random_action(state, ring, rng):
     return -1, rng  # not reached: the ranks above cover every legal action
 
 
-@_inline
+random_action = _jit(_random_action)
+random_action_inlined = _inline(_random_action)
+
+
+@_jit
 def playout(state, ring, rng):
     """Play uniformly random moves to the end: ``(final state, generator state, moves played)``."""
     played = 0
     while True:
-        action, rng = random_action(state, ring, rng)
+        action, rng = random_action_inlined(state, ring, rng)
         if action < 0:
             return state, rng, played
-        state = step(state, ring, action)
+        state = step_inlined(state, ring, action)
         played += 1
 
 

@@ -1,0 +1,338 @@
+"""The compiled half of Monte Carlo tree search: tree arrays, expansion, playouts, back-up.
+
+See :mod:`quiltmaker.ai.mcts` for the design; this module holds only code
+that numba compiles.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..components import PATCHES
+from . import kernel as K
+from .kernel import (
+    ACTION_MASK,
+    COST,
+    INCOME,
+    INCOME_UP_TO_ARRAY,
+    LAST_SPACE,
+    PATCH_FIRST,
+    SQUARES,
+    TIME,
+    _anchor_action,
+    _inline,
+    _jit,
+    field,
+    free_anchors,
+    offered_slots,
+    placement_score,
+    popcount,
+    quilt_words,
+    random_action,
+    random_below,
+    score,
+    step,
+    step_inlined,
+    to_move,
+    trailing_zeros,
+    winner,
+)
+
+RANDOM_PLAYOUTS = 0
+GREEDY_PLAYOUTS = 1
+PATCH_SIZE = np.array([patch.size for patch in PATCHES], dtype=np.int64)
+INCOMES_LEFT = np.array([INCOME_UP_TO_ARRAY[LAST_SPACE] - INCOME_UP_TO_ARRAY[s] for s in range(LAST_SPACE + 1)], dtype=np.int64)
+MAX_DEPTH = 512
+
+
+# Compiled pieces ------------------------------------------------------------------
+
+
+@_inline
+def _load_state(states, node):
+    return (states[node, 0], states[node, 1], states[node, 2], states[node, 3], states[node, 4], states[node, 5],
+            states[node, 6], states[node, 7], states[node, 8], states[node, 9], states[node, 10], states[node, 11],
+            states[node, 12], states[node, 13], states[node, 14], states[node, 15])
+
+
+@_inline
+def _store_state(states, node, state):
+    for i in range(16):
+        states[node, i] = state[i]
+
+
+@_inline
+def _keep_best(actions, scores, kept, limit, action, value):
+    """Insert ``(action, value)`` into the best-first list of at most ``limit`` entries; return its new length."""
+    if kept == limit and value <= scores[kept - 1]:
+        return kept
+    position = kept if kept < limit else limit - 1
+    while position > 0 and scores[position - 1] < value:
+        if position < limit:
+            actions[position] = actions[position - 1]
+            scores[position] = scores[position - 1]
+        position -= 1
+    actions[position] = action
+    scores[position] = value
+    return kept + 1 if kept < limit else kept
+
+
+@_jit
+def _candidates(state, ring, out, best_actions, best_scores, placements, special_squares):
+    """The actions a node searches, best first within each patch; returns how many went into ``out``."""
+    player = to_move(state)
+    low, high = quilt_words(state, player)
+    count = 0
+    if state[K.PENDING] > 0:
+        limit = special_squares if special_squares > 0 else SQUARES
+        kept = 0
+        for square in range(SQUARES):
+            action = 1 + square
+            if (ACTION_MASK[action, 0] & low) or (ACTION_MASK[action, 1] & high):
+                continue
+            value = placement_score(low, high, ACTION_MASK[action, 0], ACTION_MASK[action, 1])
+            kept = _keep_best(best_actions, best_scores, kept, limit, action, value)
+        for i in range(kept):
+            out[i] = best_actions[i]
+        return kept
+    out[0] = 0
+    count = 1
+    limit = placements if placements > 0 else K.MAX_MOVES
+    offered, slots = offered_slots(state)
+    for k in range(offered):
+        patch = ring[slots[k]]
+        if COST[patch] > field(state, K.BUTTONS0, player):
+            continue
+        kept = 0
+        for orientation in range(PATCH_FIRST[patch], PATCH_FIRST[patch + 1]):
+            free_low, free_high = free_anchors(orientation, low, high)
+            while free_low | free_high:
+                if free_low:
+                    anchor = trailing_zeros(free_low)
+                    free_low &= free_low - np.uint64(1)
+                else:
+                    anchor = trailing_zeros(free_high) + np.uint64(64)
+                    free_high &= free_high - np.uint64(1)
+                action = _anchor_action(orientation, anchor)
+                if placements > 0:
+                    value = placement_score(low, high, ACTION_MASK[action, 0], ACTION_MASK[action, 1])
+                    kept = _keep_best(best_actions, best_scores, kept, limit, action, value)
+                else:
+                    out[count] = action
+                    count += 1
+        for i in range(kept):
+            out[count] = best_actions[i]
+            count += 1
+    return count
+
+
+@_inline
+def _greedy_action(state, ring, rng, epsilon):
+    """A heuristic playout move: the greedy player's patch value, a first-fit snug placement."""
+    bits, rng = K.next_random(rng)
+    if (bits >> np.uint64(11)) * (1.0 / 9007199254740992.0) < epsilon:
+        return random_action(state, ring, rng)
+    player = to_move(state)
+    if player < 0:
+        return -1, rng
+    low, high = quilt_words(state, player)
+    if state[K.PENDING] > 0:
+        # The snuggest of a few random empty squares.
+        best_action = -1
+        best_value = -1000
+        for _ in range(4):
+            action, rng = random_action(state, ring, rng)
+            value = placement_score(low, high, ACTION_MASK[action, 0], ACTION_MASK[action, 1])
+            if value > best_value:
+                best_value = value
+                best_action = action
+        return best_action, rng
+    start = field(state, K.TIME0, player)
+    buttons = field(state, K.BUTTONS0, player)
+    best_action = 0
+    best_value = 0.0
+    offered, slots = offered_slots(state)
+    for k in range(offered):
+        patch = ring[slots[k]]
+        if COST[patch] > buttons:
+            continue
+        end = min(start + TIME[patch], LAST_SPACE)
+        value = INCOME[patch] * INCOMES_LEFT[start] + 2 * PATCH_SIZE[patch] - COST[patch] - (end - start) + 0.0
+        if value <= best_value:
+            continue
+        # Each orientation at its first free anchor in reading order; keep the snuggest.
+        placed = -1
+        placed_score = -1000
+        for orientation in range(PATCH_FIRST[patch], PATCH_FIRST[patch + 1]):
+            free_low, free_high = free_anchors(orientation, low, high)
+            if free_low:
+                action = _anchor_action(orientation, trailing_zeros(free_low))
+            elif free_high:
+                action = _anchor_action(orientation, trailing_zeros(free_high) + np.uint64(64))
+            else:
+                continue
+            fit = placement_score(low, high, ACTION_MASK[action, 0], ACTION_MASK[action, 1])
+            if fit > placed_score:
+                placed_score = fit
+                placed = action
+        if placed >= 0:
+            best_value = value
+            best_action = placed
+    return best_action, rng
+
+
+@_jit
+def _greedy_playout(state, ring, rng, epsilon):
+    while True:
+        action, rng = _greedy_action(state, ring, rng, epsilon)
+        if action < 0:
+            return state, rng
+        state = step_inlined(state, ring, action)
+
+
+@_jit
+def run_search(
+    states, node_first, node_count, node_visits, node_player,
+    edge_action, edge_child, edge_visits, edge_reward, edge_wins, edge_margin,
+    sizes, root, ring, iterations, rng, params,
+):
+    """Run up to ``iterations`` iterations from ``root``; returns ``(iterations done, generator state)``.
+
+    ``sizes`` holds the node and edge counts in use and is updated. The search
+    stops early when the arrays might not hold another iteration.
+    """
+    exploration = params[0]
+    placements = np.int64(params[1])
+    special_squares = np.int64(params[2])
+    policy = np.int64(params[3])
+    epsilon = params[4]
+    margin_weight = params[5]
+    node_capacity = states.shape[0]
+    edge_capacity = edge_action.shape[0]
+    path = np.empty(MAX_DEPTH, dtype=np.int64)
+    best_actions = np.empty(K.MAX_MOVES, dtype=np.int64)
+    best_scores = np.empty(K.MAX_MOVES, dtype=np.int64)
+    done = 0
+    while done < iterations:
+        if sizes[0] + 1 > node_capacity or sizes[1] + K.MAX_MOVES > edge_capacity:
+            break
+        node = root
+        state = _load_state(states, node)
+        depth = 0
+        while True:
+            if node_player[node] < 0:
+                break  # the game is over here
+            if node_first[node] < 0:
+                first = sizes[1]
+                count = _candidates(state, ring, edge_action[first:], best_actions, best_scores, placements, special_squares)
+                for e in range(first, first + count):
+                    edge_child[e] = -1
+                    edge_visits[e] = 0
+                    edge_reward[e] = 0.0
+                    edge_wins[e] = 0.0
+                    edge_margin[e] = 0.0
+                node_first[node] = first
+                node_count[node] = count
+                sizes[1] += count
+            # UCT; an unvisited edge is taken first, in candidate order.
+            first = node_first[node]
+            chosen = -1
+            best = -1.0e300
+            log_visits = math.log(node_visits[node] + 1.0)
+            for e in range(first, first + node_count[node]):
+                visits = edge_visits[e]
+                if visits == 0:
+                    chosen = e
+                    break
+                value = edge_reward[e] / visits + exploration * math.sqrt(log_visits / visits)
+                if value > best:
+                    best = value
+                    chosen = e
+            path[depth] = chosen
+            depth += 1
+            child = edge_child[chosen]
+            if child < 0:
+                state = step(state, ring, edge_action[chosen])
+                child = sizes[0]
+                sizes[0] += 1
+                _store_state(states, child, state)
+                node_first[child] = -1
+                node_count[child] = 0
+                node_visits[child] = 0
+                node_player[child] = to_move(state)
+                edge_child[chosen] = child
+                node = child
+                break
+            node = child
+            state = _load_state(states, node)
+            if depth >= MAX_DEPTH:
+                break
+        if policy == RANDOM_PLAYOUTS:
+            final, rng, _ = K.playout(state, ring, rng)
+        else:
+            final, rng = _greedy_playout(state, ring, rng, epsilon)
+        score0 = score(final, 0)
+        score1 = score(final, 1)
+        won_by = winner(final)
+        # Back up: each edge is credited from the view of the player who chose it.
+        node = root
+        node_visits[root] += 1
+        for i in range(depth):
+            e = path[i]
+            player = node_player[node]
+            margin = score0 - score1 if player == 0 else score1 - score0
+            win = 1.0 if won_by == player else 0.0
+            edge_visits[e] += 1
+            edge_wins[e] += win
+            edge_margin[e] += margin
+            edge_reward[e] += (1.0 - margin_weight) * win + margin_weight * (0.5 + 0.5 * math.tanh(margin / 20.0))
+            node = edge_child[e]
+            node_visits[node] += 1
+        done += 1
+    return done, rng
+
+
+@_jit
+def compact(
+    states, node_first, node_count, node_visits, node_player,
+    edge_action, edge_child, edge_visits, edge_reward, edge_wins, edge_margin, root,
+    new_states, new_first, new_count, new_visits, new_player,
+    new_action, new_child, new_edge_visits, new_reward, new_wins, new_margin, sizes,
+):
+    """Copy the subtree under ``root`` into the new arrays, ``root`` becoming node 0."""
+    queue = np.empty(states.shape[0], dtype=np.int64)
+    queue[0] = root
+    new_states[0] = states[root]
+    head = 0
+    tail = 1
+    edges = 0
+    while head < tail:
+        old = queue[head]
+        node = head  # nodes are numbered in the order they are queued
+        head += 1
+        new_states[node] = states[old]
+        new_visits[node] = node_visits[old]
+        new_player[node] = node_player[old]
+        new_count[node] = node_count[old]
+        if node_first[old] < 0:
+            new_first[node] = -1
+            continue
+        new_first[node] = edges
+        for i in range(node_count[old]):
+            e = node_first[old] + i
+            new_action[edges] = edge_action[e]
+            new_edge_visits[edges] = edge_visits[e]
+            new_reward[edges] = edge_reward[e]
+            new_wins[edges] = edge_wins[e]
+            new_margin[edges] = edge_margin[e]
+            if edge_child[e] >= 0:
+                queue[tail] = edge_child[e]
+                new_child[edges] = tail
+                tail += 1
+            else:
+                new_child[edges] = -1
+            edges += 1
+    sizes[0] = tail
+    sizes[1] = edges
