@@ -22,7 +22,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.run(args) or 0)
-    except (QuiltmakerError, OSError) as error:
+    except (QuiltmakerError, OSError, UnicodeDecodeError) as error:
         print(f"quiltmaker {args.command}: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

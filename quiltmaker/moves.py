@@ -57,6 +57,8 @@ def parse_square(text: str) -> Cell:
     Raises:
         InvalidMoveError: ``text`` is not a square of the 9x9 quilt.
     """
+    if not isinstance(text, str):
+        raise InvalidMoveError(f"a square must be text such as 'e5', not {type(text).__name__}")
     name = text.strip().lower()
     if len(name) != 2 or name[0] not in COLUMNS or name[1] not in "123456789":
         raise InvalidMoveError(f"{text!r} is not a square: expected a column a-i and a row 1-9, e.g. 'e5'")
@@ -116,8 +118,10 @@ class Move(NamedTuple):
         Raises:
             InvalidMoveError: Unknown patch or orientation, or the patch would leave the quilt.
         """
-        if not 0 <= patch < len(PATCHES):
-            raise InvalidMoveError(f"there is no patch {patch}: patch ids are 0..{len(PATCHES) - 1}")
+        if type(patch) is not int or not 0 <= patch < len(PATCHES):
+            raise InvalidMoveError(f"there is no patch {patch!r}: patch ids are 0..{len(PATCHES) - 1}")
+        if not isinstance(transform, str):
+            raise InvalidMoveError(f"an orientation is a name such as 'R1', not {transform!r}")
         name = transform.upper()
         if name not in TRANSFORMS:
             raise InvalidMoveError(f"{transform!r} is not an orientation: expected one of {', '.join(TRANSFORMS)}")
@@ -213,7 +217,7 @@ class Move(NamedTuple):
 
 
 _SPECIAL_TEXT = re.compile(r"[sS]@?([a-iA-I][1-9])")
-_BUY_TEXT = re.compile(r"(\d{1,2})([rRfF][0-3])?@([a-iA-I][1-9](?:,[a-iA-I][1-9])*)")
+_BUY_TEXT = re.compile(r"([0-9]{1,2})([rRfF][0-3])?@([a-iA-I][1-9](?:,[a-iA-I][1-9])*)")
 
 
 def _check_cell(cell: object) -> Cell:

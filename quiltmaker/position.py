@@ -9,6 +9,7 @@ search, which must only be given moves from :meth:`Position.legal_moves`.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -378,6 +379,8 @@ class Position(NamedTuple):
         times = (players[0][0], players[1][0])
         on_top = _parse_choice(top_text, ("0", "1"), "player on top")
         specials_list = _parse_int_list(specials_text, "specials")
+        if len(set(specials_list)) != len(specials_list):
+            raise InvalidPositionError(f"specials {specials_text!r} lists a space twice")
         if not set(specials_list) <= set(track.special_spaces):
             raise InvalidPositionError(f"specials {specials_text!r}: the {track.name} track has them only on {track.special_spaces}")
         if any(s <= max(times) for s in specials_list):
@@ -389,9 +392,7 @@ class Position(NamedTuple):
                 raise InvalidPositionError(f"player {p} has a covered 7x7 area, so the bonus cannot be unclaimed")
         if bonus != NO_BONUS and not _earns_bonus(quilts[bonus]):
             raise InvalidPositionError(f"player {bonus} holds the bonus without a covered 7x7 area")
-        if not pending_text.isdigit():
-            raise InvalidPositionError(f"pending specials {pending_text!r} must be a count")
-        pending = int(pending_text)
+        pending = _parse_number(pending_text, "pending specials")
         if pending > SQUARES - quilts[on_top].bit_count() or pending > len(track.special_spaces):
             raise InvalidPositionError(f"{pending} special patches pending do not fit player {on_top}'s quilt")
         specials = sum(1 << s for s in specials_list)
@@ -481,9 +482,9 @@ def _parse_quilt(text: str, player: int) -> int:
 
 def _parse_player(text: str, player: int) -> tuple[int, int, int, int]:
     parts = text.split(",")
-    if len(parts) != 4 or not all(p.isdigit() and p.isascii() for p in parts[:3]):
+    if len(parts) != 4:
         raise InvalidPositionError(f"player {player} {text!r} must be space,buttons,income,quilt")
-    space, buttons, income = (int(p) for p in parts[:3])
+    space, buttons, income = (_parse_number(p, f"player {player}'s space, buttons and income") for p in parts[:3])
     if space > LAST_SPACE:
         raise InvalidPositionError(f"player {player} is on space {space}; the track ends at {LAST_SPACE}")
     if income > sum(p.income for p in PATCHES):
@@ -491,13 +492,19 @@ def _parse_player(text: str, player: int) -> tuple[int, int, int, int]:
     return space, buttons, income, _parse_quilt(parts[3], player)
 
 
+_NUMBER = re.compile(r"[0-9]{1,4}")  # ASCII only: str.isdigit() also accepts '²'
+
+
+def _parse_number(text: str, what: str) -> int:
+    if not _NUMBER.fullmatch(text):
+        raise InvalidPositionError(f"{what}: {text!r} is not a number of at most 4 digits")
+    return int(text)
+
+
 def _parse_int_list(text: str, what: str) -> list[int]:
     if text == "-":
         return []
-    parts = text.split(",")
-    if not all(p.isdigit() and p.isascii() and len(p) <= 3 for p in parts):
-        raise InvalidPositionError(f"{what} {text!r} must be comma-separated numbers or '-'")
-    return [int(p) for p in parts]
+    return [_parse_number(part, what) for part in text.split(",")]
 
 
 def _parse_choice(text: str, allowed: Iterable[str], what: str) -> int:

@@ -116,8 +116,8 @@ def to_text(game: Game) -> str:
     return "\n".join(lines) + "\n"
 
 
-_TAG = re.compile(r'\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]')
-_MOVE_LINE = re.compile(r"(\d+)\.\s+(\S+)\s+(\S+)")
+_TAG_LINE = re.compile(r'\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*(?:;.*)?')
+_MOVE_LINE = re.compile(r"([0-9]{1,6})\.\s+(\S+)\s+(\S+)")
 
 
 def from_text(text: str) -> Game:
@@ -131,10 +131,11 @@ def from_text(text: str) -> Game:
     tags: dict[str, str] = {}
     move_lines: list[tuple[int, str, str]] = []
     for line_number, raw in enumerate(text.splitlines(), 1):
+        # A header's value may hold ';', so headers are matched before comments are cut.
+        tag = _TAG_LINE.fullmatch(raw.strip())
         line = raw.split(";", 1)[0].strip()
         if not line:
             continue
-        tag = _TAG.fullmatch(line)
         if tag:
             if move_lines:
                 raise InvalidRecordError(f"line {line_number}: headers must come before the moves")
@@ -170,7 +171,13 @@ def from_text(text: str) -> Game:
 
 
 def load(text: str) -> Game:
-    """Replay a record in either form, telling them apart by the first character."""
+    """Replay a record in either form, telling them apart by the first character.
+
+    Raises:
+        InvalidRecordError: As :func:`from_json` and :func:`from_text`.
+    """
+    if not isinstance(text, str):
+        raise InvalidRecordError(f"a record must be text, not {type(text).__name__}")
     return from_json(text) if text.lstrip().startswith("{") else from_text(text)
 
 
@@ -244,22 +251,34 @@ def _check_result(game: Game, result: Any) -> None:
         raise InvalidRecordError("'result' must be an object with 'scores' and 'winner', or null")
     if not final.is_over:
         raise InvalidRecordError(f"the record gives a result, but the game is not over after {len(game.moves)} moves")
-    stated = (list(result.get("scores", [])), result.get("winner"))
+    scores = result.get("scores")
+    if not isinstance(scores, list):
+        raise InvalidRecordError("the record's result must give 'scores' as a list of two numbers")
+    stated = (scores, result.get("winner"))
     replayed = (list(final.scores), final.winner)
     if stated != replayed:
         raise InvalidRecordError(f"the record's result {stated} differs from the replayed result {replayed}")
 
 
 def _int_list(values: list[str], tag: str, signed: bool = False) -> list[int]:
-    pattern = re.compile(r"-?\d{1,4}" if signed else r"\d{1,4}")
+    pattern = re.compile(r"-?[0-9]{1,4}" if signed else r"[0-9]{1,4}")
     if not values or not all(pattern.fullmatch(v) for v in values):
         raise InvalidRecordError(f"header {tag} must hold {'integers' if signed else 'numbers'}")
     return [int(v) for v in values]
 
 
 def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+    """A header value: JSON string escapes, so that any name stays on one line and round-trips."""
+    escaped = json.dumps(value, ensure_ascii=False)[1:-1]
+    for separator in "\x85\u2028\u2029":  # line breaks to str.splitlines() that JSON leaves bare
+        escaped = escaped.replace(separator, f"\\u{ord(separator):04x}")
+    return escaped
 
 
 def _unescape(value: str) -> str:
-    return re.sub(r"\\(.)", r"\1", value)
+    try:
+        result = json.loads(f'"{value}"', strict=False)  # a hand-typed tab is fine
+    except ValueError:
+        raise InvalidRecordError(f"header value {value!r} has a malformed escape") from None
+    assert isinstance(result, str)
+    return result

@@ -134,27 +134,32 @@ def render_position(game: Game, names: list[str]) -> Group:
     return Group(*parts)
 
 
-def describe_move(before: Position, move: Move) -> str:
-    """A sentence describing a move just played from ``before``."""
-    after = before.play_unchecked(move)
+def describe_move(before: Position, move: Move, subject: str) -> str:
+    """A sentence describing ``move`` played from ``before`` by ``subject`` ("You" or a name).
+
+    Raises:
+        IllegalMoveError: The move is not legal in ``before``.
+    """
+    after = before.play(move)
     player = before.to_move
     assert player is not None
+    s = "" if subject == "You" else "s"  # verb agreement: "You buy", "greedy buys"
     earned = after.buttons[player] - before.buttons[player]
     if move.kind == ADVANCE:
-        text = f"advances to space {after.times[player]}, earning {earned} buttons"
+        text = f"advance{s} to space {after.times[player]}, earning {earned} buttons"
     elif move.kind == SPECIAL:
-        text = f"places a special patch on {move.text()[2:]}"
+        text = f"place{s} a special patch on {move.text()[2:]}"
     else:
         assert move.patch is not None
         patch = PATCHES[move.patch]
-        text = f"buys patch {move.patch} for {patch.cost} buttons and places it at {move.text()}"
+        text = f"buy{s} patch {move.patch} for {patch.cost} buttons and place{s} it at {move.text()}"
         if earned + patch.cost > 0:
             text += f", collecting {earned + patch.cost} buttons of income"
     if after.bonus == player and before.bonus == NO_BONUS:
-        text += f", and completes a 7x7 square: +{BONUS_POINTS} bonus!"
+        text += f", and complete{s} a 7x7 square: +{BONUS_POINTS} bonus!"
     if after.pending and not before.pending:
-        text += f", and takes {after.pending} special 1x1 patch{'es' if after.pending > 1 else ''} to place"
-    return text
+        text += f", and take{s} {after.pending} special 1x1 patch{'es' if after.pending > 1 else ''} to place"
+    return f"{subject} {text}."
 
 
 def render_final(position: Position, names: list[str]) -> Table:
@@ -209,7 +214,7 @@ def play_in_terminal(
         assert mover is not None
         if mover != human_seat:
             move = opponent.choose_move(position)
-            console.print(Text(f"{names[mover]} {describe_move(position, move)}.", style=_player_style(mover)))
+            console.print(Text(describe_move(position, move, names[mover]), style=_player_style(mover)))
             game.play(move)
             _save(game, save_path)
             continue
@@ -241,12 +246,12 @@ def play_in_terminal(
             continue
         try:
             move = _parse_human_move(position, line)
-            description = describe_move(position, move)
+            description = describe_move(position, move, "You")  # checks the move
             game.play(move)
         except QuiltmakerError as error:
             console.print(Text(f"Not played: {error}", style="bold red"))
             continue
-        console.print(f"You {description}.")
+        console.print(description)
         _save(game, save_path)
     console.print(render_position(game, names))
     console.print(render_final(game.position, names))
