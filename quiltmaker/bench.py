@@ -1,4 +1,7 @@
-"""Speed measurements on one core, used by ``quiltmaker bench`` and ``benchmarks/``."""
+"""Speed measurements on one core, used by ``quiltmaker bench`` and ``benchmarks/``.
+
+Warm-up (including any compilation) is excluded from every figure.
+"""
 
 from __future__ import annotations
 
@@ -7,23 +10,36 @@ import random
 import time
 from collections.abc import Callable
 
+import numpy as np
+
+from .components import TIME_TRACKS
 from .position import Position
 
 
-def _rate(work: Callable[[int], int], seconds: float) -> float:
-    """Run ``work(i)`` for i = 0, 1, ... for about ``seconds``; return units of work per second."""
-    work(-1)  # warm-up, excluded from the figure
+def _rate(work: Callable[[], int], seconds: float) -> float:
+    """Repeat ``work()`` for about ``seconds``; return its units of work per second."""
+    work()  # warm-up, excluded from the figure
     done = 0
-    calls = 0
     start = time.perf_counter()
     while (elapsed := time.perf_counter() - start) < seconds:
-        done += work(calls)
-        calls += 1
+        done += work()
     return done / elapsed
 
 
-def random_game(seed: int) -> int:
-    """Play one uniform-random game from a seeded setup; returns 1 (one game)."""
+def sample_positions(count: int, seed: int = 12345) -> list[Position]:
+    """Positions from all stages of uniform-random games: a fixed sample for timing."""
+    rng = random.Random(seed)
+    positions: list[Position] = []
+    while len(positions) < count:
+        position = Position.initial(rng.randrange(1 << 30))
+        while not position.is_over and len(positions) < count:
+            positions.append(position)
+            position = position.play_unchecked(rng.choice(position.legal_moves()))
+    return positions
+
+
+def python_random_game(seed: int) -> int:
+    """One uniform-random game with the Python engine; returns 1."""
     rng = random.Random(seed)
     position = Position.initial(seed)
     while not position.is_over:
@@ -32,31 +48,51 @@ def random_game(seed: int) -> int:
     return 1
 
 
-def sample_positions(count: int, seed: int = 12345) -> list[Position]:
-    """Positions from uniform-random games, a fixed sample for move-generation timing."""
-    rng = random.Random(seed)
-    positions: list[Position] = []
-    while len(positions) < count:
-        position = Position.initial(rng.randrange(1 << 30))
-        while not position.is_over and len(positions) < count:
-            positions.append(position)
-            moves = position.legal_moves()
-            position = position.play_unchecked(rng.choice(moves))
-    return positions
-
-
 def run_benchmarks(seconds: float = 3.0) -> dict[str, float | str]:
-    """Measure uniform-random full games per second and legal-move generations per second."""
-    positions = sample_positions(2000)
+    """Measure the compiled core (random games, move generation, MCTS) and the Python engine."""
+    from .ai import kernel
+    from .ai.mcts import SearchConfig, SearchTree
 
-    def generate(batch: int) -> int:
-        for position in positions:
-            position.legal_moves()
+    special_mask = TIME_TRACKS["revised"].special_mask
+    positions = sample_positions(2000)
+    compiled = [kernel.from_position(p) for p in positions]
+    states = np.array([state for state, _ in compiled], dtype=np.int64)
+    rings = np.array([ring for _, ring in compiled], dtype=np.int64)
+    seeds = iter(range(1 << 30))
+
+    def random_games() -> int:
+        kernel.play_random_games(1000, next(seeds), special_mask)
+        return 1000
+
+    def movegen() -> int:
+        kernel.generate_moves_repeatedly(states, rings, 1)
         return len(positions)
 
-    return {
-        "random_games_per_s": round(_rate(random_game, seconds), 1),
-        "movegen_per_s": round(_rate(generate, seconds), 1),
-        "python": platform.python_version(),
-        "machine": platform.machine(),
+    # MCTS with uniform random playouts, from the starting position and from
+    # positions spread over whole games (a playout from move 30 is shorter).
+    search_positions = [Position.initial(seed) for seed in range(4)] + positions[::100]
+    search_config = SearchConfig(playouts="random")
+
+    def mcts_from(selection: list[Position]) -> Callable[[], int]:
+        def run() -> int:
+            done = 0
+            for position in selection:
+                if not position.is_over:
+                    done += SearchTree(position, search_config, seed=1).search(iterations=2000)
+            return done
+
+        return run
+
+    python_seeds = iter(range(1 << 30))
+    figures: dict[str, float | str] = {
+        "random_games_per_s": _rate(random_games, seconds),
+        "movegen_per_s": _rate(movegen, seconds),
+        "mcts_iterations_per_s": _rate(mcts_from(search_positions), seconds),
+        "mcts_iterations_per_s_from_start": _rate(mcts_from(search_positions[:4]), seconds),
+        "python_random_games_per_s": _rate(lambda: python_random_game(next(python_seeds)), seconds),
+        "python_movegen_per_s": _rate(lambda: len([p.legal_moves() for p in positions]), seconds),
     }
+    figures = {key: round(value, 1) for key, value in figures.items() if isinstance(value, float)}
+    figures["python"] = platform.python_version()
+    figures["machine"] = platform.machine()
+    return figures

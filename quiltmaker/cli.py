@@ -35,7 +35,9 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     play = commands.add_parser("play", help="play a game in the terminal against an AI player")
-    play.add_argument("--opponent", default="greedy", help="the AI player (default: greedy)")
+    play.add_argument(
+        "--opponent", default="greedy", help="the AI: a level (beginner, casual, strong, expert, max), random, greedy or mcts:... (default: greedy)"
+    )
     play.add_argument("--seat", choices=["0", "1", "random"], default="random", help="your seat (default: random)")
     play.add_argument("--seed", type=int, help="seed for the setup and the AI")
     play.add_argument("--variant", default="revised", help="time track printing: revised (default) or original")
@@ -51,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     simulate = commands.add_parser("simulate", help="play many games between AI players")
     simulate.add_argument("--games", type=int, default=100)
     simulate.add_argument("--seed", type=int, default=0)
-    simulate.add_argument("--players", default="random,greedy", help="two player names, comma-separated")
+    simulate.add_argument("--players", default="random,greedy", help="two players separated by '/' or ',' (levels, random, greedy, mcts:...)")
     simulate.add_argument("--variant", default="revised")
     simulate.add_argument("--records", type=Path, help="write one JSON record per game into this folder")
     simulate.set_defaults(run=_simulate)
@@ -62,6 +64,15 @@ def _parser() -> argparse.ArgumentParser:
     perft.add_argument("--seed", type=int, default=0)
     perft.add_argument("--divide", action="store_true", help="count per first move")
     perft.set_defaults(run=_perft)
+
+    analyse = commands.add_parser("analyse", aliases=["analyze"], help="best move, win probability and expected margin")
+    analyse.add_argument("target", help="a record file, or a position's one-line text")
+    limits = analyse.add_mutually_exclusive_group()
+    limits.add_argument("--time", type=float, default=1.0, help="seconds of search per position (default 1)")
+    limits.add_argument("--iterations", type=int, help="playouts per position instead of a time")
+    analyse.add_argument("--seed", type=int, default=0)
+    analyse.add_argument("--json", action="store_true", help="print JSON lines, one per position")
+    analyse.set_defaults(run=_analyse)
 
     bench = commands.add_parser("bench", help="measure engine speed on one core")
     bench.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
@@ -126,9 +137,10 @@ def _simulate(args: argparse.Namespace) -> int:
     from .players import play_game
     from .position import Position
 
-    names = args.players.split(",")
+    # Specifications may hold commas themselves (mcts:time=1,playouts=random), so '/' separates first.
+    names = args.players.split("/") if "/" in args.players else args.players.split(",")
     if len(names) != 2:
-        raise QuiltmakerError(f"--players needs two names separated by a comma, not {args.players!r}")
+        raise QuiltmakerError(f"--players needs two players separated by '/' or ',', not {args.players!r}")
     if args.games < 1:
         raise QuiltmakerError("--games must be at least 1")
     players = [_player(name, args.seed * 2 + seat) for seat, name in enumerate(names)]
@@ -197,10 +209,40 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _player(name: str, seed: int | None):  # type: ignore[no-untyped-def]
-    from .players import make_player
+def _analyse(args: argparse.Namespace) -> int:
+    from . import record
+    from .ai.analysis import analyse_game, analyse_position
+    from .players import Limit
+    from .position import Position
 
-    try:
-        return make_player(name, seed)
-    except ValueError as error:
-        raise QuiltmakerError(str(error)) from None
+    limit = Limit(iterations=args.iterations) if args.iterations else Limit(time=args.time)
+    if (args.iterations is not None and args.iterations < 1) or (args.time is not None and args.time <= 0):
+        raise QuiltmakerError("the limit must be positive")
+    path = Path(args.target)
+    if path.is_file():
+        game = record.load(path.read_text(encoding="utf-8"))
+        results = analyse_game(game, limit, args.seed)
+        moves = [m.text() for m in game.moves] + [None]
+    else:
+        results = [analyse_position(Position.from_text(args.target), limit, args.seed)]
+        moves = [None]
+    for number, (analysis, played) in enumerate(zip(results, moves)):
+        if args.json:
+            print(json.dumps({"ply": number, "played": played, **analysis.to_json()}))
+            continue
+        if analysis.to_move is None:
+            print(f"{number:>3}. game over: margin {analysis.expected_margin_player0:+.0f} for player 0")
+            continue
+        print(
+            f"{number:>3}. player {analysis.to_move} to move: best {analysis.best_move:<9} "
+            f"win {100 * analysis.win_probability:5.1f}%  margin {analysis.expected_margin:+6.1f}  "
+            f"(player 0: {100 * analysis.win_probability_player0:5.1f}%)"
+            + (f"  played {played}" if played else "")
+        )
+    return 0
+
+
+def _player(spec: str, seed: int | None):  # type: ignore[no-untyped-def]
+    from .ai.levels import player_from_spec
+
+    return player_from_spec(spec, seed)

@@ -657,6 +657,25 @@ def _ring_tuple(order):
             order[28], order[29], order[30], order[31], order[32])
 
 
+@_inline
+def state_from_row(states, row):
+    """The state stored in row ``row`` of a 2-D int64 array."""
+    return (states[row, 0], states[row, 1], states[row, 2], states[row, 3], states[row, 4], states[row, 5],
+            states[row, 6], states[row, 7], states[row, 8], states[row, 9], states[row, 10], states[row, 11],
+            states[row, 12], states[row, 13], states[row, 14], states[row, 15])
+
+
+@_jit
+def generate_moves_repeatedly(states, rings, repeats):
+    """Run :func:`legal_actions` on every stored state ``repeats`` times; returns the moves listed (for benchmarks)."""
+    out = np.empty(MAX_MOVES, dtype=np.int64)
+    listed = 0
+    for _ in range(repeats):
+        for row in range(states.shape[0]):
+            listed += legal_actions(state_from_row(states, row), _ring_tuple(rings[row]), out)
+    return listed
+
+
 @_jit
 def play_random_games(games, seed, special_mask):
     """Play ``games`` uniform-random games from random setups; return the moves played (for benchmarks)."""

@@ -51,13 +51,6 @@ MAX_DEPTH = 512
 
 
 @_inline
-def _load_state(states, node):
-    return (states[node, 0], states[node, 1], states[node, 2], states[node, 3], states[node, 4], states[node, 5],
-            states[node, 6], states[node, 7], states[node, 8], states[node, 9], states[node, 10], states[node, 11],
-            states[node, 12], states[node, 13], states[node, 14], states[node, 15])
-
-
-@_inline
 def _store_state(states, node, state):
     for i in range(16):
         states[node, i] = state[i]
@@ -219,7 +212,7 @@ def run_search(
         if sizes[0] + 1 > node_capacity or sizes[1] + K.MAX_MOVES > edge_capacity:
             break
         node = root
-        state = _load_state(states, node)
+        state = K.state_from_row(states, node)
         depth = 0
         while True:
             if node_player[node] < 0:
@@ -266,7 +259,7 @@ def run_search(
                 node = child
                 break
             node = child
-            state = _load_state(states, node)
+            state = K.state_from_row(states, node)
             if depth >= MAX_DEPTH:
                 break
         if policy == RANDOM_PLAYOUTS:

@@ -1,0 +1,80 @@
+"""Analysis of positions and games: best move, win probability, expected final margin.
+
+The figures come from a Monte Carlo tree search with the strongest playouts;
+they are estimates whose precision grows with the limit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..game import Game
+from ..moves import Move
+from ..players import Limit
+from ..position import Position
+from .mcts import MCTSPlayer, MoveStats, SearchConfig
+
+DEFAULT_LIMIT = Limit(time=1.0)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What the search makes of one position.
+
+    Attributes:
+        position: The position's one-line text.
+        to_move: The player to move, or ``None`` when the game is over.
+        best_move: The best move found (text), or ``None`` when the game is over.
+        win_probability: Chance that the player to move wins.
+        expected_margin: Expected final score of the player to move minus the opponent's.
+        win_probability_player0: The same chance seen by player 0, for evaluation graphs.
+        expected_margin_player0: Expected final margin of player 0.
+        iterations: Playouts behind the figures.
+        moves: The searched moves, most visited first, as ``(text, visits, win rate, margin)``.
+    """
+
+    position: str
+    to_move: int | None
+    best_move: str | None
+    win_probability: float
+    expected_margin: float
+    win_probability_player0: float
+    expected_margin_player0: float
+    iterations: int
+    moves: list[tuple[str, int, float, float]]
+
+    def to_json(self) -> dict[str, Any]:
+        """The analysis as a JSON-ready dict."""
+        return asdict(self)
+
+
+def analyse_position(position: Position, limit: Limit = DEFAULT_LIMIT, seed: int = 0, player: MCTSPlayer | None = None) -> Analysis:
+    """Analyse one position. Pass ``player`` to reuse its tree across consecutive positions."""
+    if position.is_over:
+        s0, s1 = position.scores
+        won = 1.0 if position.winner == 0 else 0.0
+        return Analysis(position.text(), None, None, won, float(s0 - s1), won, float(s0 - s1), 0, [])
+    searcher = player or MCTSPlayer(limit, SearchConfig(), seed=seed, name="analysis")
+    stats: list[MoveStats] = searcher.analyse(position)
+    best = stats[0]
+    mover = position.to_move
+    assert mover is not None and searcher.tree is not None
+    sign = 1 if mover == 0 else -1
+    return Analysis(
+        position=position.text(),
+        to_move=mover,
+        best_move=Move.from_action(best.action).text(),
+        win_probability=best.win_rate,
+        expected_margin=best.margin,
+        win_probability_player0=best.win_rate if mover == 0 else 1.0 - best.win_rate,
+        expected_margin_player0=sign * best.margin,
+        iterations=int(searcher.tree.node_visits[searcher.tree.root]),
+        moves=[(Move.from_action(s.action).text(), s.visits, s.win_rate, s.margin) for s in stats],
+    )
+
+
+def analyse_game(game: Game, limit: Limit = DEFAULT_LIMIT, seed: int = 0) -> list[Analysis]:
+    """Analyse every position of a game, from the start to the last one (one search reused throughout)."""
+    searcher = MCTSPlayer(limit, SearchConfig(), seed=seed, name="analysis")
+    return [analyse_position(position, limit, seed, searcher) for position in game.positions]

@@ -1,0 +1,82 @@
+"""Named levels for people, and player specifications for the command line.
+
+A specification is a level name (``beginner`` .. ``max``), ``random``,
+``greedy``, or ``mcts`` with a limit and options, e.g. ``mcts:time=0.5``,
+``mcts:iterations=2000,playouts=random,placements=0``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import QuiltmakerError
+from ..players import PLAYER_TYPES, Limit, Player
+from .mcts import MCTSPlayer, SearchConfig
+
+
+@dataclass(frozen=True)
+class Level:
+    """A named strength: a player and its limit.
+
+    Attributes:
+        name: The level's name.
+        spec: The player specification it stands for.
+        description: What it is, for people choosing an opponent.
+    """
+
+    name: str
+    spec: str
+    description: str
+
+
+LEVELS: dict[str, Level] = {
+    level.name: level
+    for level in (
+        Level("beginner", "greedy", "takes the patch that looks best right now; never plans ahead"),
+        Level("casual", "mcts:iterations=300", "a light search: 300 playouts a move"),
+        Level("strong", "mcts:iterations=3000", "3,000 playouts a move"),
+        Level("expert", "mcts:time=1", "searches for one second a move"),
+        Level("max", "mcts:time=5", "searches for five seconds a move"),
+    )
+}
+
+_CONFIG_FIELDS = {"exploration": float, "placements": int, "special_squares": int, "playouts": str, "epsilon": float, "margin_weight": float}
+_LIMIT_FIELDS = {"time": float, "iterations": int}
+
+
+def player_from_spec(spec: str, seed: int | None = None) -> Player:
+    """Build a player from a specification (see the module docstring).
+
+    Raises:
+        QuiltmakerError: The specification is not understood.
+    """
+    text = spec.strip()
+    if text in LEVELS:
+        player = player_from_spec(LEVELS[text].spec, seed)
+        player.name = text
+        return player
+    if text in PLAYER_TYPES:
+        return PLAYER_TYPES[text](seed)
+    kind, _, options = text.partition(":")
+    if kind != "mcts":
+        known = ", ".join([*LEVELS, *PLAYER_TYPES, "mcts:..."])
+        raise QuiltmakerError(f"unknown player {spec!r}: expected one of {known}")
+    limit: dict[str, float | int] = {}
+    config: dict[str, float | int | str] = {}
+    for option in filter(None, options.split(",")):
+        key, _, value = option.partition("=")
+        kinds = _LIMIT_FIELDS if key in _LIMIT_FIELDS else _CONFIG_FIELDS
+        if key not in kinds:
+            raise QuiltmakerError(f"unknown MCTS option {key!r}: expected {', '.join([*_LIMIT_FIELDS, *_CONFIG_FIELDS])}")
+        try:
+            parsed = kinds[key](value)
+        except ValueError:
+            raise QuiltmakerError(f"MCTS option {key}={value!r} is not a {kinds[key].__name__}") from None
+        (limit if key in _LIMIT_FIELDS else config)[key] = parsed
+    if not limit:
+        raise QuiltmakerError(f"{spec!r}: an MCTS player needs time=SECONDS or iterations=N")
+    if any(value <= 0 for value in limit.values()):
+        raise QuiltmakerError(f"{spec!r}: limits must be positive")
+    if config.get("playouts", "greedy") not in ("greedy", "random"):
+        raise QuiltmakerError(f"{spec!r}: playouts must be 'greedy' or 'random'")
+    return MCTSPlayer(Limit(**limit), SearchConfig(**config), seed=seed, name=text)  # type: ignore[arg-type]
