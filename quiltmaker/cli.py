@@ -74,6 +74,19 @@ def _parser() -> argparse.ArgumentParser:
     analyse.add_argument("--json", action="store_true", help="print JSON lines, one per position")
     analyse.set_defaults(run=_analyse)
 
+    match = commands.add_parser("match", help="play a match between two players and estimate the Elo difference")
+    match.add_argument("a", help="player A: a level, random, greedy, mcts or mcts:OPTIONS")
+    match.add_argument("b", help="player B, likewise")
+    match.add_argument("--games", type=int, default=100, help="games, played in pairs with seats swapped (default 100)")
+    match.add_argument("--time", help="time per move for a bare 'mcts' player, e.g. 1s or 250ms")
+    match.add_argument("--iterations", type=int, help="playouts per move for a bare 'mcts' player")
+    match.add_argument("--seed", type=int, default=0)
+    match.add_argument("--workers", type=int, help="parallel games (default: one per core)")
+    match.add_argument("--records", type=Path, default=Path("match-records"), help="folder for the game records")
+    match.add_argument("--variant", default="revised")
+    match.add_argument("--json", action="store_true", help="print the summary as JSON")
+    match.set_defaults(run=_match)
+
     bench = commands.add_parser("bench", help="measure engine speed on one core")
     bench.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     bench.add_argument("--json", action="store_true", help="print machine-readable figures")
@@ -239,6 +252,63 @@ def _analyse(args: argparse.Namespace) -> int:
             f"(player 0: {100 * analysis.win_probability_player0:5.1f}%)"
             + (f"  played {played}" if played else "")
         )
+    return 0
+
+
+def _duration(text: str) -> float:
+    """Seconds from '1s', '250ms', '1.5' or '2m'."""
+    units = {"ms": 0.001, "s": 1.0, "m": 60.0}
+    for suffix in ("ms", "s", "m"):
+        if text.endswith(suffix):
+            number, scale = text[: -len(suffix)], units[suffix]
+            break
+    else:
+        number, scale = text, 1.0
+    try:
+        seconds = float(number) * scale
+    except ValueError:
+        raise QuiltmakerError(f"{text!r} is not a duration such as 1s or 250ms") from None
+    if not seconds > 0:
+        raise QuiltmakerError("a duration must be positive")
+    return seconds
+
+
+def _match(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from .match import run_match
+
+    if args.games < 1:
+        raise QuiltmakerError("--games must be at least 1")
+    limit = f"time={_duration(args.time)}" if args.time else f"iterations={args.iterations}" if args.iterations else None
+    specs = []
+    for spec in (args.a, args.b):
+        if spec == "mcts":
+            if limit is None:
+                raise QuiltmakerError("a bare 'mcts' player needs --time or --iterations")
+            spec = f"mcts:{limit}"
+        specs.append(spec)
+    console = Console(stderr=True)
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task(f"{specs[0]} vs {specs[1]}", total=args.games)
+        result = run_match(
+            (specs[0], specs[1]), args.games, args.seed, args.workers, args.records, args.variant,
+            on_game=lambda game: progress.advance(task),
+        )
+    summary = result.summary()
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    elo, low, high = result.elo()
+    margin, half = result.margin_interval()
+    print(f"{specs[0]} vs {specs[1]}: {args.games} games, seats swapped on every setup")
+    print(f"  {specs[0]} won {result.a_wins} ({100 * result.score:.1f}%), {specs[1]} won {args.games - result.a_wins}")
+    print(f"  {specs[0]}'s wins by seat: {result.a_wins_by_seat[0]}/{result.games_by_seat[0]} as player 0, "
+          f"{result.a_wins_by_seat[1]}/{result.games_by_seat[1]} as player 1")
+    print(f"  mean score margin: {margin:+.1f} (95% interval +/- {half:.1f})")
+    print(f"  Elo difference: {elo:+.0f} (95% interval {low:+.0f} to {high:+.0f})")
+    print(f"  records: {args.records}")
     return 0
 
 

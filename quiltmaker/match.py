@@ -1,0 +1,182 @@
+"""Matches between two players: paired setups, parallel games, Elo with a 95% interval.
+
+Every setup is played twice with the seats swapped, so neither player gains
+from the first player's advantage or a lucky circle. Games run in separate
+processes (one per core by default); each game's record is written as it ends.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import record
+from .players import Player, play_game
+from .position import Position
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game of a match: which setup, and who sits where.
+
+    Attributes:
+        index: The game's number in the match, from 0.
+        setup_seed: Seed of the setup (circle and first player); each is played twice.
+        a_seat: The seat of player A (0 or 1).
+        players: The two player specifications, A first.
+        seeds: The players' own seeds, A first.
+        variant: The time track.
+    """
+
+    index: int
+    setup_seed: int
+    a_seat: int
+    players: tuple[str, str]
+    seeds: tuple[int, int]
+    variant: str = "revised"
+
+
+@dataclass
+class MatchResult:
+    """The tally of a match from player A's point of view."""
+
+    names: tuple[str, str]
+    games: int = 0
+    a_wins: int = 0
+    margins: list[int] = field(default_factory=list)
+    a_wins_by_seat: list[int] = field(default_factory=lambda: [0, 0])
+    games_by_seat: list[int] = field(default_factory=lambda: [0, 0])
+
+    def add(self, a_seat: int, scores: list[int], winner: int) -> None:
+        """Count one finished game."""
+        self.games += 1
+        self.games_by_seat[a_seat] += 1
+        won = winner == a_seat
+        self.a_wins += won
+        self.a_wins_by_seat[a_seat] += won
+        self.margins.append(scores[a_seat] - scores[1 - a_seat])
+
+    @property
+    def score(self) -> float:
+        """A's share of the games won (Patchwork has no draws)."""
+        return self.a_wins / self.games if self.games else 0.5
+
+    def score_interval(self) -> tuple[float, float]:
+        """The 95% Wilson interval of A's winning share; sound at 0% and 100% too."""
+        n = self.games
+        if n == 0:
+            return 0.0, 1.0
+        p = self.score
+        centre = (p + Z95**2 / (2 * n)) / (1 + Z95**2 / n)
+        half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / (1 + Z95**2 / n)
+        return max(0.0, centre - half), min(1.0, centre + half)
+
+    def elo(self) -> tuple[float, float, float]:
+        """A's Elo advantage over B, with its 95% interval (infinite at 0% or 100%)."""
+        low, high = self.score_interval()
+        return elo_from_score(self.score), elo_from_score(low), elo_from_score(high)
+
+    def margin_interval(self) -> tuple[float, float]:
+        """Mean score margin of A over B, with the half-width of its 95% interval."""
+        n = len(self.margins)
+        if n < 2:
+            return (float(self.margins[0]) if n else 0.0), math.inf
+        mean = sum(self.margins) / n
+        variance = sum((m - mean) ** 2 for m in self.margins) / (n - 1)
+        return mean, Z95 * math.sqrt(variance / n)
+
+    def summary(self) -> dict[str, Any]:
+        """The figures as a JSON-ready dict."""
+        elo, elo_low, elo_high = self.elo()
+        margin, margin_half = self.margin_interval()
+        return {
+            "players": list(self.names),
+            "games": self.games,
+            "a_wins": self.a_wins,
+            "b_wins": self.games - self.a_wins,
+            "a_score": self.score,
+            "a_score_95": list(self.score_interval()),
+            "a_wins_by_seat": self.a_wins_by_seat,
+            "games_by_seat": self.games_by_seat,
+            "mean_margin": margin,
+            "mean_margin_95_half_width": margin_half,
+            "elo": elo,
+            "elo_95": [elo_low, elo_high],
+        }
+
+
+def elo_from_score(score: float) -> float:
+    """The Elo difference that predicts this winning share."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def schedule(players: tuple[str, str], games: int, seed: int, variant: str = "revised") -> Iterator[GameSpec]:
+    """The games of a match: setups in pairs with the seats swapped."""
+    for index in range(games):
+        setup = seed * 1_000_003 + index // 2
+        a_seat = index % 2
+        yield GameSpec(index, setup, a_seat, players, (2 * index + 1 + seed, 2 * index + 2 + seed), variant)
+
+
+def play_scheduled_game(spec: GameSpec, make_player: Callable[[str, int], Player] | None = None) -> dict[str, Any]:
+    """Play one scheduled game; returns its JSON record with the match's bookkeeping."""
+    if make_player is None:
+        from .ai.levels import player_from_spec
+
+        make_player = player_from_spec
+    a = make_player(spec.players[0], spec.seeds[0])
+    b = make_player(spec.players[1], spec.seeds[1])
+    seats = [a, b] if spec.a_seat == 0 else [b, a]
+    game = play_game(seats, Position.initial(spec.setup_seed, variant=spec.variant))
+    result = record.to_json(game)
+    result["match"] = {"game": spec.index, "setup_seed": spec.setup_seed, "a_seat": spec.a_seat, "players": list(spec.players)}
+    return result
+
+
+def run_match(
+    players: tuple[str, str],
+    games: int,
+    seed: int = 0,
+    workers: int | None = None,
+    records: Path | None = None,
+    variant: str = "revised",
+    on_game: Callable[[dict[str, Any]], None] | None = None,
+) -> MatchResult:
+    """Play a match in parallel processes and return the tally.
+
+    Raises:
+        QuiltmakerError: A player specification is not understood.
+    """
+    from .ai.levels import player_from_spec
+
+    for spec in players:
+        player_from_spec(spec, 0)  # fail fast, before any process starts
+    if records is not None:
+        records.mkdir(parents=True, exist_ok=True)
+    result = MatchResult(players)
+    workers = workers or os.cpu_count() or 1
+    specs = list(schedule(players, games, seed, variant))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(play_scheduled_game, spec) for spec in specs]
+        for future in as_completed(futures):
+            game = future.result()
+            a_seat = game["match"]["a_seat"]
+            result.add(a_seat, game["result"]["scores"], game["result"]["winner"])
+            if records is not None:
+                path = records / f"game-{game['match']['game']:05d}.json"
+                path.write_text(json.dumps(game) + "\n", encoding="utf-8")
+            if on_game is not None:
+                on_game(game)
+    return result
