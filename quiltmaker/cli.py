@@ -87,6 +87,10 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument("--json", action="store_true", help="print the summary as JSON")
     match.set_defaults(run=_match)
 
+    engine = commands.add_parser("engine", help="speak the engine protocol on stdin/stdout (see docs/engine-protocol.md)")
+    engine.add_argument("--seed", type=int, default=0)
+    engine.set_defaults(run=_engine)
+
     bench = commands.add_parser("bench", help="measure engine speed on one core")
     bench.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     bench.add_argument("--json", action="store_true", help="print machine-readable figures")
@@ -281,20 +285,20 @@ def _match(args: argparse.Namespace) -> int:
 
     if args.games < 1:
         raise QuiltmakerError("--games must be at least 1")
-    limit = f"time={_duration(args.time)}" if args.time else f"iterations={args.iterations}" if args.iterations else None
+    move_time = _duration(args.time) if args.time else None
     specs = []
     for spec in (args.a, args.b):
-        if spec == "mcts":
-            if limit is None:
+        if spec == "mcts" and move_time is None:
+            if args.iterations is None:
                 raise QuiltmakerError("a bare 'mcts' player needs --time or --iterations")
-            spec = f"mcts:{limit}"
+            spec = f"mcts:iterations={args.iterations}"
         specs.append(spec)
     console = Console(stderr=True)
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task(f"{specs[0]} vs {specs[1]}", total=args.games)
         result = run_match(
             (specs[0], specs[1]), args.games, args.seed, args.workers, args.records, args.variant,
-            on_game=lambda game: progress.advance(task),
+            on_game=lambda game: progress.advance(task), move_time=move_time,
         )
     summary = result.summary()
     if args.json:
@@ -309,6 +313,13 @@ def _match(args: argparse.Namespace) -> int:
     print(f"  mean score margin: {margin:+.1f} (95% interval +/- {half:.1f})")
     print(f"  Elo difference: {elo:+.0f} (95% interval {low:+.0f} to {high:+.0f})")
     print(f"  records: {args.records}")
+    return 0
+
+
+def _engine(args: argparse.Namespace) -> int:
+    from .protocol import serve
+
+    serve(seed=args.seed)
     return 0
 
 

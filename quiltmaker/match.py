@@ -42,6 +42,7 @@ class GameSpec:
     players: tuple[str, str]
     seeds: tuple[int, int]
     variant: str = "revised"
+    move_time: float | None = None
 
 
 @dataclass
@@ -122,24 +123,28 @@ def elo_from_score(score: float) -> float:
     return -400.0 * math.log10(1.0 / score - 1.0)
 
 
-def schedule(players: tuple[str, str], games: int, seed: int, variant: str = "revised") -> Iterator[GameSpec]:
+def schedule(
+    players: tuple[str, str], games: int, seed: int, variant: str = "revised", move_time: float | None = None
+) -> Iterator[GameSpec]:
     """The games of a match: setups in pairs with the seats swapped."""
     for index in range(games):
         setup = seed * 1_000_003 + index // 2
         a_seat = index % 2
-        yield GameSpec(index, setup, a_seat, players, (2 * index + 1 + seed, 2 * index + 2 + seed), variant)
+        yield GameSpec(index, setup, a_seat, players, (2 * index + 1 + seed, 2 * index + 2 + seed), variant, move_time)
 
 
-def play_scheduled_game(spec: GameSpec, make_player: Callable[[str, int], Player] | None = None) -> dict[str, Any]:
+def play_scheduled_game(spec: GameSpec) -> dict[str, Any]:
     """Play one scheduled game; returns its JSON record with the match's bookkeeping."""
-    if make_player is None:
-        from .ai.levels import player_from_spec
+    from .ai.levels import player_from_spec
 
-        make_player = player_from_spec
-    a = make_player(spec.players[0], spec.seeds[0])
-    b = make_player(spec.players[1], spec.seeds[1])
+    a = player_from_spec(spec.players[0], spec.seeds[0], spec.move_time)
+    b = player_from_spec(spec.players[1], spec.seeds[1], spec.move_time)
     seats = [a, b] if spec.a_seat == 0 else [b, a]
-    game = play_game(seats, Position.initial(spec.setup_seed, variant=spec.variant))
+    try:
+        game = play_game(seats, Position.initial(spec.setup_seed, variant=spec.variant))
+    finally:
+        a.close()
+        b.close()
     result = record.to_json(game)
     result["match"] = {"game": spec.index, "setup_seed": spec.setup_seed, "a_seat": spec.a_seat, "players": list(spec.players)}
     return result
@@ -153,6 +158,7 @@ def run_match(
     records: Path | None = None,
     variant: str = "revised",
     on_game: Callable[[dict[str, Any]], None] | None = None,
+    move_time: float | None = None,
 ) -> MatchResult:
     """Play a match in parallel processes and return the tally.
 
@@ -162,12 +168,13 @@ def run_match(
     from .ai.levels import player_from_spec
 
     for spec in players:
-        player_from_spec(spec, 0)  # fail fast, before any process starts
+        if not spec.startswith("engine:"):
+            player_from_spec(spec, 0, move_time)  # fail fast, before any process starts
     if records is not None:
         records.mkdir(parents=True, exist_ok=True)
     result = MatchResult(players)
     workers = workers or os.cpu_count() or 1
-    specs = list(schedule(players, games, seed, variant))
+    specs = list(schedule(players, games, seed, variant, move_time))
     with ProcessPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(play_scheduled_game, spec) for spec in specs]
         for future in as_completed(futures):

@@ -45,6 +45,9 @@ class Player(ABC):
     def choose_move(self, position: Position) -> Move:
         """Return a legal move for ``position``, whose game must not be over."""
 
+    def close(self) -> None:
+        """Release what the player holds (an outside process, say); the default holds nothing."""
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
 

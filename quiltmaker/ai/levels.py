@@ -1,12 +1,14 @@
 """Named levels for people, and player specifications for the command line.
 
 A specification is a level name (``beginner`` .. ``max``), ``random``,
-``greedy``, or ``mcts`` with a limit and options, e.g. ``mcts:time=0.5``,
-``mcts:iterations=2000,playouts=random,placements=0``.
+``greedy``, ``mcts`` with a limit and options, e.g. ``mcts:time=0.5``,
+``mcts:iterations=2000,playouts=random,placements=0``, or
+``engine:COMMAND``, any program that speaks the engine protocol.
 """
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 
 from ..errors import QuiltmakerError
@@ -44,13 +46,28 @@ _CONFIG_FIELDS = {"exploration": float, "placements": int, "special_squares": in
 _LIMIT_FIELDS = {"time": float, "iterations": int}
 
 
-def player_from_spec(spec: str, seed: int | None = None) -> Player:
+def player_from_spec(spec: str, seed: int | None = None, move_time: float | None = None) -> Player:
     """Build a player from a specification (see the module docstring).
+
+    ``move_time`` is the time per move of an outside engine (``engine:COMMAND``)
+    and of a bare ``mcts`` player; levels keep their own limits.
 
     Raises:
         QuiltmakerError: The specification is not understood.
     """
     text = spec.strip()
+    if text.startswith("engine:"):
+        from ..protocol import DEFAULT_MOVE_TIME, EnginePlayer
+
+        command = shlex.split(text[len("engine:") :])
+        if not command:
+            raise QuiltmakerError("engine: needs the command that starts the engine")
+        try:
+            return EnginePlayer(command, move_time or DEFAULT_MOVE_TIME)
+        except OSError as error:
+            raise QuiltmakerError(f"cannot start engine {command[0]!r}: {error}") from None
+    if text == "mcts" and move_time is not None:
+        text = f"mcts:time={move_time}"
     if text in LEVELS:
         player = player_from_spec(LEVELS[text].spec, seed)
         player.name = text

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,8 +118,18 @@ class SearchTree:
             getattr(self, name)[: len(array)] = array
         self.sizes[:] = sizes
 
-    def search(self, iterations: int | None = None, seconds: float | None = None) -> int:
-        """Search until ``iterations`` more iterations or ``seconds`` have passed; returns iterations done."""
+    def search(
+        self,
+        iterations: int | None = None,
+        seconds: float | None = None,
+        stop: Callable[[], bool] | None = None,
+        on_progress: Callable[[int], None] | None = None,
+    ) -> int:
+        """Search until ``iterations`` more iterations or ``seconds`` have passed; returns iterations done.
+
+        ``stop`` is polled between chunks of about 20 ms and ends the search
+        when it returns true; ``on_progress`` gets the iterations done so far.
+        """
         deadline = None if seconds is None else time.perf_counter() + seconds
         target = iterations if iterations is not None else 1 << 62
         done = 0
@@ -137,13 +148,18 @@ class SearchTree:
                 self._grow()
             if self.node_player[self.root] < 0:
                 break  # a finished game has nothing to search
+            if on_progress is not None:
+                on_progress(done)
+            if stop is not None and stop():
+                break
+            now = time.perf_counter()
+            if deadline is not None and now >= deadline:
+                break
+            # Aim for chunks of about 20 ms, and never past the deadline.
+            spent = max(now - started, 1e-6)
+            chunk = max(1, min(int(chunk * 0.02 / spent), 1 << 16))
             if deadline is not None:
-                now = time.perf_counter()
-                if now >= deadline:
-                    break
-                # Aim for chunks of about 20 ms, and never past the deadline.
-                spent = max(now - started, 1e-6)
-                chunk = max(1, min(int(chunk * 0.02 / spent), int(n / spent * (deadline - now)) + 1, 1 << 16))
+                chunk = min(chunk, int(n / spent * (deadline - now)) + 1)
         self.iterations += done
         return done
 
