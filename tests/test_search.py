@@ -1,0 +1,137 @@
+"""Monte Carlo tree search: known best moves, limits, seeds, tree reuse, bookkeeping."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from quiltmaker.ai.mcts import MCTSPlayer, SearchConfig, SearchTree
+from quiltmaker.moves import Move
+from quiltmaker.players import GreedyPlayer, Limit, play_game
+from quiltmaker.position import Position
+
+_ROWS_WITH_GAPS = ["xxx1xxx1x"] * 7  # 7 squares a row, never a 7x7 area
+
+
+def last_move_decides() -> Position:
+    """Player 0 on 52 makes the game's last move; only buying patch 25 (6 squares for 4 buttons) wins.
+
+    Advancing scores -58 + 1, patch 9 gains 2 squares' worth less; player 1 has -51
+    and the tie-break would favour player 1, who reached 53 first.
+    """
+    quilt0 = "/".join([*_ROWS_WITH_GAPS, "9", "9"])
+    quilt1 = "/".join([*_ROWS_WITH_GAPS, "xx7", "9"])
+    return Position.from_text(f"revised 9,17,25 52,6,0,{quilt0} 53,9,0,{quilt1} 1 - - 0")
+
+
+def winning_moves(position: Position) -> set[Move]:
+    """Moves after which the game is over and the mover has won (exhaustive, one ply)."""
+    mover = position.to_move
+    return {m for m in position.legal_moves() if position.play(m).is_over and position.play(m).winner == mover}
+
+
+@pytest.mark.parametrize("playouts", ["random", "greedy"])
+@pytest.mark.parametrize("placements", [0, 4])
+def test_finds_the_only_winning_last_move(playouts: str, placements: int) -> None:
+    position = last_move_decides()
+    winners = winning_moves(position)
+    assert winners and all(m.patch == 25 for m in winners)
+    player = MCTSPlayer(Limit(iterations=400), SearchConfig(playouts=playouts, placements=placements), seed=3)
+    move = player.choose_move(position)
+    assert move in winners
+    best = player.analyse(position)[0]
+    assert best.win_rate == 1.0 and best.margin > 0
+
+
+def test_win_rates_of_decided_moves_are_exact() -> None:
+    """Each root move of a position one move from the end is scored 1 or 0, with its true margin."""
+    position = last_move_decides()
+    tree = SearchTree(position, SearchConfig(placements=0), seed=1)
+    tree.search(iterations=len(position.legal_moves()) * 3)
+    for stats in tree.root_stats():
+        after = position.play(Move.from_action(stats.action))
+        assert stats.visits > 0
+        assert stats.win_rate == (1.0 if after.winner == 0 else 0.0)
+        assert stats.margin == after.scores[0] - after.scores[1]
+
+
+def test_iteration_limit_is_exact_and_stats_add_up() -> None:
+    tree = SearchTree(Position.initial(4), SearchConfig(), seed=2)
+    assert tree.search(iterations=1234) == 1234
+    assert tree.node_visits[tree.root] == 1234
+    assert sum(s.visits for s in tree.root_stats()) == 1234
+    for stats in tree.root_stats():
+        assert 0.0 <= stats.win_rate <= 1.0
+
+
+def test_arrays_grow_as_the_tree_does() -> None:
+    tree = SearchTree(Position.initial(5), SearchConfig(placements=0), seed=2, capacity=8)
+    assert tree.search(iterations=3000) == 3000
+    assert len(tree.states) > 8 and tree.sizes[0] <= len(tree.states)
+
+
+def test_time_limit_is_respected() -> None:
+    tree = SearchTree(Position.initial(6), SearchConfig(), seed=2)
+    tree.search(iterations=10)  # compile and warm up outside the timed call
+    import time
+
+    started = time.perf_counter()
+    tree.search(seconds=0.3)
+    assert time.perf_counter() - started < 0.6
+
+
+def test_same_seed_same_game_and_different_seeds_differ() -> None:
+    def game(seed: int) -> list[Move]:
+        players = [MCTSPlayer(Limit(iterations=300), seed=seed), GreedyPlayer(0)]
+        return play_game(players, Position.initial(11)).moves
+
+    assert game(1) == game(1)
+    assert any(game(1) != game(s) for s in (2, 3, 4))
+
+
+def test_tree_is_reused_after_the_opponents_reply() -> None:
+    position = Position.initial(8)
+    player = MCTSPlayer(Limit(iterations=2000), seed=5)
+    move = player.choose_move(position)
+    tree = player.tree
+    assert tree is not None
+    # The reply most searched in the tree (one the search did consider).
+    root_first = int(tree.node_first[tree.root])
+    edges = range(root_first, root_first + int(tree.node_count[tree.root]))
+    child = next(int(tree.edge_child[e]) for e in edges if tree.edge_action[e] == move.action)
+    child_first = int(tree.node_first[child])
+    replies = range(child_first, child_first + int(tree.node_count[child]))
+    reply = Move.from_action(int(tree.edge_action[max(replies, key=lambda e: tree.edge_visits[e])]))
+    following = position.play(move).play(reply)
+    assert tree.advance_to(following)
+    kept = int(tree.node_visits[tree.root])
+    assert kept > 0 and tree.position == following
+    # The reused visits count toward the next move's limit.
+    player.choose_move(following)
+    assert player.tree is tree and int(tree.node_visits[tree.root]) == max(kept, 2000)
+
+
+def test_every_node_records_who_acts() -> None:
+    """Turns do not alternate: the stored player is the one the rules say, at every node."""
+    tree = SearchTree(Position.initial(9), SearchConfig(), seed=4)
+    tree.search(iterations=3000)
+    from quiltmaker.ai import kernel
+
+    rng = random.Random(0)
+    for node in rng.sample(range(int(tree.sizes[0])), 300):
+        state = tuple(int(v) for v in tree.states[node])
+        position = kernel.to_position(state, tree.ring, tree.variant)
+        expected = position.to_move
+        assert tree.node_player[node] == (-1 if expected is None else expected)
+
+
+def test_mcts_beats_greedy() -> None:
+    """Not a strength measurement (that is docs/strength.md): a guard against a broken search."""
+    wins = 0
+    for seed in range(4):
+        mcts = MCTSPlayer(Limit(iterations=1500), seed=seed)
+        seats = [mcts, GreedyPlayer(seed)] if seed % 2 == 0 else [GreedyPlayer(seed), mcts]
+        final = play_game(seats, Position.initial(100 + seed)).position
+        wins += final.winner == seed % 2
+    assert wins >= 3
