@@ -37,7 +37,8 @@ def test_finds_the_only_winning_last_move(playouts: str, placements: int) -> Non
     position = last_move_decides()
     winners = winning_moves(position)
     assert winners and all(m.patch == 25 for m in winners)
-    player = MCTSPlayer(Limit(iterations=400), SearchConfig(playouts=playouts, placements=placements), seed=3)
+    config = SearchConfig(playouts=playouts, placements=placements)
+    player = MCTSPlayer(Limit(iterations=400), config, seed=3, endgame_solver=False)
     move = player.choose_move(position)
     assert move in winners
     best = player.analyse(position)[0]
@@ -135,3 +136,12 @@ def test_mcts_beats_greedy() -> None:
         final = play_game(seats, Position.initial(100 + seed)).position
         wins += final.winner == seed % 2
     assert wins >= 3
+
+
+def test_near_the_end_the_answer_is_exact() -> None:
+    """With the endgame solver on, the last decisive move is found with its exact margin."""
+    position = last_move_decides()
+    best = MCTSPlayer(Limit(iterations=100), seed=1).analyse(position)
+    after = position.play(Move.from_action(best[0].action))
+    assert after.winner == 0 and best[0].win_rate == 1.0
+    assert best[0].margin == after.scores[0] - after.scores[1]

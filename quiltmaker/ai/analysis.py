@@ -30,7 +30,7 @@ class Analysis:
         expected_margin: Expected final score of the player to move minus the opponent's.
         win_probability_player0: The same chance seen by player 0, for evaluation graphs.
         expected_margin_player0: Expected final margin of player 0.
-        iterations: Playouts behind the figures.
+        iterations: Playouts behind the figures (positions solved, where the endgame solver answered exactly).
         moves: The searched moves, most visited first, as ``(text, visits, win rate, margin)``.
     """
 
@@ -59,7 +59,7 @@ def analyse_position(position: Position, limit: Limit = DEFAULT_LIMIT, seed: int
     stats: list[MoveStats] = searcher.analyse(position)
     best = stats[0]
     mover = position.to_move
-    assert mover is not None and searcher.tree is not None
+    assert mover is not None
     sign = 1 if mover == 0 else -1
     return Analysis(
         position=position.text(),
@@ -69,7 +69,7 @@ def analyse_position(position: Position, limit: Limit = DEFAULT_LIMIT, seed: int
         expected_margin=best.margin,
         win_probability_player0=best.win_rate if mover == 0 else 1.0 - best.win_rate,
         expected_margin_player0=sign * best.margin,
-        iterations=int(searcher.tree.node_visits[searcher.tree.root]),
+        iterations=sum(s.visits for s in stats),
         moves=[(Move.from_action(s.action).text(), s.visits, s.win_rate, s.margin) for s in stats],
     )
 

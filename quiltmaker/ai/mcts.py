@@ -26,6 +26,12 @@ from ..players import Limit, Player
 from ..position import Position
 from . import kernel as K
 from .search_kernel import GREEDY_PLAYOUTS, RANDOM_PLAYOUTS, compact, run_search
+from .solver import EndgameSolver
+
+# The endgame solver is tried once both tokens are this far along the track.
+SOLVER_FROM_SPACE = 40
+SOLVER_NODES_PER_ITERATION = 20
+SOLVER_NODES_PER_SECOND = 300_000
 
 
 @dataclass(frozen=True)
@@ -232,7 +238,14 @@ class MCTSPlayer(Player):
         name: Name written into records.
     """
 
-    def __init__(self, limit: Limit, config: SearchConfig = SearchConfig(), seed: int | None = None, name: str = "mcts") -> None:
+    def __init__(
+        self,
+        limit: Limit,
+        config: SearchConfig = SearchConfig(),
+        seed: int | None = None,
+        name: str = "mcts",
+        endgame_solver: bool = True,
+    ) -> None:
         if limit.iterations is None and limit.time is None:
             raise ValueError("an MCTS player needs a limit by iterations or time")
         self.limit = limit
@@ -240,9 +253,32 @@ class MCTSPlayer(Player):
         self.name = name
         self._seeds = random.Random(seed)
         self.tree: SearchTree | None = None
+        self._solver: EndgameSolver | None = EndgameSolver() if endgame_solver else None
+
+    def _solve(self, position: Position) -> list[MoveStats] | None:
+        """Perfect play near the end, when the solver finishes within a budget that fits the limit."""
+        if self._solver is None or min(position.times) < SOLVER_FROM_SPACE:
+            return None
+        # Budgets from the limit: nodes per iteration keep iteration-limited play reproducible.
+        budget = SOLVER_NODES_PER_ITERATION * self.limit.iterations if self.limit.iterations else 0
+        if self.limit.time is not None:
+            budget = max(budget, int(SOLVER_NODES_PER_SECOND * self.limit.time))
+        solution = self._solver.solve(position, budget)
+        if solution is None or solution.best_move is None:
+            return None
+        mover = position.to_move
+        margin = solution.margin if mover == 0 else -solution.margin
+        return [MoveStats(solution.best_move.action, solution.nodes, 1.0 if solution.winner == mover else 0.0, float(margin))]
 
     def analyse(self, position: Position) -> list[MoveStats]:
-        """Search ``position`` within the limit and return the root statistics, best first."""
+        """Search ``position`` within the limit and return the root statistics, best first.
+
+        Near the end of the game the answer is exact: one move, with a win
+        rate of 1 or 0 and the margin under perfect play.
+        """
+        solved = self._solve(position)
+        if solved is not None:
+            return solved
         tree = self.tree
         if tree is None or not tree.advance_to(position):
             tree = SearchTree(position, self.config, self._seeds.getrandbits(64))

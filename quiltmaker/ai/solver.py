@@ -1,0 +1,76 @@
+"""An exact endgame solver: perfect play (win first, then score margin) when the rest of the game is small.
+
+Alpha-beta search over every legal move, with a transposition table, to the
+end of the game. It gives up, rather than guess, when a node budget runs out;
+players then fall back on Monte Carlo tree search.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..moves import Move
+from ..position import Position
+from . import kernel as K
+from .solver_kernel import ABORTED, INFINITY, MAX_PLY, WIN, alphabeta
+
+DEFAULT_TABLE_BITS = 20
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The exact outcome of a position under perfect play by both sides.
+
+    Attributes:
+        best_move: A move that achieves it (``None`` when the game is over).
+        winner: Who wins.
+        margin: Final score of player 0 minus player 1.
+        nodes: Positions searched.
+        seconds: Time taken.
+    """
+
+    best_move: Move | None
+    winner: int
+    margin: int
+    nodes: int
+    seconds: float
+
+
+class EndgameSolver:
+    """Solves positions exactly, keeping its transposition table between calls."""
+
+    def __init__(self, table_bits: int = DEFAULT_TABLE_BITS) -> None:
+        size = 1 << table_bits
+        self._keys = np.zeros(size, dtype=np.uint64)
+        self._values = np.zeros(size, dtype=np.int64)
+        self._flags = np.zeros(size, dtype=np.int64)
+        self._moves = np.zeros(size, dtype=np.int64)
+        self._rows = np.zeros((MAX_PLY, K.MAX_MOVES), dtype=np.int64)
+        self._ring: tuple[int, ...] | None = None
+
+    def solve(self, position: Position, max_nodes: int = 2_000_000) -> Solution | None:
+        """Solve ``position``, or return ``None`` if that takes more than ``max_nodes`` positions."""
+        state, ring = K.from_position(position)
+        if ring != self._ring:
+            # Table entries are keyed by state alone, which is only sound for one ring.
+            self._keys[:] = 0
+            self._ring = ring
+        budget = np.array([max_nodes], dtype=np.int64)
+        started = time.perf_counter()
+        value, action = alphabeta(
+            state, ring, -INFINITY, INFINITY, 0, self._rows, self._keys, self._values, self._flags, self._moves, budget
+        )
+        if value == ABORTED:
+            return None
+        winner = 0 if value > 0 else 1
+        margin = int(value - WIN if winner == 0 else value + WIN)
+        return Solution(
+            best_move=None if action < 0 else Move.from_action(int(action)),
+            winner=winner,
+            margin=margin,
+            nodes=max_nodes - int(budget[0]),
+            seconds=time.perf_counter() - started,
+        )

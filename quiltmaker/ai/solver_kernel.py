@@ -1,0 +1,108 @@
+"""The compiled half of the exact endgame solver: alpha-beta over every legal move.
+
+Values are from player 0's side and order outcomes lexicographically: any
+win beats any loss, and among wins (or losses) a larger score margin is
+better. A terminal position is worth ``WIN + margin`` when player 0 wins and
+``-WIN + margin`` when player 1 does, with ``margin`` = score 0 - score 1.
+Player 0 maximises, player 1 minimises; who moves is read from each state,
+never assumed to alternate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import kernel as K
+from .kernel import _inline, _jit, legal_actions, score, step, to_move, winner
+
+WIN = 1000  # larger than any score margin
+INFINITY = 1 << 40
+ABORTED = 1 << 50  # the node budget ran out: the value means nothing
+EXACT, LOWER, UPPER = 0, 1, 2
+MAX_PLY = 256
+
+
+@_inline
+def terminal_value(state):
+    margin = score(state, 0) - score(state, 1)
+    return WIN + margin if winner(state) == 0 else -WIN + margin
+
+
+@_inline
+def state_hash(state):
+    """A 64-bit hash of a state (the ring is fixed for a whole solve)."""
+    h = np.uint64(0x9E3779B97F4A7C15)
+    for i in range(K.STATE_SIZE):
+        h ^= np.uint64(state[i]) + np.uint64(0x9E3779B97F4A7C15) + (h << np.uint64(6)) + (h >> np.uint64(2))
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+    return h ^ (h >> np.uint64(31))
+
+
+@_jit
+def alphabeta(state, ring, alpha, beta, ply, moves, table_keys, table_values, table_flags, table_moves, budget):
+    """The exact value of ``state`` within ``(alpha, beta)`` and its best action; ``ABORTED`` past the budget."""
+    player = to_move(state)
+    if player < 0:
+        return terminal_value(state), -1
+    if budget[0] <= 0:
+        return ABORTED, -1
+    budget[0] -= 1
+    key = state_hash(state)
+    slot = np.int64(key & np.uint64(table_keys.shape[0] - 1))
+    hinted = -1
+    if table_keys[slot] == key:
+        value = table_values[slot]
+        flag = table_flags[slot]
+        hinted = table_moves[slot]
+        if flag == EXACT:
+            return value, hinted
+        if flag == LOWER and value > alpha:
+            alpha = value
+        elif flag == UPPER and value < beta:
+            beta = value
+        if alpha >= beta:
+            return value, hinted
+    original_alpha = alpha
+    original_beta = beta
+    row = moves[ply]
+    count = legal_actions(state, ring, row)
+    # The move that was best before is tried first: most cut-offs come from it.
+    if hinted >= 0:
+        for i in range(count):
+            if row[i] == hinted:
+                row[i] = row[0]
+                row[0] = hinted
+                break
+    best = -INFINITY if player == 0 else INFINITY
+    best_action = row[0]
+    for i in range(count):
+        action = row[i]
+        value, _ = alphabeta(step(state, ring, action), ring, alpha, beta, ply + 1, moves,
+                             table_keys, table_values, table_flags, table_moves, budget)
+        if value == ABORTED:
+            return ABORTED, -1
+        if player == 0:
+            if value > best:
+                best = value
+                best_action = action
+            if best > alpha:
+                alpha = best
+        else:
+            if value < best:
+                best = value
+                best_action = action
+            if best < beta:
+                beta = best
+        if alpha >= beta:
+            break
+    if best <= original_alpha:
+        flag = UPPER
+    elif best >= original_beta:
+        flag = LOWER
+    else:
+        flag = EXACT
+    table_keys[slot] = key
+    table_values[slot] = best
+    table_flags[slot] = flag
+    table_moves[slot] = best_action
+    return best, best_action

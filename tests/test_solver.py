@@ -1,0 +1,60 @@
+"""The endgame solver against plain exhaustive search."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from quiltmaker.ai.solver import EndgameSolver
+from quiltmaker.players import GreedyPlayer, RandomPlayer, play_game
+from quiltmaker.position import Position
+
+
+def exhaustive(position: Position) -> tuple[int, int]:
+    """(winner, margin) under perfect play: win first, then margin, by plain minimax over every move."""
+
+    @functools.cache
+    def value(p: Position) -> int:
+        if p.is_over:
+            margin = p.scores[0] - p.scores[1]
+            return 1000 + margin if p.winner == 0 else -1000 + margin
+        values = [value(p.play_unchecked(m)) for m in p.legal_moves()]
+        return max(values) if p.to_move == 0 else min(values)
+
+    v = value(position)
+    return (0, v - 1000) if v > 0 else (1, v + 1000)
+
+
+def endgames() -> list[Position]:
+    """Positions a few moves from the end of greedy and random games."""
+    positions = []
+    for seed in range(8):
+        players = [GreedyPlayer(seed), GreedyPlayer(seed + 1)] if seed % 2 else [GreedyPlayer(seed), RandomPlayer(seed)]
+        game = play_game(players, Position.initial(seed))
+        positions.extend(game.positions[-5:-1])
+    return positions
+
+
+@pytest.mark.parametrize("index", range(32))
+def test_solver_agrees_with_exhaustive_search(index: int) -> None:
+    position = endgames()[index]
+    solution = EndgameSolver(table_bits=12).solve(position)
+    assert solution is not None
+    assert (solution.winner, solution.margin) == exhaustive(position)
+    # Its move achieves the value: the position after it is worth the same.
+    assert solution.best_move is not None
+    after = position.play(solution.best_move)
+    assert exhaustive(after) == (solution.winner, solution.margin)
+
+
+def test_solver_gives_up_past_its_budget() -> None:
+    assert EndgameSolver().solve(Position.initial(1), max_nodes=1000) is None
+
+
+def test_finished_position() -> None:
+    game = play_game([GreedyPlayer(0), GreedyPlayer(1)], Position.initial(3))
+    solution = EndgameSolver().solve(game.position)
+    assert solution is not None and solution.best_move is None
+    assert solution.winner == game.position.winner
+    assert solution.margin == game.position.scores[0] - game.position.scores[1]
