@@ -82,6 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument("--iterations", type=int, help="playouts per move for a bare 'mcts' player")
     match.add_argument("--seed", type=int, default=0)
     match.add_argument("--workers", type=int, help="parallel games (default: one per core)")
+    match.add_argument("--ray", metavar="ADDRESS", help="run the games on a Ray cluster ('local' starts one here)")
     match.add_argument("--records", type=Path, default=Path("match-records"), help="folder for the game records")
     match.add_argument("--variant", default="revised")
     match.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -298,7 +299,7 @@ def _match(args: argparse.Namespace) -> int:
         task = progress.add_task(f"{specs[0]} vs {specs[1]}", total=args.games)
         result = run_match(
             (specs[0], specs[1]), args.games, args.seed, args.workers, args.records, args.variant,
-            on_game=lambda game: progress.advance(task), move_time=move_time,
+            on_game=lambda game: progress.advance(task), move_time=move_time, ray_address=args.ray,
         )
     summary = result.summary()
     if args.json:

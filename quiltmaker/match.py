@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from . import record
-from .players import Player, play_game
+from .errors import QuiltmakerError
+from .players import play_game
 from .position import Position
 
 Z95 = 1.959963984540054
@@ -159,8 +160,12 @@ def run_match(
     variant: str = "revised",
     on_game: Callable[[dict[str, Any]], None] | None = None,
     move_time: float | None = None,
+    ray_address: str | None = None,
 ) -> MatchResult:
-    """Play a match in parallel processes and return the tally.
+    """Play a match in parallel and return the tally.
+
+    Games run in a local process pool, or, with ``ray_address`` (``"local"``
+    for a Ray instance on this machine, or a cluster's address), as Ray tasks.
 
     Raises:
         QuiltmakerError: A player specification is not understood.
@@ -175,15 +180,40 @@ def run_match(
     result = MatchResult(players)
     workers = workers or os.cpu_count() or 1
     specs = list(schedule(players, games, seed, variant, move_time))
+
+    def finished(game: dict[str, Any]) -> None:
+        result.add(game["match"]["a_seat"], game["result"]["scores"], game["result"]["winner"])
+        if records is not None:
+            path = records / f"game-{game['match']['game']:05d}.json"
+            path.write_text(json.dumps(game) + "\n", encoding="utf-8")
+        if on_game is not None:
+            on_game(game)
+
+    if ray_address is not None:
+        _run_on_ray(specs, ray_address, finished)
+        return result
     with ProcessPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(play_scheduled_game, spec) for spec in specs]
         for future in as_completed(futures):
-            game = future.result()
-            a_seat = game["match"]["a_seat"]
-            result.add(a_seat, game["result"]["scores"], game["result"]["winner"])
-            if records is not None:
-                path = records / f"game-{game['match']['game']:05d}.json"
-                path.write_text(json.dumps(game) + "\n", encoding="utf-8")
-            if on_game is not None:
-                on_game(game)
+            finished(future.result())
     return result
+
+
+def _run_on_ray(specs: list[GameSpec], address: str, finished: Callable[[dict[str, Any]], None]) -> None:
+    """Play the games as Ray tasks, reporting each as it ends (Ray is an optional dependency)."""
+    try:
+        import ray
+    except ImportError:
+        raise QuiltmakerError("Ray is not installed: pip install 'quiltmaker[ray]'") from None
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(address=None if address == "local" else address, include_dashboard=False, log_to_driver=False)
+    try:
+        remote_game = ray.remote(play_scheduled_game)
+        pending = [remote_game.remote(spec) for spec in specs]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            finished(ray.get(done[0]))
+    finally:
+        if started_here:
+            ray.shutdown()
