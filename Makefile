@@ -16,6 +16,7 @@ run: $(STAMP)
 	$(BIN)/quiltmaker play
 
 test: $(STAMP)
+	$(BIN)/ruff check quiltmaker tests benchmarks
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q
 

@@ -104,7 +104,6 @@ def _play(args: argparse.Namespace) -> int:
 
     from . import record
     from .game import Game
-    from .players import make_player
     from .terminal import play_in_terminal
 
     rng = random.Random(args.seed)

@@ -19,7 +19,6 @@ from .components import (
     BONUS_POINTS,
     DEFAULT_VARIANT,
     EMPTY_SQUARE_PENALTY,
-    FULL_QUILT,
     INCOME_UP_TO,
     LAST_SPACE,
     PATCH_COUNT,
@@ -31,7 +30,7 @@ from .components import (
     time_track,
 )
 from .errors import IllegalMoveError, InvalidMoveError, InvalidPositionError
-from .moves import ADVANCE, BUY, PLACEMENTS, SPECIAL, SPECIAL_MOVES, Move, square_name
+from .moves import ADVANCE, PLACEMENTS, SPECIAL, SPECIAL_MOVES, Move, square_name
 
 NO_BONUS = -1
 

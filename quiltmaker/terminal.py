@@ -18,7 +18,7 @@ from . import record
 from .components import BOARD_SIZE, BONUS_POINTS, EMPTY_SQUARE_PENALTY, LAST_SPACE, PATCHES, TIME_TRACKS
 from .errors import QuiltmakerError
 from .game import Game
-from .moves import ADVANCE, BUY, COLUMNS, SPECIAL, Move, parse_square
+from .moves import ADVANCE, COLUMNS, SPECIAL, Move, parse_square
 from .players import Player
 from .position import NO_BONUS, Position
 
@@ -267,7 +267,7 @@ def _parse_human_move(position: Position, line: str) -> Move:
 
 def _why_you_move(position: Position, player: int) -> str:
     if position.pending:
-        return f"You earned a special 1x1 patch: type the square to place it (e.g. e5)."
+        return "You earned a special 1x1 patch: type the square to place it (e.g. e5)."
     other = position.times[1 - player]
     if position.times[player] == other:
         return "Your token is on top of your opponent's, so you move."

@@ -7,38 +7,16 @@ no bitboards; any disagreement in legal moves or state is a bug in one of them.
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import pytest
+from plain_adapter import plain_move, plain_snapshot
 from plain_rules import PlainGame
 
 from quiltmaker.components import DATA, PATCH_COUNT, TIME_TRACKS
-from quiltmaker.moves import ADVANCE, BUY, Move
-from quiltmaker.position import NO_BONUS, Position
+from quiltmaker.moves import BUY
+from quiltmaker.position import Position
 
 GAMES = 1000
-
-
-def plain_move(move: Move) -> tuple[Any, ...]:
-    if move.kind == ADVANCE:
-        return ("advance",)
-    if move.kind == BUY:
-        return ("buy", move.patch, frozenset(move.cells))
-    return ("special", move.cells[0])
-
-
-def engine_snapshot(position: Position) -> dict[str, Any]:
-    return {
-        "positions": list(position.times),
-        "buttons": list(position.buttons),
-        "income": list(position.income),
-        "quilts": [frozenset(Move("buy", None, q).cells) for q in position.quilts],
-        "circle": list(position.circle),
-        "specials": [s for s in range(54) if position.specials >> s & 1],
-        "bonus": None if position.bonus == NO_BONUS else position.bonus,
-        "pending_specials": position.pending,
-        "to_move": position.to_move,
-    }
 
 
 @pytest.mark.parametrize("variant", ["revised", "original"])
@@ -49,7 +27,7 @@ def test_engine_agrees_with_plain_rules(variant: str) -> None:
         position = Position.initial(rng.randrange(1 << 30), variant=variant)
         plain = PlainGame(list(position.circle), position.on_top, list(TIME_TRACKS[variant].special_spaces), DATA["patches"])
         while True:
-            assert engine_snapshot(position) == plain.snapshot(), (game_index, position.text())
+            assert plain_snapshot(position) == plain.snapshot(), (game_index, position.text())
             moves = position.legal_moves()
             assert {plain_move(m) for m in moves} == plain.legal_moves(), (game_index, position.text())
             assert len(moves) == len(set(moves))

@@ -146,7 +146,28 @@ class EngineProcess:
         assert len(words) == 2, f"malformed bestmove line {best!r}"
         return infos, words[1]
 
-    def close(self) -> None:
+    def resync(self, timeout: float = 5.0) -> bool:
+        """Stop any search and drain the output up to a ``readyok``; False if the engine cannot."""
+        if self.process.poll() is not None or self._closed_output:
+            return False
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write("stop\nisready\n")
+            self.process.stdin.flush()
+        except OSError:
+            return False
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                return False
+            if line is None:
+                return False
+            if line == "readyok":
+                return True
+
+    def close(self, wait: float = 5.0) -> None:
         """Make sure the engine is gone: close its input, then kill it if it lingers."""
         if self.process.poll() is None:
             try:
@@ -155,7 +176,7 @@ class EngineProcess:
             except OSError:
                 pass
             try:
-                self.process.wait(timeout=5)
+                self.process.wait(timeout=wait)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=5)
@@ -232,10 +253,37 @@ def warm_search() -> None:
 
 @pytest.fixture
 def engine() -> Iterator[EngineProcess]:
-    """A fresh engine subprocess, ended after the test."""
+    """A fresh engine subprocess, ended after the test: for tests that need a fresh state."""
     process = EngineProcess()
     yield process
     process.close()
+
+
+@pytest.fixture(scope="module")
+def _shared_engines() -> Iterator[list[EngineProcess]]:
+    engines: list[EngineProcess] = []
+    yield engines
+    for process in engines:
+        process.close()
+
+
+@pytest.fixture
+def warm_engine(_shared_engines: list[EngineProcess]) -> Iterator[EngineProcess]:
+    """An engine that has searched already, shared between tests to save its start-up.
+
+    Each test leaves it idle (a ``stop`` and ``isready`` afterwards); one that
+    cannot be brought back, or has died, is replaced, so a failure does not
+    spread to the tests after it.
+    """
+    if not _shared_engines or _shared_engines[-1].process.poll() is not None:
+        process = EngineProcess()
+        process.send("position start seed 0")
+        process.search("go iterations 20")  # loads the compiled search core
+        _shared_engines.append(process)
+    process = _shared_engines[-1]
+    yield process
+    if not process.resync():
+        process.close(wait=1)
 
 
 # The handshake and plain commands -----------------------------------------------
@@ -259,14 +307,14 @@ def test_protocol_handshake(engine: EngineProcess) -> None:
     assert len(before) == len(ids) + len(options), f"stray lines in the handshake: {before}"
 
 
-def test_isready_answers_readyok(engine: EngineProcess) -> None:
-    assert engine.lines_before_readyok(timeout=10) == []
-    assert engine.lines_before_readyok(timeout=10) == []
+def test_isready_answers_readyok(warm_engine: EngineProcess) -> None:
+    assert warm_engine.lines_before_readyok(timeout=10) == []
+    assert warm_engine.lines_before_readyok(timeout=10) == []
 
 
-def test_newgame_and_stop_without_a_search_are_silent(engine: EngineProcess) -> None:
-    engine.send("newgame", "stop")
-    assert engine.lines_before_readyok(timeout=10) == []
+def test_newgame_and_stop_without_a_search_are_silent(warm_engine: EngineProcess) -> None:
+    warm_engine.send("newgame", "stop")
+    assert warm_engine.lines_before_readyok(timeout=10) == []
 
 
 # Positions and searches -----------------------------------------------------------
@@ -287,97 +335,95 @@ def test_go_iterations_streams_info_then_a_legal_bestmove(engine: EngineProcess)
     assert engine.lines_before_readyok() == []
 
 
-def test_position_start_with_circle_and_first_player(engine: EngineProcess) -> None:
+def test_position_start_with_circle_and_first_player(warm_engine: EngineProcess) -> None:
     circle = [*range(32, 0, -1), 0]
-    engine.send(f"position start circle {','.join(map(str, circle))} first 1")
-    _, best = engine.search("go iterations 200")
+    warm_engine.send(f"position start circle {','.join(map(str, circle))} first 1")
+    _, best = warm_engine.search("go iterations 200")
     assert_legal(Position.initial(circle=circle, first_player=1), best)
 
 
-def test_position_text_mid_game(engine: EngineProcess) -> None:
+def test_position_text_mid_game(warm_engine: EngineProcess) -> None:
     start, moves = greedy_line(11, 9)
     position = start
     for move in moves:
         position = position.play(move)
     text = position.text()
     assert len(text.split()) == 8
-    engine.send(f"position text {text}")
-    _, best = engine.search("go iterations 200")
+    warm_engine.send(f"position text {text}")
+    _, best = warm_engine.search("go iterations 200")
     assert_legal(position, best)
 
 
-def test_position_start_with_moves(engine: EngineProcess) -> None:
+def test_position_start_with_moves(warm_engine: EngineProcess) -> None:
     start, moves = greedy_line(7, 2)
     expected = start.play(moves[0]).play(moves[1])
-    engine.send(f"position start seed 7 moves {moves[0].text()} {moves[1].text()}")
-    _, best = engine.search("go iterations 200")
+    warm_engine.send(f"position start seed 7 moves {moves[0].text()} {moves[1].text()}")
+    _, best = warm_engine.search("go iterations 200")
     assert_legal(expected, best)
 
 
-def test_position_text_with_moves(engine: EngineProcess) -> None:
+def test_position_text_with_moves(warm_engine: EngineProcess) -> None:
     start, moves = greedy_line(3, 5)
     middle = start.play(moves[0]).play(moves[1])
     expected = middle.play(moves[2]).play(moves[3])
-    engine.send(f"position text {middle.text()} moves {moves[2].text()} {moves[3].text()}")
-    _, best = engine.search("go iterations 200")
+    warm_engine.send(f"position text {middle.text()} moves {moves[2].text()} {moves[3].text()}")
+    _, best = warm_engine.search("go iterations 200")
     assert_legal(expected, best)
 
 
-def test_positions_in_a_row_each_get_their_own_search(engine: EngineProcess) -> None:
+def test_positions_in_a_row_each_get_their_own_search(warm_engine: EngineProcess) -> None:
     # The engine keeps its tree between searches; a new position must not inherit a stale move.
     start, moves = greedy_line(9, 6)
     position = start
     for ply, move in enumerate(moves):
-        engine.send(f"position start seed 9 moves {' '.join(m.text() for m in moves[:ply])}".rstrip())
-        _, best = engine.search("go iterations 100")
+        warm_engine.send(f"position start seed 9 moves {' '.join(m.text() for m in moves[:ply])}".rstrip())
+        _, best = warm_engine.search("go iterations 100")
         assert_legal(position, best)
         position = position.play(move)
 
 
-def test_go_time_takes_about_that_long(engine: EngineProcess) -> None:
-    engine.send("position start seed 2")
-    engine.search("go iterations 50")  # first search loads the compiled core; not timed
+def test_go_time_takes_about_that_long(warm_engine: EngineProcess) -> None:
+    warm_engine.send("position start seed 2")
     started = time.monotonic()
-    _, best = engine.search("go time 0.3")
+    _, best = warm_engine.search("go time 0.3")
     elapsed = time.monotonic() - started
     assert 0.2 <= elapsed < 2.0, elapsed
     assert_legal(Position.initial(2), best)
 
 
-def test_go_movetime_is_in_milliseconds(engine: EngineProcess) -> None:
-    engine.send("position start seed 2")
-    engine.search("go iterations 50")
+def test_go_movetime_is_in_milliseconds(warm_engine: EngineProcess) -> None:
+    warm_engine.send("position start seed 2")
     started = time.monotonic()
-    _, best = engine.search("go movetime 300")
+    _, best = warm_engine.search("go movetime 300")
     elapsed = time.monotonic() - started
     assert 0.2 <= elapsed < 2.0, elapsed
     assert_legal(Position.initial(2), best)
 
 
-def test_isready_waits_for_a_running_search(engine: EngineProcess) -> None:
-    engine.send("position start seed 4", "go time 0.3", "isready")
-    infos, best = engine.read_until("bestmove")
+def test_isready_waits_for_a_running_search(warm_engine: EngineProcess) -> None:
+    warm_engine.send("position start seed 4", "go time 0.3", "isready")
+    infos, best = warm_engine.read_until("bestmove")
     assert all(line.startswith("info ") for line in infos)
     assert_legal(Position.initial(4), best.split()[1])
-    before, _ = engine.read_until("readyok")
+    before, _ = warm_engine.read_until("readyok")
     assert before == []
 
 
-def test_go_infinite_streams_info_until_stop(engine: EngineProcess) -> None:
-    engine.send("position start seed 5", "go infinite")
+def test_go_infinite_streams_info_until_stop(warm_engine: EngineProcess) -> None:
+    warm_engine.send("position start seed 5", "go infinite")
     # Info lines come about every half second while it searches, with growing counts.
-    first = parse_info(engine.read_line())
-    second = parse_info(engine.read_line())
+    first = parse_info(warm_engine.read_line())
+    second = parse_info(warm_engine.read_line())
     assert int(second["iterations"]) >= int(first["iterations"])
     started = time.monotonic()
-    engine.send("stop")
-    infos, best = engine.read_until("bestmove", timeout=5)
+    warm_engine.send("stop")
+    infos, best = warm_engine.read_until("bestmove", timeout=5)
     assert time.monotonic() - started < 2.0, "stop must end the search promptly"
     assert all(line.startswith("info ") for line in infos)
     assert_legal(Position.initial(5), best.split()[1])
-    assert engine.lines_before_readyok(timeout=5) == []
+    assert warm_engine.lines_before_readyok(timeout=5) == []
     # After a stop the engine searches again as usual.
-    _, again = engine.search("go iterations 100")
+    _, again = warm_engine.search("go iterations 100")
     assert_legal(Position.initial(5), again)
 
 
@@ -407,8 +453,10 @@ def test_quit_exits_with_status_zero(engine: EngineProcess) -> None:
 def test_quit_during_a_search_exits_promptly(engine: EngineProcess) -> None:
     engine.send("position start seed 1", "go infinite")
     parse_info(engine.read_line())  # it is searching
+    started = time.monotonic()
     engine.send("quit")
     assert engine.process.wait(timeout=5) == 0
+    assert time.monotonic() - started < 2.0
     assert "Traceback" not in engine.stderr
 
 
@@ -445,7 +493,6 @@ def _illegal_at_start() -> str:
 # Each case: commands sent to a fresh engine; only the last one is malformed.
 MALFORMED: dict[str, list[str]] = {
     "unknown command": ["frobnicate the quilt"],
-    "go before any position": ["go iterations 10"],
     "position with nothing": ["position"],
     "position neither start nor text": ["position sideways"],
     "position start without seed or circle": ["position start"],
@@ -483,26 +530,35 @@ MALFORMED: dict[str, list[str]] = {
 
 @pytest.mark.parametrize("commands", MALFORMED.values(), ids=MALFORMED.keys())
 def test_malformed_command_gets_one_error_and_the_engine_keeps_running(
-    engine: EngineProcess, commands: list[str]
+    warm_engine: EngineProcess, commands: list[str]
 ) -> None:
-    engine.send(*commands)
-    lines = engine.lines_before_readyok(timeout=15)
+    warm_engine.send(*commands)
+    lines = warm_engine.lines_before_readyok(timeout=15)
     assert len(lines) == 1 and lines[0].startswith("error "), lines
     assert len(lines[0]) > len("error "), "the error names its reason"
     # Still alive and still searching: a valid position and go after the error work.
+    warm_engine.send("position start seed 3")
+    _, best = warm_engine.search("go iterations 50")
+    assert_legal(Position.initial(3), best)
+    assert warm_engine.lines_before_readyok() == []
+    assert "Traceback" not in warm_engine.stderr
+
+
+def test_go_before_any_position(engine: EngineProcess) -> None:
+    engine.send("go iterations 10")
+    lines = engine.lines_before_readyok(timeout=10)
+    assert len(lines) == 1 and lines[0].startswith("error "), lines
     engine.send("position start seed 3")
     _, best = engine.search("go iterations 50")
     assert_legal(Position.initial(3), best)
-    assert engine.lines_before_readyok() == []
-    assert "Traceback" not in engine.stderr
 
 
-def test_malformed_position_keeps_the_previous_one(engine: EngineProcess) -> None:
+def test_malformed_position_keeps_the_previous_one(warm_engine: EngineProcess) -> None:
     # "changes nothing": a bad position command leaves the last good one in place.
-    engine.send("position start seed 8", "position start seed 8 moves S@e5")
-    lines = engine.lines_before_readyok()
+    warm_engine.send("position start seed 8", "position start seed 8 moves S@e5")
+    lines = warm_engine.lines_before_readyok()
     assert len(lines) == 1 and lines[0].startswith("error ")
-    _, best = engine.search("go iterations 100")
+    _, best = warm_engine.search("go iterations 100")
     assert_legal(Position.initial(8), best)
 
 
@@ -515,12 +571,12 @@ def test_bad_setoption_keeps_the_level(engine: EngineProcess) -> None:
 
 
 @pytest.mark.parametrize("line", ["", "   ", "\t"], ids=["empty", "spaces", "tab"])
-def test_blank_lines_are_ignored(engine: EngineProcess, line: str) -> None:
+def test_blank_lines_are_ignored(warm_engine: EngineProcess, line: str) -> None:
     # Blank lines carry no command; the engine skips them (as UCI engines do) without a word.
-    engine.send(line)
-    assert engine.lines_before_readyok(timeout=10) == []
-    engine.send("position start seed 3")
-    _, best = engine.search("go iterations 50")
+    warm_engine.send(line)
+    assert warm_engine.lines_before_readyok(timeout=10) == []
+    warm_engine.send("position start seed 3")
+    _, best = warm_engine.search("go iterations 50")
     assert_legal(Position.initial(3), best)
 
 
@@ -528,19 +584,18 @@ def test_blank_lines_are_ignored(engine: EngineProcess, line: str) -> None:
     "command",
     ["position start seed 1", "go iterations 10", "setoption name Level value casual", "newgame", "protocol", "bogus"],
 )
-def test_commands_while_searching_get_an_error(engine: EngineProcess, command: str) -> None:
-    engine.send("position start seed 5", "go infinite")
-    parse_info(engine.read_line())  # searching now
-    engine.send(command)
-    infos, error = engine.read_until("error ", timeout=5)
+def test_commands_while_searching_get_an_error(warm_engine: EngineProcess, command: str) -> None:
+    # 'go' marks the engine as searching before it reads the next line, so no need to wait.
+    warm_engine.send("position start seed 5", "go infinite", command)
+    infos, error = warm_engine.read_until("error ", timeout=5)
     assert all(line.startswith("info ") for line in infos)
-    engine.send("stop")
-    infos, best = engine.read_until("bestmove", timeout=5)
+    warm_engine.send("stop")
+    infos, best = warm_engine.read_until("bestmove", timeout=5)
     assert all(line.startswith("info ") for line in infos), "exactly one error, no other answer"
     # The search went on in the original position: the command changed nothing.
     assert_legal(Position.initial(5), best.split()[1])
-    assert engine.lines_before_readyok(timeout=5) == []
-    _, again = engine.search("go iterations 50")
+    assert warm_engine.lines_before_readyok(timeout=5) == []
+    _, again = warm_engine.search("go iterations 50")
     assert_legal(Position.initial(5), again)
 
 
@@ -584,16 +639,18 @@ def test_regression_isready_during_infinite_search(engine: EngineProcess) -> Non
     # isready during 'go infinite' joins the search thread, which only a 'stop' ends; but
     # the engine reads no more commands while it waits, so it deadlocks: no readyok, and
     # the stop that follows is never read. (UCI answers isready at once during a search.)
-    engine.send("position start seed 3", "go infinite")
-    parse_info(engine.read_line())
-    engine.send("isready", "stop")
+    engine.send("position start seed 3", "go infinite", "isready", "stop")
     seen: list[str] = []
-    deadline = time.monotonic() + 5
-    while not ({"readyok", "bestmove"} <= {line.split()[0] for line in seen}):
-        try:
-            seen.append(engine._lines.get(timeout=max(0.01, deadline - time.monotonic())) or "EOF")
-        except queue.Empty:
-            pytest.fail(f"no readyok and bestmove within 5 s of isready + stop; got {[s for s in seen if not s.startswith('info')]}")
+    deadline = time.monotonic() + 3
+    try:
+        while not ({"readyok", "bestmove"} <= {line.split()[0] for line in seen}):
+            try:
+                seen.append(engine._lines.get(timeout=max(0.01, deadline - time.monotonic())) or "EOF")
+            except queue.Empty:
+                answers = [line for line in seen if not line.startswith("info")]
+                pytest.fail(f"no readyok and bestmove within 3 s of isready + stop; got {answers}")
+    finally:
+        engine.close(wait=0.5)  # a deadlocked engine would otherwise hold the teardown
 
 
 # parse_position in process --------------------------------------------------------
@@ -708,7 +765,7 @@ for line in sys.stdin:
         if mode == "error-handshake":
             say("error no protocol today")
         elif mode == "close-handshake":
-            sys.stdout.close()
+            os.close(1)  # sys.stdout.close() would leave file descriptor 1 open
         else:
             say("id name fake")
             say("protocolok")
@@ -725,7 +782,7 @@ for line in sys.stdin:
         elif mode == "extra":
             say("bestmove A ponder A")
         elif mode == "close":
-            sys.stdout.close()
+            os.close(1)
         elif mode == "error":
             say("error I refuse")
     elif words[0] == "quit":

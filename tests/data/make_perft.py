@@ -30,10 +30,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests/plain_rules.py
 
+from plain_adapter import plain_move, plain_snapshot  # noqa: E402
 from plain_rules import PlainGame  # noqa: E402
 
 from quiltmaker import Move, Position  # noqa: E402
-from quiltmaker.moves import ADVANCE, BUY  # noqa: E402
+from quiltmaker.moves import BUY  # noqa: E402
 
 OUTPUT = Path(__file__).resolve().parent / "perft.json"
 # The plain rules read the shared component data, not the engine's packaged copy.
@@ -131,15 +132,6 @@ SPECS: list[tuple[str, str, dict[str, Any] | None, int | Stop | None, str | None
 ]
 
 
-def plain_move(move: Move) -> tuple[Any, ...]:
-    """The plain rules' tuple for an engine move."""
-    if move.kind == ADVANCE:
-        return ("advance",)
-    if move.kind == BUY:
-        return ("buy", move.patch, frozenset(move.cells))
-    return ("special", move.cells[0])
-
-
 def engine_start(setup: dict[str, Any]) -> Position:
     """The engine's starting position for a setup entry."""
     return Position.initial(setup.get("seed"), circle=setup.get("circle"), first_player=setup.get("first_player"), variant=setup["variant"])
@@ -199,21 +191,6 @@ def plain_perft(game: PlainGame, depth: int) -> int:
     return total
 
 
-def snapshot(position: Position) -> dict[str, Any]:
-    """The engine position in the plain rules' snapshot form."""
-    return {
-        "positions": list(position.times),
-        "buttons": list(position.buttons),
-        "income": list(position.income),
-        "quilts": [frozenset(Move(BUY, None, q).cells) for q in position.quilts],
-        "circle": list(position.circle),
-        "specials": [s for s in range(54) if position.specials >> s & 1],
-        "bonus": None if position.bonus < 0 else position.bonus,
-        "pending_specials": position.pending,
-        "to_move": position.to_move,
-    }
-
-
 def reach(setup: dict[str, Any], until: int | Stop) -> tuple[Position, list[Move]]:
     """Play seeded random moves from a setup for a number of plies or until a test holds."""
     rng = random.Random(json.dumps(setup, sort_keys=True))
@@ -254,7 +231,7 @@ def plain_counts(entry: dict[str, Any]) -> list[int]:
         game = plain_from_setup(entry["setup"], list(start.circle), start.on_top)
         for text in entry["moves"]:
             game.play(plain_move(Move.from_text(text)))
-    if game.snapshot() != snapshot(position):
+    if game.plain_snapshot() != plain_snapshot(position):
         raise SystemExit(f"{entry['name']}: the plain rules reach a different position")
     if game.legal_moves() != {plain_move(m) for m in position.legal_moves()}:
         raise SystemExit(f"{entry['name']}: the plain rules list different legal moves")
