@@ -58,3 +58,18 @@ def test_finished_position() -> None:
     assert solution is not None and solution.best_move is None
     assert solution.winner == game.position.winner
     assert solution.margin == game.position.scores[0] - game.position.scores[1]
+
+
+def test_ordered_actions_are_exactly_the_legal_actions() -> None:
+    import numpy as np
+
+    from quiltmaker.ai import kernel
+    from quiltmaker.ai.solver_kernel import ordered_actions
+
+    out = np.empty(kernel.MAX_MOVES, dtype=np.int64)
+    for seed in range(20):
+        game = play_game([RandomPlayer(seed), GreedyPlayer(seed)], Position.initial(seed))
+        for position in game.positions[::3]:
+            state, ring = kernel.from_position(position)
+            count = ordered_actions(state, ring, out)
+            assert sorted(out[:count].tolist()) == sorted(m.action for m in position.legal_moves())
