@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import sys
 from collections.abc import Sequence
@@ -233,8 +234,8 @@ def _analyse(args: argparse.Namespace) -> int:
     from .position import Position
 
     limit = Limit(iterations=args.iterations) if args.iterations else Limit(time=args.time)
-    if (args.iterations is not None and args.iterations < 1) or (args.time is not None and args.time <= 0):
-        raise QuiltmakerError("the limit must be positive")
+    if (args.iterations is not None and args.iterations < 1) or (args.time is not None and not 0 < args.time < math.inf):
+        raise QuiltmakerError("the limit must be positive and finite")
     path = Path(args.target)
     if path.is_file():
         game = record.load(path.read_text(encoding="utf-8"))
@@ -272,8 +273,8 @@ def _duration(text: str) -> float:
         seconds = float(number) * scale
     except ValueError:
         raise QuiltmakerError(f"{text!r} is not a duration such as 1s or 250ms") from None
-    if not seconds > 0:
-        raise QuiltmakerError("a duration must be positive")
+    if not 0 < seconds < math.inf:
+        raise QuiltmakerError("a duration must be positive and finite")
     return seconds
 
 
@@ -285,6 +286,8 @@ def _match(args: argparse.Namespace) -> int:
 
     if args.games < 1:
         raise QuiltmakerError("--games must be at least 1")
+    if args.workers is not None and args.workers < 1:
+        raise QuiltmakerError("--workers must be at least 1")
     move_time = _duration(args.time) if args.time else None
     specs = []
     for spec in (args.a, args.b):
@@ -300,9 +303,10 @@ def _match(args: argparse.Namespace) -> int:
             (specs[0], specs[1]), args.games, args.seed, args.workers, args.records, args.variant,
             on_game=lambda game: progress.advance(task), move_time=move_time, ray_address=args.ray,
         )
-    summary = result.summary()
     if args.json:
-        print(json.dumps(summary))
+        # JSON has no infinity: an Elo bound that a clean sweep leaves open is written as null.
+        summary = {k: _finite_or_none(v) for k, v in result.summary().items()}
+        print(json.dumps(summary, allow_nan=False))
         return 0
     elo, low, high = result.elo()
     margin, half = result.margin_interval()
@@ -321,6 +325,14 @@ def _engine(args: argparse.Namespace) -> int:
 
     serve(seed=args.seed)
     return 0
+
+
+def _finite_or_none(value: object) -> object:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, list):
+        return [_finite_or_none(v) for v in value]
+    return value
 
 
 def _player(spec: str, seed: int | None):  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ client                                                engine
 ====================================================  ===========================================
 ``protocol``                                          ``id name ...``, ``id version ...``,
                                                       ``option ...`` lines, then ``protocolok``
-``isready``                                           ``readyok`` (once any search is answered)
+``isready``                                           ``readyok`` at once, even during a search
 ``newgame``                                           (forgets its search tree)
 ``setoption name <name> value <value>``               (``Level`` or an MCTS option)
 ``position start [seed S] [circle a,b,..] [first P]   (sets the position; ``moves`` plays moves
@@ -21,12 +21,16 @@ client                                                engine
 ``quit``                                              exits
 ====================================================  ===========================================
 
-``winprob`` and ``margin`` are for the player to move. Anything malformed gets
+``winprob`` and ``margin`` are for the player to move; an ``info`` line that
+ends with ``exact`` comes from the endgame solver. Anything malformed gets
 one line ``error <reason>`` and changes nothing; the engine keeps running.
+Blank lines are ignored, as in UCI.
 """
 
 from __future__ import annotations
 
+import math
+import queue
 import subprocess
 import sys
 import threading
@@ -45,6 +49,8 @@ if TYPE_CHECKING:
 
 PROTOCOL_VERSION = 1
 DEFAULT_MOVE_TIME = 1.0
+HANDSHAKE_TIMEOUT = 60.0  # a first start may compile the search core
+ANSWER_GRACE = 10.0  # seconds an engine may overrun its move time before we give up
 
 
 class ProtocolError(QuiltmakerError):
@@ -57,12 +63,12 @@ def parse_position(words: Sequence[str]) -> Position:
     Raises:
         QuiltmakerError: Malformed arguments, an invalid position or an illegal move.
     """
-    if not words:
-        raise ProtocolError("position needs 'start' or 'text'")
     moves: list[str] = []
     if "moves" in words:
         split = list(words).index("moves")
         words, moves = words[:split], list(words[split + 1 :])
+    if not words:
+        raise ProtocolError("position needs 'start' or 'text'")
     if words[0] == "text":
         if len(words) != 9:
             raise ProtocolError("position text needs the 8 fields of a position's text")
@@ -133,8 +139,7 @@ class Engine:
             if command == "stop":
                 self._stop_search()
             elif command == "isready":
-                self._wait_search()
-                self.send("readyok")
+                self.send("readyok")  # at once, as in UCI, even while a search runs
             elif self._searching.is_set():
                 raise ProtocolError(f"'{command}' while searching: send 'stop' first")
             elif command == "protocol":
@@ -184,8 +189,8 @@ class Engine:
             iterations = int(options["iterations"]) if "iterations" in options else None
         except ValueError:
             raise ProtocolError("time takes seconds, movetime milliseconds, iterations an integer") from None
-        if (seconds is not None and seconds <= 0) or (iterations is not None and iterations <= 0):
-            raise ProtocolError("limits must be positive")
+        if (seconds is not None and not 0 < seconds < math.inf) or (iterations is not None and iterations <= 0):
+            raise ProtocolError("limits must be positive and finite")
         from .ai.levels import LEVELS, player_from_spec
         from .ai.mcts import MCTSPlayer
 
@@ -212,6 +217,14 @@ class Engine:
     def _run_search(self, player: MCTSPlayer, position: Position, limit: Limit) -> None:
         from .ai.mcts import SearchTree
 
+        solved = player.solve_endgame(position, limit)
+        if solved is not None:
+            exact = solved[0]
+            move = Move.from_action(exact.action).text()
+            self.send(f"info iterations {exact.visits} winprob {exact.win_rate:.4f} margin {exact.margin:.2f} best {move} exact")
+            self._searching.clear()
+            self.send(f"bestmove {move}")
+            return
         tree = player.tree
         if tree is None or not tree.advance_to(position):
             tree = SearchTree(position, player.config, player._seeds.getrandbits(64))
@@ -270,33 +283,51 @@ class EnginePlayer(Player):
     def __init__(self, command: Sequence[str], move_time: float = DEFAULT_MOVE_TIME, name: str | None = None) -> None:
         self.name = name or " ".join(command)
         self.move_time = move_time
+        self._process: subprocess.Popen[str] | None = None
         self._process = subprocess.Popen(
             list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
         )
+        # A reader thread, so that an engine that goes silent times out instead of hanging us.
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read_lines, daemon=True).start()
         self._send("protocol")
-        self._read_until("protocolok")
+        self._read_until("protocolok", HANDSHAKE_TIMEOUT)
+
+    def _read_lines(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        for line in self._process.stdout:
+            self._lines.put(line.strip())
+        self._lines.put(None)  # end of output
 
     def _send(self, line: str) -> None:
-        assert self._process.stdin is not None
-        self._process.stdin.write(line + "\n")
-        self._process.stdin.flush()
+        assert self._process is not None and self._process.stdin is not None
+        try:
+            self._process.stdin.write(line + "\n")
+            self._process.stdin.flush()
+        except OSError as error:
+            raise ProtocolError(f"engine {self.name!r} no longer reads its input: {error}") from None
 
-    def _read_until(self, prefix: str, on_line: Callable[[str], None] | None = None) -> str:
-        assert self._process.stdout is not None
-        for line in self._process.stdout:
-            line = line.strip()
+    def _read_until(self, prefix: str, timeout: float, on_line: Callable[[str], None] | None = None) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise ProtocolError(f"engine {self.name!r} sent no '{prefix}' within {timeout:.0f} s") from None
+            if line is None:
+                self._lines.put(None)  # keep reporting the end to later reads
+                raise ProtocolError(f"engine {self.name!r} closed its output before '{prefix}'")
             if line.startswith("error"):
                 raise ProtocolError(f"engine {self.name!r}: {line}")
             if line.startswith(prefix):
                 return line
             if on_line is not None:
                 on_line(line)
-        raise ProtocolError(f"engine {self.name!r} closed its output before '{prefix}'")
 
     def choose_move(self, position: Position) -> Move:
         self._send(f"position text {position.text()}")
         self._send(f"go time {self.move_time}")
-        answer = self._read_until("bestmove").split()
+        answer = self._read_until("bestmove", 2 * self.move_time + ANSWER_GRACE).split()
         if len(answer) != 2:
             raise ProtocolError(f"engine {self.name!r} answered {' '.join(answer)!r}")
         move = Move.from_text(answer[1])
@@ -307,11 +338,11 @@ class EnginePlayer(Player):
 
     def close(self) -> None:
         """Ask the engine to quit and wait for it (also on garbage collection)."""
-        if self._process.poll() is None:
+        if self._process is not None and self._process.poll() is None:
             try:
                 self._send("quit")
                 self._process.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
+            except (ProtocolError, subprocess.TimeoutExpired):
                 self._process.kill()
 
     def __del__(self) -> None:

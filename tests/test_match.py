@@ -278,7 +278,10 @@ def test_cli_match_json(tmp_path: Path) -> None:
     assert summary["players"] == ["greedy", "random"]
     assert summary["games"] == 4 and summary["a_wins"] + summary["b_wins"] == 4
     assert summary["games_by_seat"] == [2, 2]
-    assert len(summary["elo_95"]) == 2 and summary["elo_95"][0] <= summary["elo"] <= summary["elo_95"][1]
+    # An open bound (a clean sweep) is null: JSON has no infinity.
+    low, high = (math.inf if v is None and i else -math.inf if v is None else v for i, v in enumerate(summary["elo_95"]))
+    elo = math.inf if summary["elo"] is None else summary["elo"]
+    assert len(summary["elo_95"]) == 2 and low <= elo <= high
     assert 0 <= summary["a_score_95"][0] <= summary["a_score"] <= summary["a_score_95"][1] <= 1
     check_records_against(load_records(tmp_path / "recs"), summary)
 
@@ -326,10 +329,9 @@ def test_cli_match_engine_player(tmp_path: Path) -> None:
         (["mcts", "greedy"], "--time or --iterations"),
         (["mcts", "greedy", "--time", "1.5x"], "1.5x"),
         (["mcts", "greedy", "--time", "0ms"], "positive"),
-        (["mcts", "greedy", "--time", "-1s"], "positive"),
+        (["mcts", "greedy", "--time=-1s"], "positive"),
         (["greedy", "random", "--games", "0"], "--games"),
         (["engine:", "greedy"], "engine"),
-        (["engine:/nonexistent/engine", "greedy"], "/nonexistent/engine"),
     ],
 )
 def test_cli_match_bad_input_fails_cleanly(tmp_path: Path, args: list[str], fragment: str) -> None:
@@ -343,8 +345,12 @@ def test_cli_match_bad_input_fails_cleanly(tmp_path: Path, args: list[str], frag
         ["greedy", "random", "--workers", "-1"],  # ProcessPoolExecutor's ValueError escapes main()
         ["mcts", "greedy", "--time", "inf"],  # accepted as a duration; the search dies on int(inf)
         ["engine:'unbalanced", "greedy"],  # shlex.split's ValueError escapes from the worker
+        # The message is right, but EnginePlayer.__del__ runs on the half-built player whose
+        # Popen failed and prints "Exception ignored ... AttributeError: no attribute '_process'".
+        # (Seen with one worker; with more, the worker may exit before the object is collected.)
+        ["engine:/nonexistent/engine", "greedy", "--workers", "1"],
     ],
-    ids=["negative workers", "infinite time", "unbalanced quote in engine command"],
+    ids=["negative workers", "infinite time", "unbalanced quote in engine command", "engine that cannot start"],
 )
 def test_regression_cli_match_bad_input_gives_traceback(tmp_path: Path, args: list[str]) -> None:
     # Each of these printed a Python traceback (exit status 1) instead of the one-line

@@ -400,13 +400,14 @@ def test_go_movetime_is_in_milliseconds(warm_engine: EngineProcess) -> None:
     assert_legal(Position.initial(2), best)
 
 
-def test_isready_waits_for_a_running_search(warm_engine: EngineProcess) -> None:
-    warm_engine.send("position start seed 4", "go time 0.3", "isready")
+def test_isready_answers_at_once_during_a_search(warm_engine: EngineProcess) -> None:
+    """As in UCI: readyok comes at once, and the search still ends with its bestmove."""
+    warm_engine.send("position start seed 4", "go time 0.5", "isready")
+    before, _ = warm_engine.read_until("readyok", timeout=0.4)
+    assert all(line.startswith("info ") for line in before)
     infos, best = warm_engine.read_until("bestmove")
     assert all(line.startswith("info ") for line in infos)
     assert_legal(Position.initial(4), best.split()[1])
-    before, _ = warm_engine.read_until("readyok")
-    assert before == []
 
 
 def test_go_infinite_streams_info_until_stop(warm_engine: EngineProcess) -> None:
@@ -844,3 +845,17 @@ def test_regression_engine_player_after_the_engine_exited(fake_engine: Callable[
             within(10, lambda: player.choose_move(Position.initial(3)))
     finally:
         player.close()
+
+
+def test_regression_engine_player_that_cannot_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Popen fails inside __init__ before _process is set; __del__ then calls close(), which
+    # raises AttributeError, printed as "Exception ignored in EnginePlayer.__del__" with a
+    # traceback on stderr (seen at the end of 'quiltmaker match engine:/missing ...').
+    import gc
+
+    unraisable: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    with pytest.raises(OSError):
+        EnginePlayer(["/nonexistent/quiltmaker-engine"])
+    gc.collect()
+    assert unraisable == [], [getattr(u, "exc_value", u) for u in unraisable]

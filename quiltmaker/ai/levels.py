@@ -8,6 +8,7 @@ A specification is a level name (``beginner`` .. ``max``), ``random``,
 
 from __future__ import annotations
 
+import math
 import shlex
 from dataclasses import dataclass
 
@@ -59,7 +60,10 @@ def player_from_spec(spec: str, seed: int | None = None, move_time: float | None
     if text.startswith("engine:"):
         from ..protocol import DEFAULT_MOVE_TIME, EnginePlayer
 
-        command = shlex.split(text[len("engine:") :])
+        try:
+            command = shlex.split(text[len("engine:") :])
+        except ValueError as error:
+            raise QuiltmakerError(f"{spec!r}: {error}") from None
         if not command:
             raise QuiltmakerError("engine: needs the command that starts the engine")
         try:
@@ -92,8 +96,8 @@ def player_from_spec(spec: str, seed: int | None = None, move_time: float | None
         (limit if key in _LIMIT_FIELDS else config)[key] = parsed
     if not limit:
         raise QuiltmakerError(f"{spec!r}: an MCTS player needs time=SECONDS or iterations=N")
-    if any(value <= 0 for value in limit.values()):
-        raise QuiltmakerError(f"{spec!r}: limits must be positive")
+    if any(not 0 < value < math.inf for value in limit.values()):
+        raise QuiltmakerError(f"{spec!r}: limits must be positive and finite")
     if config.get("playouts", "greedy") not in ("greedy", "random"):
         raise QuiltmakerError(f"{spec!r}: playouts must be 'greedy' or 'random'")
     return MCTSPlayer(Limit(**limit), SearchConfig(**config), seed=seed, name=text)  # type: ignore[arg-type]

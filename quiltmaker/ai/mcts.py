@@ -255,14 +255,18 @@ class MCTSPlayer(Player):
         self.tree: SearchTree | None = None
         self._solver: EndgameSolver | None = EndgameSolver() if endgame_solver else None
 
-    def _solve(self, position: Position) -> list[MoveStats] | None:
-        """Perfect play near the end, when the solver finishes within a budget that fits the limit."""
-        if self._solver is None or min(position.times) < SOLVER_FROM_SPACE:
+    def solve_endgame(self, position: Position, limit: Limit | None = None) -> list[MoveStats] | None:
+        """Perfect play near the end, when the solver finishes within a budget that fits the limit.
+
+        Returns the best move's statistics (win rate 1 or 0, the exact margin), or ``None``.
+        """
+        if self._solver is None or position.is_over or min(position.times) < SOLVER_FROM_SPACE:
             return None
+        limit = limit or self.limit
         # Budgets from the limit: nodes per iteration keep iteration-limited play reproducible.
-        budget = SOLVER_NODES_PER_ITERATION * self.limit.iterations if self.limit.iterations else 0
-        if self.limit.time is not None:
-            budget = max(budget, int(SOLVER_NODES_PER_SECOND * self.limit.time))
+        budget = SOLVER_NODES_PER_ITERATION * limit.iterations if limit.iterations else 0
+        if limit.time is not None:
+            budget = max(budget, int(SOLVER_NODES_PER_SECOND * min(limit.time, 60.0)))
         solution = self._solver.solve(position, budget)
         if solution is None or solution.best_move is None:
             return None
@@ -276,7 +280,7 @@ class MCTSPlayer(Player):
         Near the end of the game the answer is exact: one move, with a win
         rate of 1 or 0 and the margin under perfect play.
         """
-        solved = self._solve(position)
+        solved = self.solve_endgame(position)
         if solved is not None:
             return solved
         tree = self.tree
