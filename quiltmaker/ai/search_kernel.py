@@ -26,6 +26,7 @@ from .kernel import (
     _jit,
     field,
     free_anchors,
+    offered_patch,
     offered_slots,
     placement_score,
     quilt_words,
@@ -93,7 +94,7 @@ def _candidates(state, ring, out, best_actions, best_scores, placements, special
     limit = placements if placements > 0 else K.MAX_MOVES
     offered, slots = offered_slots(state)
     for k in range(offered):
-        patch = ring[slots[k]]
+        patch = offered_patch(ring, slots, k)
         if COST[patch] > field(state, K.BUTTONS0, player):
             continue
         kept = 0
@@ -146,7 +147,7 @@ def _greedy_action(state, ring, rng, epsilon):
     best_value = 0.0
     offered, slots = offered_slots(state)
     for k in range(offered):
-        patch = ring[slots[k]]
+        patch = offered_patch(ring, slots, k)
         if COST[patch] > buttons:
             continue
         end = min(start + TIME[patch], LAST_SPACE)

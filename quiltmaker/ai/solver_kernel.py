@@ -25,6 +25,7 @@ from .kernel import (
     field,
     free_anchors,
     legal_actions,
+    offered_patch,
     offered_slots,
     quilt_words,
     score,
@@ -77,7 +78,7 @@ def ordered_actions(state, ring, out):
     values = np.full(4, -1.0e9)
     values[3] = 0.0
     for k in range(offered):
-        patch = ring[slots[k]]
+        patch = offered_patch(ring, slots, k)
         if COST[patch] <= buttons:
             end = min(start + TIME[patch], LAST_SPACE)
             values[k] = INCOME[patch] * INCOMES_LEFT[start] + 2 * PATCH_SIZE[patch] - COST[patch] - (end - start) + 0.0
@@ -91,7 +92,7 @@ def ordered_actions(state, ring, out):
             out[count] = 0
             count += 1
             continue
-        patch = ring[slots[choice]]
+        patch = offered_patch(ring, slots, choice)
         for orientation in range(PATCH_FIRST[patch], PATCH_FIRST[patch + 1]):
             free_low, free_high = free_anchors(orientation, low, high)
             while free_low:
