@@ -283,7 +283,7 @@ def test_simulate_original_variant(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
-        (["--players", "random"], "two names"),
+        (["--players", "random"], "two players"),
         (["--players", "random,nobody"], "unknown player 'nobody'"),
         (["--games", "0"], "at least 1"),
         (["--variant", "deluxe"], "unknown variant"),
