@@ -191,7 +191,7 @@ HELP = """Moves:
                 F0-F3: mirrored first; the offer shows each orientation)
   12@e5,e6,f6  buy patch 12 covering exactly these squares
   e5 or S@e5   place a special 1x1 patch
-Commands: moves (list some legal moves), undo, help, quit"""
+Commands: moves (list some legal moves), hint (the AI's advice), undo, help, quit"""
 
 
 def play_in_terminal(
@@ -241,6 +241,9 @@ def play_in_terminal(
             _save(game, save_path)
             shown = -1
             continue
+        if command == "hint":
+            console.print(_hint(position))
+            continue
         if command == "moves":
             console.print(_sample_moves(position))
             continue
@@ -256,6 +259,18 @@ def play_in_terminal(
     console.print(render_position(game, names))
     console.print(render_final(game.position, names))
     return game
+
+
+def _hint(position: Position) -> str:
+    """The best move by a one-second search, with the chances it gives."""
+    from .ai.analysis import analyse_position
+    from .players import Limit
+
+    analysis = analyse_position(position, Limit(time=1.0))
+    return (
+        f"Hint: {analysis.best_move} (win chance {100 * analysis.win_probability:.0f}%, "
+        f"expected final margin {analysis.expected_margin:+.0f})"
+    )
 
 
 def _parse_human_move(position: Position, line: str) -> Move:

@@ -442,3 +442,15 @@ def test_regression_play_buying_an_already_bought_patch(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr, result.stderr[-600:]
     assert result.returncode == 0
     assert f"Not played: {buy.text()} is illegal: patch {buy.patch} has already been bought" in result.stdout
+
+
+def test_play_hint_names_a_legal_move(tmp_path: Path) -> None:
+    """'hint' asks a one-second search and names a move that is legal, with its chances."""
+    result = run_cli(tmp_path, "play", "--seat", "0", "--seed", "2", stdin="hint\nquit\n")
+    assert result.returncode == 0 and "Traceback" not in result.stderr
+    match = re.search(r"Hint: (\S+) \(win chance (\d+)%", result.stdout)
+    assert match, result.stdout[-500:]
+    # The save file holds the game up to the hint: with seed 2 the AI moved first.
+    game = record.load((tmp_path / "quiltmaker-game.json").read_text(encoding="utf-8"))
+    assert game.position.to_move == 0 and game.position.why_illegal(Move.from_text(match.group(1))) is None
+    assert 0 <= int(match.group(2)) <= 100
