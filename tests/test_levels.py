@@ -9,14 +9,13 @@ limit must hold; and ``analyse --json`` must give one sound line per position.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from conftest import run_cli
 
 from quiltmaker import Position, QuiltmakerError, record
 from quiltmaker.ai.levels import LEVELS, player_from_spec
@@ -29,25 +28,6 @@ from quiltmaker.players import GreedyPlayer, Limit, Player, RandomPlayer, play_g
 def warm_search() -> None:
     """Compile (or load) the search core once, so that no timed test pays for it."""
     MCTSPlayer(Limit(iterations=50), seed=0).choose_move(Position.initial(0))
-
-
-def run_cli(cwd: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m quiltmaker ARGS`` in ``cwd``.
-
-    Args:
-        cwd: The working folder (a tmp_path).
-        *args: The command-line arguments.
-        timeout: Seconds before the run counts as hung.
-
-    Returns:
-        The finished process, with stdout and stderr as text.
-    """
-    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")}
-    env.update(COLUMNS="200", NO_COLOR="1", PYTHONIOENCODING="utf-8")
-    return subprocess.run(
-        [sys.executable, "-m", "quiltmaker", *args],
-        cwd=cwd, input="", capture_output=True, encoding="utf-8", env=env, timeout=timeout, check=False,
-    )
 
 
 def assert_legal_choice(player: Player, position: Position) -> Move:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shlex
 import subprocess
 import sys
@@ -19,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from conftest import run_cli
 
 from quiltmaker import Position, record
 from quiltmaker.ai.mcts import MCTSPlayer
@@ -35,25 +36,6 @@ SUMMARY_KEYS = {
 def warm_search() -> None:
     """Compile (or load) the search core once, so worker processes find it cached on disk."""
     MCTSPlayer(Limit(iterations=50), seed=0).choose_move(Position.initial(0))
-
-
-def run_cli(cwd: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m quiltmaker ARGS`` in ``cwd`` with a plain, wide console.
-
-    Args:
-        cwd: The working folder (a tmp_path, so nothing lands in the repository).
-        *args: The command-line arguments.
-        timeout: Seconds before the run counts as hung.
-
-    Returns:
-        The finished process, with stdout and stderr as text.
-    """
-    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")}
-    env.update(COLUMNS="200", NO_COLOR="1", PYTHONIOENCODING="utf-8")
-    return subprocess.run(
-        [sys.executable, "-m", "quiltmaker", *args],
-        cwd=cwd, input="", capture_output=True, encoding="utf-8", env=env, timeout=timeout, check=False,
-    )
 
 
 def assert_clean_failure(result: subprocess.CompletedProcess[str], *fragments: str) -> None:

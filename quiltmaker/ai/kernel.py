@@ -336,18 +336,24 @@ def legal_actions(state, ring, out):
     offered, slots = offered_slots(state)
     for k in range(offered):
         patch = offered_patch(ring, slots, k)
-        if COST[patch] > field(state, BUTTONS0, player):
-            continue
-        for orientation in range(PATCH_FIRST[patch], PATCH_FIRST[patch + 1]):
-            free_low, free_high = free_anchors(orientation, low, high)
-            while free_low:
-                out[count] = _anchor_action(orientation, trailing_zeros(free_low))
-                free_low &= free_low - np.uint64(1)
-                count += 1
-            while free_high:
-                out[count] = _anchor_action(orientation, trailing_zeros(free_high) + np.uint64(64))
-                free_high &= free_high - np.uint64(1)
-                count += 1
+        if COST[patch] <= field(state, BUTTONS0, player):
+            count = emit_placements(patch, low, high, out, count)
+    return count
+
+
+@_inline
+def emit_placements(patch, low, high, out, count):
+    """Append every legal placement of ``patch`` on the quilt to ``out`` from ``count``; returns the new count."""
+    for orientation in range(PATCH_FIRST[patch], PATCH_FIRST[patch + 1]):
+        free_low, free_high = free_anchors(orientation, low, high)
+        while free_low:
+            out[count] = _anchor_action(orientation, trailing_zeros(free_low))
+            free_low &= free_low - np.uint64(1)
+            count += 1
+        while free_high:
+            out[count] = _anchor_action(orientation, trailing_zeros(free_high) + np.uint64(64))
+            free_high &= free_high - np.uint64(1)
+            count += 1
     return count
 
 

@@ -17,13 +17,11 @@ from .kernel import (
     COST,
     INCOME,
     LAST_SPACE,
-    PATCH_FIRST,
     TIME,
-    _anchor_action,
     _inline,
     _jit,
+    emit_placements,
     field,
-    free_anchors,
     legal_actions,
     offered_patch,
     offered_slots,
@@ -31,7 +29,6 @@ from .kernel import (
     score,
     step,
     to_move,
-    trailing_zeros,
     winner,
 )
 from .search_kernel import INCOMES_LEFT, PATCH_SIZE
@@ -92,17 +89,7 @@ def ordered_actions(state, ring, out):
             out[count] = 0
             count += 1
             continue
-        patch = offered_patch(ring, slots, choice)
-        for orientation in range(PATCH_FIRST[patch], PATCH_FIRST[patch + 1]):
-            free_low, free_high = free_anchors(orientation, low, high)
-            while free_low:
-                out[count] = _anchor_action(orientation, trailing_zeros(free_low))
-                free_low &= free_low - np.uint64(1)
-                count += 1
-            while free_high:
-                out[count] = _anchor_action(orientation, trailing_zeros(free_high) + np.uint64(64))
-                free_high &= free_high - np.uint64(1)
-                count += 1
+        count = emit_placements(offered_patch(ring, slots, choice), low, high, out, count)
     return count
 
 
