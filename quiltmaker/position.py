@@ -30,7 +30,7 @@ from .components import (
     time_track,
 )
 from .errors import IllegalMoveError, InvalidMoveError, InvalidPositionError
-from .moves import ADVANCE, PLACEMENTS, SPECIAL, SPECIAL_MOVES, Move, square_name
+from .moves import ACTION_COUNT, ADVANCE, PLACEMENTS, SPECIAL, SPECIAL_MOVES, Move, square_name
 
 NO_BONUS = -1
 
@@ -177,8 +177,6 @@ class Position(NamedTuple):
 
     def legal_action_mask(self) -> list[bool]:
         """A list of :data:`~quiltmaker.moves.ACTION_COUNT` flags, true for each legal action index."""
-        from .moves import ACTION_COUNT
-
         mask = [False] * ACTION_COUNT
         for move in self.legal_moves():
             mask[move.action] = True
