@@ -207,6 +207,7 @@ def play_in_terminal(
     console.print(f"You are player {human_seat} against the {opponent.name} player. Type 'help' for the move notation.")
     if save_path is not None:
         console.print(f"The game is saved after every move to {save_path}; continue it later with --resume.")
+        _save(game, save_path)  # from the start, so that --resume always finds it
     shown = -1
     while not game.position.is_over:
         position = game.position
