@@ -137,18 +137,6 @@ PLAYER_TYPES: dict[str, Callable[[int | None], Player]] = {
 }
 
 
-def make_player(name: str, seed: int | None = None) -> Player:
-    """Build a player by name (see :data:`PLAYER_TYPES`).
-
-    Raises:
-        ValueError: Unknown name.
-    """
-    try:
-        return PLAYER_TYPES[name](seed)
-    except KeyError:
-        raise ValueError(f"unknown player {name!r}: expected one of {', '.join(PLAYER_TYPES)}") from None
-
-
 def play_game(players: Sequence[Player], start: Position) -> Game:
     """Play a whole game between two players from ``start`` and return it."""
     game = Game(start, [p.name for p in players])
