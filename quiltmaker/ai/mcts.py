@@ -253,15 +253,19 @@ class MCTSPlayer(Player):
         self.name = name
         self._seeds = random.Random(seed)
         self.tree: SearchTree | None = None
-        self._solver: EndgameSolver | None = EndgameSolver() if endgame_solver else None
+        self._use_solver = endgame_solver
+        # Built on first use: its table is 32 MB, and a player checked or used only early in a game never needs it.
+        self._solver: EndgameSolver | None = None
 
     def solve_endgame(self, position: Position, limit: Limit | None = None) -> list[MoveStats] | None:
         """Perfect play near the end, when the solver finishes within a budget that fits the limit.
 
         Returns the best move's statistics (win rate 1 or 0, the exact margin), or ``None``.
         """
-        if self._solver is None or position.is_over or min(position.times) < SOLVER_FROM_SPACE:
+        if not self._use_solver or position.is_over or min(position.times) < SOLVER_FROM_SPACE:
             return None
+        if self._solver is None:
+            self._solver = EndgameSolver()
         limit = limit or self.limit
         # Budgets from the limit: nodes per iteration keep iteration-limited play reproducible.
         budget = SOLVER_NODES_PER_ITERATION * limit.iterations if limit.iterations else 0
