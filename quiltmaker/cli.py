@@ -93,6 +93,15 @@ def _parser() -> argparse.ArgumentParser:
     engine.add_argument("--seed", type=int, default=0)
     engine.set_defaults(run=_engine)
 
+    serve = commands.add_parser("serve", help="start the web server: play in the browser (see docs/web.md)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for all)")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--data", type=Path, default=Path("quiltmaker-data"), help="folder of the default SQLite database")
+    serve.add_argument("--database", help="SQLAlchemy database URL (default: SQLite in --data), e.g. postgresql+psycopg://...")
+    serve.add_argument("--redis", help="Redis URL for pub/sub between several server processes, e.g. redis://localhost:6379/0")
+    serve.add_argument("--ai-workers", type=int, default=1, help="worker processes for AI moves, hints and analysis")
+    serve.set_defaults(run=_serve)
+
     bench = commands.add_parser("bench", help="measure engine speed on one core")
     bench.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     bench.add_argument("--json", action="store_true", help="print machine-readable figures")
@@ -324,6 +333,25 @@ def _engine(args: argparse.Namespace) -> int:
     from .protocol import serve
 
     serve(seed=args.seed)
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from .web.app import Settings, create_app
+        from .web.pubsub import broker_from_url
+        from .web.store import database_url_for
+    except ImportError as error:
+        raise QuiltmakerError(f"the web server needs the 'web' extra: pip install 'quiltmaker[web]' ({error})") from None
+
+    url = args.database or database_url_for(args.data)
+    settings = Settings(database_url=url, broker=broker_from_url(args.redis), ai_workers=max(1, args.ai_workers))
+    shown = "localhost" if args.host in ("127.0.0.1", "0.0.0.0") else args.host
+    print(f"quiltmaker is running: open http://{shown}:{args.port}/ in your browser (Ctrl+C stops it)", flush=True)
+    # ws_max_size caps a WebSocket frame before it is read; the app refuses anything over 4 KiB itself.
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, ws_max_size=65536, log_level="warning")
     return 0
 
 

@@ -1,0 +1,57 @@
+"""Work that runs in the AI worker processes, away from the server's event loop.
+
+Each function takes and returns plain data (position text, a level name),
+so it pickles across the process boundary and never touches the database.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ai.analysis import analyse_game, analyse_position
+from ..ai.levels import LEVELS, player_from_spec
+from ..game import Game
+from ..players import Limit
+from ..position import Position
+
+
+def warm_up() -> None:
+    """Load the compiled search once per worker, so the first real move is not slowed by it."""
+    player = player_from_spec("mcts:iterations=50", seed=0)
+    player.choose_move(Position.initial(0))
+    player.close()
+
+
+def choose_move(position_text: str, level: str, seed: int) -> str:
+    """The AI's move, as text, for a position at a named level."""
+    player = player_from_spec(LEVELS[level].spec, seed=seed)
+    try:
+        return player.choose_move(Position.from_text(position_text)).text()
+    finally:
+        player.close()
+
+
+def hint(position_text: str, seconds: float, seed: int) -> dict[str, Any]:
+    """The best move, win probability and expected margin for the player to move."""
+    analysis = analyse_position(Position.from_text(position_text), Limit(time=seconds), seed=seed)
+    return {
+        "best_move": analysis.best_move,
+        "win_probability": analysis.win_probability,
+        "expected_margin": analysis.expected_margin,
+        "to_move": analysis.to_move,
+    }
+
+
+def analyse(start_text: str, moves: list[str], iterations: int, seed: int) -> list[dict[str, Any]]:
+    """An evaluation of every position of a game, player 0's view, for the replay graph."""
+    game = Game(Position.from_text(start_text))
+    for move in moves:
+        game.play(move)
+    return [
+        {
+            "best_move": a.best_move,
+            "win_probability_player0": a.win_probability_player0,
+            "expected_margin_player0": a.expected_margin_player0,
+        }
+        for a in analyse_game(game, Limit(iterations=iterations), seed=seed)
+    ]

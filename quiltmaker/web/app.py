@@ -1,0 +1,541 @@
+"""The web server: FastAPI over HTTP and WebSockets, the server the authority.
+
+Every intent is checked against the stored game with the rules engine,
+appended to the game's log, committed, and only then acknowledged and
+broadcast (see docs/web.md). Blocking work (the database, the rules) runs
+in threads; the AI runs in worker processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import multiprocessing
+import random
+import zlib
+from collections import defaultdict
+from collections.abc import AsyncIterator, Mapping
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field, field_validator
+
+from .. import record
+from ..ai.levels import LEVELS
+from ..components import TIME_TRACKS, VARIANT_ALIASES
+from ..errors import QuiltmakerError
+from ..moves import Move
+from ..position import Position
+from . import ai_worker
+from .pubsub import Broker, LocalBroker
+from .store import BOTH_SEATS, GameStore, StoredGame, StoreError
+from .views import catalogue, state_view, summary_view, turn_reason
+
+STATIC = Path(__file__).parent / "static"
+MAX_MESSAGE_BYTES = 4096
+MAX_CLIENT_ID = 64
+log = logging.getLogger("quiltmaker.web")
+
+
+@dataclass
+class Settings:
+    """How a server runs.
+
+    Attributes:
+        database_url: SQLAlchemy URL of the games database.
+        broker: Pub/sub between server processes (in-process by default).
+        ai_workers: Worker processes for AI moves, hints and analysis.
+        hint_seconds: Search time of a hint.
+        analysis_iterations: Playouts per position when analysing a finished game.
+    """
+
+    database_url: str
+    broker: Broker | None = None
+    ai_workers: int = 1
+    hint_seconds: float = 1.0
+    analysis_iterations: int = 2000
+
+
+class NewGame(BaseModel):
+    mode: Literal["ai", "local", "online"]
+    level: str = "casual"
+    seat: Literal[0, 1] | None = None
+    variant: str = "revised"
+    seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
+    names: list[str] | None = Field(default=None, max_length=2)
+
+    @field_validator("level")
+    @classmethod
+    def _known_level(cls, level: str) -> str:
+        if level not in LEVELS:
+            raise ValueError(f"unknown level {level!r}: expected one of {', '.join(LEVELS)}")
+        return level
+
+    @field_validator("variant")
+    @classmethod
+    def _known_variant(cls, variant: str) -> str:
+        variant = VARIANT_ALIASES.get(variant, variant)
+        if variant not in TIME_TRACKS:
+            raise ValueError(f"unknown variant {variant!r}: expected one of {', '.join(TIME_TRACKS)}")
+        return variant
+
+    @field_validator("names")
+    @classmethod
+    def _short_names(cls, names: list[str] | None) -> list[str] | None:
+        if names is not None and any(len(n) > 40 for n in names):
+            raise ValueError("a name is at most 40 characters")
+        return names
+
+
+class Join(BaseModel):
+    invite: str = Field(max_length=64)
+
+
+class ProtocolError(Exception):
+    """An intent refused: sent back as an ``error`` message; nothing changed."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(eq=False)
+class Connection:
+    socket: WebSocket
+    seat: int | str | None = None
+
+
+def _seed_for(game_id: str, version: int) -> int:
+    # The AI's seed follows from the game and its version: a replayed game replays the same AI.
+    return zlib.crc32(f"{game_id}:{version}".encode())
+
+
+class GameServer:
+    """The live part of a server process: sockets by game, the AI in flight, the broker."""
+
+    def __init__(self, settings: Settings, executor: Executor | None = None) -> None:
+        self.settings = settings
+        self.store = GameStore(settings.database_url)
+        self.broker: Broker = settings.broker or LocalBroker()
+        self.executor = executor
+        self.connections: dict[str, set[Connection]] = defaultdict(set)
+        self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self.ai_in_flight: dict[str, int] = {}  # game id -> the version the AI is thinking about
+        self.analysing: set[str] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    async def start(self) -> None:
+        if self.executor is None:
+            self.executor = ProcessPoolExecutor(
+                max_workers=self.settings.ai_workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=ai_worker.warm_up,
+            )
+        await self.broker.start(self.on_change)
+
+    async def stop(self) -> None:
+        await self.broker.close()
+        for task in list(self._tasks):
+            task.cancel()
+        if self.executor is not None:
+            self.executor.shutdown(wait=False, cancel_futures=True)
+        self.store.close()
+
+    # Loading and broadcasting ---------------------------------------------------
+
+    async def load(self, game_id: str) -> StoredGame:
+        try:
+            return await asyncio.to_thread(self.store.load, game_id)
+        except StoreError as error:
+            raise ProtocolError(error.code, str(error)) from None
+
+    def state(self, stored: StoredGame) -> dict[str, Any]:
+        return state_view(stored, ai_thinking=self.ai_in_flight.get(stored.id) == stored.version)
+
+    async def on_change(self, game_id: str, version: int) -> None:
+        """A game changed (here or in another process): send its state to our sockets."""
+        if not self.connections.get(game_id):
+            return
+        stored = await self.load(game_id)
+        if stored.version < version:
+            return  # an older read than the change announced; the next message brings it
+        await self.send_all(game_id, {"type": "state", "state": self.state(stored)})
+
+    async def send_all(self, game_id: str, message: dict[str, Any]) -> None:
+        text = json.dumps(message)
+        for connection in list(self.connections.get(game_id, ())):
+            try:
+                await connection.socket.send_text(text)
+            except Exception:  # a socket closed under us: its handler cleans up
+                self.connections[game_id].discard(connection)
+
+    async def changed(self, stored: StoredGame) -> None:
+        self.maybe_start_ai(stored)
+        await self.broker.publish(stored.id, stored.version)
+
+    # The AI -------------------------------------------------------------------
+
+    def maybe_start_ai(self, stored: StoredGame) -> None:
+        position = stored.game.position
+        if stored.mode != "ai" or position.to_move is None or position.to_move != stored.ai_seat:
+            return
+        if self.ai_in_flight.get(stored.id) == stored.version:
+            return
+        self.ai_in_flight[stored.id] = stored.version
+        self._spawn(self._ai_move(stored.id, stored.version, position.text(), stored.ai_level or "casual"))
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _ai_move(self, game_id: str, version: int, position_text: str, level: str) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            move = await loop.run_in_executor(self.executor, ai_worker.choose_move, position_text, level, _seed_for(game_id, version))
+            async with self.locks[game_id]:
+                stored = await self.load(game_id)
+                if stored.version != version:
+                    return  # the game moved on (an undo) while the AI thought
+                stored.game.play(move)  # the rules check the AI like anyone else
+                await asyncio.to_thread(self.store.append, game_id, version, "move", move, None, None)
+        except (ProtocolError, StoreError, QuiltmakerError) as error:
+            log.warning("AI move in game %s dropped: %s", game_id, error)
+            return
+        finally:
+            if self.ai_in_flight.get(game_id) == version:
+                del self.ai_in_flight[game_id]
+        stored = await self.load(game_id)
+        await self.changed(stored)
+
+    # Intents ------------------------------------------------------------------
+
+    async def handle(self, game_id: str, connection: Connection, message: dict[str, Any]) -> dict[str, Any]:
+        """Carry out one intent and return the reply; raise ProtocolError to refuse it."""
+        kind = message.get("type")
+        if kind == "hello":
+            token = message.get("token")
+            if token is not None and (not isinstance(token, str) or len(token) > 128):
+                raise ProtocolError("malformed", "the token must be a string")
+            stored = await self.load(game_id)
+            seat = stored.seat_of(token)
+            if token and seat is None:
+                connection.seat = None
+                raise ProtocolError("forbidden", "this token holds no seat in this game: you are watching")
+            connection.seat = seat
+            return {"type": "welcome", "seat": seat}
+        if kind not in ("move", "undo", "hint"):
+            raise ProtocolError("malformed", f"unknown message type {kind!r}: expected hello, move, undo or hint")
+        client_id = message.get("id")
+        if client_id is not None and (not isinstance(client_id, str) or len(client_id) > MAX_CLIENT_ID):
+            raise ProtocolError("malformed", f"'id' must be a string of at most {MAX_CLIENT_ID} characters")
+        version = message.get("version")
+        if type(version) is not int:
+            raise ProtocolError("malformed", "'version' must be the integer version of the state you saw")
+        if connection.seat is None:
+            raise ProtocolError("forbidden", "spectators cannot act: open the game with a seat's link")
+        if kind == "hint":
+            return await self._hint(game_id, connection, version)
+        async with self.locks[game_id]:
+            stored = await self.load(game_id)
+            if client_id is not None and client_id in stored.client_ids:
+                raise ProtocolError("duplicate", f"message {client_id!r} was already carried out")
+            if version != stored.version:
+                raise ProtocolError("stale", f"you saw version {version}, the game is at version {stored.version}")
+            if kind == "move":
+                value = self._check_move(stored, connection, message.get("move"))
+                count = None
+            else:
+                count = self._undo_count(stored, connection)
+                value = str(count)
+            try:
+                new_version = await asyncio.to_thread(
+                    self.store.append, game_id, version, kind, value, _seat_number(connection.seat, stored), client_id
+                )
+            except StoreError as error:
+                raise ProtocolError(error.code, str(error)) from None
+            if count is None:
+                stored.game.play(value)
+            else:
+                for _ in range(count):
+                    stored.game.undo()
+            stored.version = new_version
+        await self.changed(stored)
+        return {"type": "ack", "version": new_version}
+
+    def _check_move(self, stored: StoredGame, connection: Connection, text: Any) -> str:
+        position = stored.game.position
+        if stored.status == "waiting":
+            raise ProtocolError("not_allowed", "the game starts when your friend opens the invitation link")
+        if position.to_move is None:
+            raise ProtocolError("game_over", "the game is over")
+        if connection.seat != BOTH_SEATS and connection.seat != position.to_move:
+            raise ProtocolError("not_your_turn", f"it is player {position.to_move}'s turn: {turn_reason(position)}")
+        if not isinstance(text, str) or len(text) > 64:
+            raise ProtocolError("malformed", "'move' must be the text of a move, such as 'A' or '12R1@e5'")
+        try:
+            move = Move.from_text(text)
+        except QuiltmakerError as error:
+            raise ProtocolError("malformed", str(error)) from None
+        reason = position.why_illegal(move) if move.exists else "no such move"
+        if reason is not None:
+            raise ProtocolError("illegal", f"{move.text()} is illegal: {reason}")
+        return move.text()
+
+    def _undo_count(self, stored: StoredGame, connection: Connection) -> int:
+        if stored.mode == "online":
+            raise ProtocolError("not_allowed", "there is no undo in an online game")
+        movers = stored.game.movers
+        if stored.mode == "local":
+            if not movers:
+                raise ProtocolError("not_allowed", "there is no move to undo")
+            return 1
+        # Against the AI: back to the human's last turn, taking the AI's replies with it.
+        human = 1 - (stored.ai_seat or 0)
+        for count, mover in enumerate(reversed(movers), start=1):
+            if mover == human:
+                return count
+        raise ProtocolError("not_allowed", "you have no move to undo yet")
+
+    async def _hint(self, game_id: str, connection: Connection, version: int) -> dict[str, Any]:
+        stored = await self.load(game_id)
+        if stored.mode == "online":
+            raise ProtocolError("not_allowed", "hints are not given in online games")
+        position = stored.game.position
+        if position.to_move is None:
+            raise ProtocolError("game_over", "the game is over")
+        if version != stored.version:
+            raise ProtocolError("stale", f"you saw version {version}, the game is at version {stored.version}")
+        loop = asyncio.get_running_loop()
+        result = await loop.run_in_executor(
+            self.executor, ai_worker.hint, position.text(), self.settings.hint_seconds, _seed_for(game_id, version)
+        )
+        return {"type": "hint", "version": version, **result}
+
+    # Analysis of finished games --------------------------------------------------
+
+    async def analysis(self, game_id: str) -> tuple[int, dict[str, Any]]:
+        stored = await self.load(game_id)
+        game = stored.game
+        positions = [
+            {
+                "ply": ply,
+                "to_move": p.to_move,
+                "times": list(p.times),
+                "buttons": list(p.buttons),
+                "income": list(p.income),
+                "scores": list(p.scores),
+                "win_probability_player0": None,
+                "expected_margin_player0": None,
+                "best_move": None,
+            }
+            for ply, p in enumerate(game.positions)
+        ]
+        # Evaluations would be hints; an online game in progress gets none.
+        if not game.position.is_over and stored.mode == "online":
+            return 200, {"status": "positions only", "positions": positions}
+        saved = await asyncio.to_thread(self.store.analysis, game_id)
+        if saved is None or saved.get("version") != stored.version:
+            if game_id not in self.analysing:
+                self.analysing.add(game_id)
+                self._spawn(self._analyse(stored))
+            return 202, {"status": "computing", "positions": positions}
+        for entry, evaluation in zip(positions, saved["positions"]):
+            entry.update(evaluation)
+        return 200, {"status": "done", "positions": positions}
+
+    async def _analyse(self, stored: StoredGame) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            evaluations = await loop.run_in_executor(
+                self.executor,
+                ai_worker.analyse,
+                stored.game.start.text(),
+                [m.text() for m in stored.game.moves],
+                self.settings.analysis_iterations,
+                0,
+            )
+            await asyncio.to_thread(self.store.save_analysis, stored.id, {"version": stored.version, "positions": evaluations})
+        finally:
+            self.analysing.discard(stored.id)
+
+
+def _seat_number(seat: int | str | None, stored: StoredGame) -> int | None:
+    if seat == BOTH_SEATS:
+        return stored.game.position.to_move
+    return seat if isinstance(seat, int) else None
+
+
+def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
+    """The web application. ``executor`` replaces the AI's process pool (tests pass a thread pool)."""
+    server = GameServer(settings, executor)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await server.start()
+        try:
+            yield
+        finally:
+            await server.stop()
+
+    app = FastAPI(title="quiltmaker", lifespan=lifespan)
+    app.state.server = server
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    levels = {name: level.description for name, level in LEVELS.items()}
+
+    @app.get("/", include_in_schema=False)
+    async def lobby() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/game/{game_id}", include_in_schema=False)
+    async def game_page(game_id: str) -> FileResponse:
+        return FileResponse(STATIC / "game.html")
+
+    @app.get("/api/catalogue")
+    async def get_catalogue() -> dict[str, Any]:
+        return catalogue(levels)
+
+    @app.post("/api/games")
+    async def create_game(new: NewGame) -> dict[str, Any]:
+        rng = random.Random(new.seed)
+        start = Position.initial(rng.randrange(2**63), variant=new.variant)
+        seat = new.seat if new.seat is not None else rng.randrange(2)
+        if new.mode == "ai":
+            names = ["You", f"quiltmaker {new.level}"] if seat == 0 else [f"quiltmaker {new.level}", "You"]
+        else:
+            names = ["Player 1", "Player 2"]
+        for index, name in enumerate(new.names or []):
+            if name.strip() and not (new.mode == "ai" and index != seat):
+                names[index] = name.strip()
+        game_id, token, invite = await asyncio.to_thread(
+            server.store.create,
+            new.mode,
+            start,
+            names,
+            new.level if new.mode == "ai" else None,
+            1 - seat if new.mode == "ai" else None,
+            seat,
+        )
+        return {"id": game_id, "token": token, "seat": BOTH_SEATS if new.mode == "local" else seat, "invite": invite}
+
+    @app.post("/api/games/{game_id}/join")
+    async def join_game(game_id: str, join: Join) -> dict[str, Any]:
+        try:
+            token, seat = await asyncio.to_thread(server.store.join, game_id, join.invite)
+        except StoreError as error:
+            raise HTTPException(404 if error.code == "not_found" else 403, str(error)) from None
+        stored = await server.load(game_id)
+        await server.changed(stored)  # the game leaves "waiting" for everyone watching
+        return {"token": token, "seat": seat}
+
+    async def load_or_404(game_id: str) -> StoredGame:
+        try:
+            return await server.load(game_id)
+        except ProtocolError as error:
+            raise HTTPException(404 if error.code == "not_found" else 500, str(error)) from None
+
+    @app.get("/api/games")
+    async def list_games(ids: str = "") -> dict[str, Any]:
+        wanted = [i for i in ids.split(",") if i][:100]
+        games = []
+        for game_id in wanted:
+            with contextlib.suppress(HTTPException):
+                games.append(summary_view(await load_or_404(game_id)))
+        return {"games": games}
+
+    @app.get("/api/games/{game_id}")
+    async def get_game(game_id: str) -> dict[str, Any]:
+        return server.state(await load_or_404(game_id))
+
+    @app.get("/api/games/{game_id}/record.json")
+    async def record_json(game_id: str) -> Response:
+        stored = await load_or_404(game_id)
+        return JSONResponse(
+            record.to_json(stored.game), headers={"Content-Disposition": f'attachment; filename="quiltmaker-{game_id}.json"'}
+        )
+
+    @app.get("/api/games/{game_id}/record.txt")
+    async def record_text(game_id: str) -> Response:
+        stored = await load_or_404(game_id)
+        return PlainTextResponse(
+            record.to_text(stored.game), headers={"Content-Disposition": f'attachment; filename="quiltmaker-{game_id}.txt"'}
+        )
+
+    @app.get("/api/games/{game_id}/analysis")
+    async def get_analysis(game_id: str) -> Response:
+        await load_or_404(game_id)
+        status, body = await server.analysis(game_id)
+        return JSONResponse(body, status_code=status)
+
+    @app.websocket("/ws/games/{game_id}")
+    async def play(socket: WebSocket, game_id: str) -> None:
+        await socket.accept()
+        try:
+            stored = await server.load(game_id)
+        except ProtocolError as error:
+            await socket.send_json({"type": "error", "id": None, "code": error.code, "message": str(error)})
+            await socket.close(code=4404)
+            return
+        connection = Connection(socket)
+        server.connections[game_id].add(connection)
+        try:
+            await socket.send_json({"type": "state", "state": server.state(stored)})
+            server.maybe_start_ai(stored)  # after a restart, an AI turn left hanging resumes here
+            while True:
+                raw = await socket.receive()
+                if raw["type"] == "websocket.disconnect":
+                    break
+                reply = await _reply(server, game_id, connection, raw)
+                await socket.send_json(reply)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            server.connections[game_id].discard(connection)
+            if not server.connections[game_id]:
+                del server.connections[game_id]
+
+    @app.exception_handler(StoreError)
+    async def store_error(_request: Request, error: StoreError) -> JSONResponse:
+        return JSONResponse({"detail": str(error), "code": error.code}, status_code=400)
+
+    return app
+
+
+async def _reply(server: GameServer, game_id: str, connection: Connection, raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Parse one WebSocket message and carry it out; every failure becomes an error reply."""
+    client_id: Any = None
+    try:
+        text = raw.get("text")
+        if text is None:
+            data = raw.get("bytes") or b""
+            if len(data) > MAX_MESSAGE_BYTES:
+                raise ProtocolError("too_large", f"messages are at most {MAX_MESSAGE_BYTES} bytes")
+            try:
+                text = data.decode()
+            except UnicodeDecodeError:
+                raise ProtocolError("malformed", "messages are JSON text") from None
+        if len(text.encode()) > MAX_MESSAGE_BYTES:
+            raise ProtocolError("too_large", f"messages are at most {MAX_MESSAGE_BYTES} bytes")
+        try:
+            message = json.loads(text)
+        except ValueError:
+            raise ProtocolError("malformed", "messages are JSON objects such as {\"type\": \"move\", ...}") from None
+        if not isinstance(message, dict):
+            raise ProtocolError("malformed", "messages are JSON objects such as {\"type\": \"move\", ...}")
+        client_id = message.get("id") if isinstance(message.get("id"), str) else None
+        reply = await server.handle(game_id, connection, message)
+    except ProtocolError as error:
+        reply = {"type": "error", "code": error.code, "message": str(error)}
+        if error.code == "stale":
+            # Send the fresh state along, so the client can show what changed.
+            with contextlib.suppress(ProtocolError):
+                await connection.socket.send_json({"type": "state", "state": server.state(await server.load(game_id))})
+    reply["id"] = client_id
+    return reply

@@ -1,0 +1,88 @@
+"""Telling every server process that a game changed.
+
+A message is only ``(game id, version)``: the database holds the truth, and
+each subscriber reloads the game from it. The in-process broker serves one
+server process; the Redis broker lets several processes share a database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+Listener = Callable[[str, int], Awaitable[None]]
+
+CHANNEL = "quiltmaker:games"
+
+
+class Broker(Protocol):
+    """Publish game changes; deliver every change (from any process) to the listener."""
+
+    async def start(self, listener: Listener) -> None: ...
+
+    async def publish(self, game_id: str, version: int) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class LocalBroker:
+    """Delivers changes within this process only (the default)."""
+
+    def __init__(self) -> None:
+        self._listener: Listener | None = None
+
+    async def start(self, listener: Listener) -> None:
+        self._listener = listener
+
+    async def publish(self, game_id: str, version: int) -> None:
+        if self._listener is not None:
+            await self._listener(game_id, version)
+
+    async def close(self) -> None:
+        self._listener = None
+
+
+class RedisBroker:
+    """Delivers changes through a Redis channel to every subscribed server process."""
+
+    def __init__(self, url: str) -> None:
+        import redis.asyncio as redis  # optional: only servers run with --redis need it
+
+        self._client: Any = redis.from_url(url)
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self, listener: Listener) -> None:
+        pubsub = self._client.pubsub()
+        await pubsub.subscribe(CHANNEL)
+
+        async def pump() -> None:
+            async for message in pubsub.listen():
+                if message.get("type") != "message":
+                    continue
+                try:
+                    data = json.loads(message["data"])
+                    await listener(str(data["game"]), int(data["version"]))
+                except (ValueError, KeyError, TypeError):
+                    continue  # not one of ours: ignore rather than stop listening
+
+        self._task = asyncio.create_task(pump())
+
+    async def publish(self, game_id: str, version: int) -> None:
+        await self._client.publish(CHANNEL, json.dumps({"game": game_id, "version": version}))
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        await self._client.aclose()
+
+
+def broker_from_url(url: str | None) -> Broker:
+    """The in-process broker, or Redis given a ``redis://`` URL."""
+    if not url:
+        return LocalBroker()
+    return RedisBroker(url)

@@ -1,0 +1,307 @@
+"""Games in a database: a row of metadata per game and an append-only log of events.
+
+A game's state is never stored, only derived: its start position with the
+log replayed through the rules engine. An event is ``move TEXT`` or
+``undo N``; event *n* of a game is unique, so two writers (threads or server
+processes) can never both append it, and the loser learns its view was
+stale. Every write commits before the caller acknowledges it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    select,
+    update,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+
+from ..errors import QuiltmakerError
+from ..game import Game
+from ..position import Position
+
+MODES = ("ai", "local", "online")
+BOTH_SEATS = "both"
+
+
+class StoreError(QuiltmakerError):
+    """A request the store refuses; ``code`` says why, for the protocol's error replies."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class GameRow(Base):
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    mode: Mapped[str] = mapped_column(String(8))
+    start: Mapped[str] = mapped_column(Text)
+    names: Mapped[list[str]] = mapped_column(JSON)
+    ai_level: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    ai_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # SHA-256 of each seat's token (the local mode's one token sits in seat 0),
+    # and of the online mode's one-time invitation code.
+    token_hashes: Mapped[list[str | None]] = mapped_column(JSON)
+    invite_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    analysis: Mapped[Any] = mapped_column(JSON, nullable=True)
+
+
+class EventRow(Base):
+    __tablename__ = "events"
+    __table_args__ = (UniqueConstraint("game_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(8))  # "move" or "undo"
+    value: Mapped[str] = mapped_column(String(64))  # the move's text, or how many moves to undo
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)  # who sent it (None: the AI)
+    client_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+@dataclass
+class StoredGame:
+    """A game as the store knows it: metadata and the replayed :class:`Game`."""
+
+    id: str
+    created: datetime
+    mode: str
+    names: list[str]
+    ai_level: str | None
+    ai_seat: int | None
+    token_hashes: list[str | None]
+    invite_open: bool
+    game: Game
+    version: int
+    client_ids: set[str] = field(default_factory=set)
+
+    def seat_of(self, token: str | None) -> int | str | None:
+        """The seat a token holds: 0, 1, ``"both"`` (pass-and-play) or ``None``."""
+        if not token:
+            return None
+        digest = _hash(token)
+        for seat, stored in enumerate(self.token_hashes):
+            if stored is not None and hmac.compare_digest(stored, digest):
+                return BOTH_SEATS if self.mode == "local" else seat
+        return None
+
+    @property
+    def status(self) -> str:
+        if self.game.position.is_over:
+            return "over"
+        if self.mode == "online" and self.invite_open:
+            return "waiting"
+        return "playing"
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def database_url_for(data_dir: Path) -> str:
+    """The default database: a SQLite file in the data folder."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{data_dir / 'quiltmaker.sqlite3'}"
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL lets readers run beside the writer; FULL syncs every commit, so an
+    # acknowledged move survives a killed process (and a lost machine).
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+class GameStore:
+    """Create, load and extend games in one database (thread-safe; blocking calls)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine: Engine = create_engine(url, pool_pre_ping=True)
+        if self.engine.dialect.name == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        Base.metadata.create_all(self.engine)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # Creating ----------------------------------------------------------------
+
+    def create(
+        self,
+        mode: str,
+        start: Position,
+        names: list[str],
+        ai_level: str | None = None,
+        ai_seat: int | None = None,
+        creator_seat: int = 0,
+    ) -> tuple[str, str, str | None]:
+        """Store a new game; return its id, the creator's token and (online) the invitation code."""
+        if mode not in MODES:
+            raise StoreError("malformed", f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
+        game_id = secrets.token_urlsafe(9)
+        token = secrets.token_urlsafe(24)
+        invite = secrets.token_urlsafe(18) if mode == "online" else None
+        hashes: list[str | None] = [None, None]
+        hashes[0 if mode == "local" else creator_seat] = _hash(token)
+        row = GameRow(
+            id=game_id,
+            created=_now(),
+            mode=mode,
+            start=start.text(),
+            names=names,
+            ai_level=ai_level,
+            ai_seat=ai_seat,
+            token_hashes=hashes,
+            invite_hash=_hash(invite) if invite else None,
+        )
+        with self._sessions.begin() as session:
+            session.add(row)
+        return game_id, token, invite
+
+    def join(self, game_id: str, invite: str) -> tuple[str, int]:
+        """Spend an online game's invitation code on the free seat; return its token and seat."""
+        with self._sessions.begin() as session:
+            row = session.get(GameRow, game_id, with_for_update=True)
+            if row is None:
+                raise StoreError("not_found", f"no game {game_id!r}")
+            if row.invite_hash is None or not hmac.compare_digest(row.invite_hash, _hash(invite)):
+                raise StoreError("forbidden", "this invitation is not valid (already used, or not for this game)")
+            seat = row.token_hashes.index(None)
+            token = secrets.token_urlsafe(24)
+            hashes = list(row.token_hashes)
+            hashes[seat] = _hash(token)
+            # Compare-and-set on the invitation: of two browsers racing, one wins.
+            result = session.execute(
+                update(GameRow)
+                .where(GameRow.id == game_id, GameRow.invite_hash == row.invite_hash)
+                .values(token_hashes=hashes, invite_hash=None)
+            )
+            if result.rowcount != 1:  # type: ignore[attr-defined]
+                raise StoreError("forbidden", "this invitation has just been used")
+        return token, seat
+
+    # Reading -----------------------------------------------------------------
+
+    def load(self, game_id: str) -> StoredGame:
+        """The game with its log replayed.
+
+        Raises:
+            StoreError: No such game (``not_found``), or a log the rules reject (``corrupt``).
+        """
+        with self._sessions() as session:
+            row = session.get(GameRow, game_id)
+            if row is None:
+                raise StoreError("not_found", f"no game {game_id!r}")
+            events = session.scalars(select(EventRow).where(EventRow.game_id == game_id).order_by(EventRow.number)).all()
+        try:
+            game = Game(Position.from_text(row.start), row.names)
+            for number, entry in enumerate(events):
+                if entry.number != number:
+                    raise QuiltmakerError(f"event {number} is missing")
+                if entry.kind == "move":
+                    game.play(entry.value)
+                elif entry.kind == "undo":
+                    for _ in range(int(entry.value)):
+                        game.undo()
+                else:
+                    raise QuiltmakerError(f"unknown event kind {entry.kind!r}")
+        except (QuiltmakerError, ValueError) as error:
+            raise StoreError("corrupt", f"game {game_id} has a corrupt log: {error}") from error
+        return StoredGame(
+            id=row.id,
+            created=row.created,
+            mode=row.mode,
+            names=list(row.names),
+            ai_level=row.ai_level,
+            ai_seat=row.ai_seat,
+            token_hashes=list(row.token_hashes),
+            invite_open=row.invite_hash is not None,
+            game=game,
+            version=len(events),
+            client_ids={e.client_id for e in events if e.client_id},
+        )
+
+    def exists(self, game_id: str) -> bool:
+        with self._sessions() as session:
+            return session.get(GameRow, game_id) is not None
+
+    def ids_waiting_for_ai(self) -> list[str]:
+        """AI games whose last state may be the AI's turn (the caller checks): for restarts."""
+        with self._sessions() as session:
+            return list(session.scalars(select(GameRow.id).where(GameRow.mode == "ai")))
+
+    # Writing -----------------------------------------------------------------
+
+    def append(self, game_id: str, version: int, kind: str, value: str, seat: int | None, client_id: str | None) -> int:
+        """Append event number ``version``; return the new version.
+
+        The caller has checked the event against the state of that version;
+        the unique (game, number) constraint makes the check and the write
+        one atomic step across threads and processes.
+
+        Raises:
+            StoreError: ``stale`` when another event took that number first.
+        """
+        try:
+            with self._sessions.begin() as session:
+                session.add(
+                    EventRow(
+                        game_id=game_id,
+                        number=version,
+                        kind=kind,
+                        value=value,
+                        seat=seat,
+                        client_id=client_id,
+                        created=_now(),
+                    )
+                )
+        except IntegrityError:
+            raise StoreError("stale", f"the game has moved on from version {version}; here is the new state") from None
+        return version + 1
+
+    def analysis(self, game_id: str) -> Any:
+        with self._sessions() as session:
+            row = session.get(GameRow, game_id)
+            return None if row is None else row.analysis
+
+    def save_analysis(self, game_id: str, analysis: Any) -> None:
+        with self._sessions.begin() as session:
+            row = session.get(GameRow, game_id)
+            if row is not None:
+                row.analysis = json.loads(json.dumps(analysis))

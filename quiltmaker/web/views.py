@@ -1,0 +1,233 @@
+"""What the browser sees: JSON views of games, built by the rules engine.
+
+The page draws these and nothing else: legal moves, the reason for the
+turn, the buttons an advance earns and the scoring all come from here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..components import (
+    BOARD_SIZE,
+    BONUS_POINTS,
+    BONUS_SIZE,
+    EMPTY_SQUARE_PENALTY,
+    LAST_SPACE,
+    PATCHES,
+    TIME_TRACKS,
+)
+from ..game import Game
+from ..moves import ADVANCE, BUY, COLUMNS, SPECIAL, Move
+from ..players import incomes_left
+from ..position import NO_BONUS, Position
+from .store import StoredGame
+
+
+def catalogue(levels: dict[str, str]) -> dict[str, Any]:
+    """The components, for drawing: patches with every orientation, and both time tracks."""
+    return {
+        "board_size": BOARD_SIZE,
+        "last_space": LAST_SPACE,
+        "bonus_points": BONUS_POINTS,
+        "bonus_size": BONUS_SIZE,
+        "empty_square_penalty": EMPTY_SQUARE_PENALTY,
+        "patches": [
+            {
+                "id": patch.id,
+                "cost": patch.cost,
+                "time": patch.time,
+                "income": patch.income,
+                "size": patch.size,
+                "orientations": [
+                    {"transform": o.transform, "cells": [list(c) for c in o.cells], "height": o.height, "width": o.width}
+                    for o in patch.orientations
+                ],
+            }
+            for patch in PATCHES
+        ],
+        "tracks": {
+            name: {"income_spaces": list(track.income_spaces), "special_spaces": list(track.special_spaces)}
+            for name, track in TIME_TRACKS.items()
+        },
+        "levels": [{"name": name, "description": description} for name, description in levels.items()],
+    }
+
+
+def turn_reason(position: Position) -> str:
+    """Why the player to move is to move (turns follow the time track, not alternation)."""
+    player = position.to_move
+    if player is None:
+        return "the game is over"
+    if position.pending:
+        return f"player {player} must place the special patch just earned"
+    mine, theirs = position.times[player], position.times[1 - player]
+    if mine == theirs == 0:
+        return f"player {player} starts the game"
+    if mine < theirs:
+        return f"player {player} is behind on the time track (space {mine} against {theirs})"
+    return f"both tokens are on space {mine}: player {player} arrived last, so is on top and moves first"
+
+
+def quilt_grid(game: Game, player: int) -> list[list[int | str | None]]:
+    """Which patch covers each square of a quilt: a patch id, ``"S"`` (special) or ``None``."""
+    grid: list[list[int | str | None]] = [[None] * BOARD_SIZE for _ in range(BOARD_SIZE)]
+    for mover, move in zip(game.movers, game.moves):
+        if mover == player:
+            for row, col in move.cells:
+                grid[row][col] = "S" if move.kind == SPECIAL else move.patch
+    return grid
+
+
+def forecast(position: Position, player: int) -> int:
+    """The player's score if they bought nothing more: advancing to the end pays a button a space, plus income."""
+    space = position.times[player]
+    return position.score(player) + (LAST_SPACE - space) + position.income[player] * incomes_left(space)
+
+
+def legal_view(position: Position) -> dict[str, Any]:
+    """The moves of the player to move, grouped for drawing: advance, buys by patch and orientation, specials."""
+    player = position.to_move
+    view: dict[str, Any] = {"advance": None, "buys": [], "specials": []}
+    if player is None:
+        return view
+    moves = position.legal_moves()
+    if position.pending:
+        view["specials"] = [m.text() for m in moves]
+        return view
+    after = position.play_unchecked(Move.advance())
+    view["advance"] = {
+        "move": "A",
+        "spaces": after.times[player] - position.times[player],
+        "buttons": after.buttons[player] - position.buttons[player],
+    }
+    for patch_id in position.offered:
+        patch = PATCHES[patch_id]
+        entry: dict[str, Any] = {"patch": patch_id, "affordable": patch.cost <= position.buttons[player], "reason": None}
+        if not entry["affordable"]:
+            entry["reason"] = f"costs {patch.cost} buttons; player {player} has {position.buttons[player]}"
+        anchors: dict[str, list[int]] = {o.transform: [] for o in patch.orientations}
+        for move in moves:
+            if move.patch == patch_id:
+                transform = move.orientation
+                assert transform is not None
+                top, left = min(r for r, _ in move.cells), min(c for _, c in move.cells)
+                anchors[transform].append(top * BOARD_SIZE + left)
+        entry["orientations"] = [{"transform": t, "anchors": a} for t, a in anchors.items()]
+        if entry["affordable"] and not any(anchors.values()):
+            entry["reason"] = "fits nowhere on the quilt"
+        view["buys"].append(entry)
+    return view
+
+
+def move_summary(before: Position, after: Position, move: Move) -> str:
+    """One line saying what a move did, for the move list."""
+    player = before.to_move
+    assert player is not None
+    parts: list[str] = []
+    if move.kind == ADVANCE:
+        spaces = after.times[player] - before.times[player]
+        parts.append(f"advanced {spaces} space{'s' if spaces != 1 else ''}: +{spaces} button{'s' if spaces != 1 else ''}")
+    elif move.kind == BUY:
+        assert move.patch is not None
+        patch = PATCHES[move.patch]
+        parts.append(f"bought patch {patch.id} for {patch.cost} buttons, {patch.time} time")
+    elif move.kind == SPECIAL:
+        row, col = move.cells[0]
+        parts.append(f"placed a special patch on {COLUMNS[col]}{row + 1}")
+    if move.kind != SPECIAL:
+        paid = after.buttons[player] - before.buttons[player]
+        paid -= (after.times[player] - before.times[player]) if move.kind == ADVANCE else -PATCHES[move.patch].cost  # type: ignore[index]
+        if paid:
+            parts.append(f"income +{paid}")
+    if after.pending and not before.pending:
+        parts.append("earned a special patch")
+    if after.bonus != before.bonus:
+        parts.append(f"earned the {BONUS_SIZE}x{BONUS_SIZE} bonus")
+    return "; ".join(parts)
+
+
+def result_view(position: Position) -> dict[str, Any] | None:
+    """The scoring at the end: buttons, bonus, empty squares, and whether the tie-break decided."""
+    if not position.is_over:
+        return None
+    breakdown = []
+    for player in (0, 1):
+        empty = position.empty_squares(player)
+        bonus = BONUS_POINTS if position.bonus == player else 0
+        breakdown.append(
+            {
+                "buttons": position.buttons[player],
+                "bonus": bonus,
+                "empty": empty,
+                "penalty": -EMPTY_SQUARE_PENALTY * empty,
+                "total": position.score(player),
+            }
+        )
+    return {
+        "winner": position.winner,
+        "tiebreak": position.decided_by_tiebreak,
+        "scores": list(position.scores),
+        "breakdown": breakdown,
+    }
+
+
+def state_view(stored: StoredGame, ai_thinking: bool = False) -> dict[str, Any]:
+    """The whole state of a game, as every client is sent it."""
+    game = stored.game
+    position = game.position
+    positions = game.positions
+    moves = [
+        {"ply": ply + 1, "player": positions[ply].to_move, "move": move.text(), "summary": move_summary(positions[ply], positions[ply + 1], move)}
+        for ply, move in enumerate(game.moves)
+    ]
+    track = TIME_TRACKS[position.variant]
+    ai = None
+    if stored.mode == "ai":
+        ai = {"level": stored.ai_level, "seat": stored.ai_seat, "thinking": ai_thinking}
+    assisted = stored.mode in ("ai", "local")
+    return {
+        "id": stored.id,
+        "version": stored.version,
+        "mode": stored.mode,
+        "status": stored.status,
+        "variant": position.variant,
+        "names": stored.names,
+        "ai": ai,
+        "position": position.text(),
+        "to_move": position.to_move,
+        "turn_reason": turn_reason(position),
+        "times": list(position.times),
+        "buttons": list(position.buttons),
+        "income": list(position.income),
+        "on_top": position.on_top,
+        "specials": [s for s in track.special_spaces if position.specials >> s & 1],
+        "income_spaces": list(track.income_spaces),
+        "bonus": position.bonus if position.bonus != NO_BONUS else -1,
+        "pending": position.pending,
+        "quilts": [quilt_grid(game, 0), quilt_grid(game, 1)],
+        "circle": list(position.circle),
+        "offered": list(position.offered),
+        "scores": list(position.scores),
+        "forecast": [forecast(position, 0), forecast(position, 1)],
+        "legal": legal_view(position),
+        "moves": moves,
+        "result": result_view(position),
+        "hints": assisted and not position.is_over,
+        "undo": assisted and bool(game.moves),
+    }
+
+
+def summary_view(stored: StoredGame) -> dict[str, Any]:
+    """A line of the lobby's list of games."""
+    position = stored.game.position
+    return {
+        "id": stored.id,
+        "mode": stored.mode,
+        "status": stored.status,
+        "names": stored.names,
+        "version": stored.version,
+        "to_move": position.to_move,
+        "result": result_view(position),
+        "created": stored.created.isoformat(),
+    }
