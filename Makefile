@@ -1,10 +1,12 @@
-# Two commands on a fresh machine: `make run` plays, `make test` checks everything.
+# Two commands on a fresh machine: `make run` starts the web server, `make test` checks everything.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+SYSTEM_STAMP := $(VENV)/.system-deps
+
+.PHONY: run play test lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,10 +14,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[web,dev]'
 	touch $(STAMP)
 
+$(SYSTEM_STAMP): scripts/system-deps.sh $(STAMP)
+	scripts/system-deps.sh
+	touch $(SYSTEM_STAMP)
+
 run: $(STAMP)
+	$(BIN)/quiltmaker serve
+
+play: $(STAMP)
 	$(BIN)/quiltmaker play
 
-test: $(STAMP)
+test: $(STAMP) $(SYSTEM_STAMP)
 	$(BIN)/ruff check quiltmaker tests benchmarks
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q

@@ -15,7 +15,7 @@ import logging
 import multiprocessing
 import random
 import zlib
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import AsyncIterator, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -41,6 +41,7 @@ from .views import catalogue, state_view, summary_view, turn_reason
 STATIC = Path(__file__).parent / "static"
 MAX_MESSAGE_BYTES = 4096
 MAX_CLIENT_ID = 64
+CACHED_GAMES = 2000
 log = logging.getLogger("quiltmaker.web")
 
 
@@ -129,6 +130,7 @@ class GameServer:
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.ai_in_flight: dict[str, int] = {}  # game id -> the version the AI is thinking about
         self.analysing: set[str] = set()
+        self.cache: OrderedDict[str, StoredGame] = OrderedDict()
         self._tasks: set[asyncio.Task[Any]] = set()
 
     async def start(self) -> None:
@@ -151,22 +153,37 @@ class GameServer:
     # Loading and broadcasting ---------------------------------------------------
 
     async def load(self, game_id: str) -> StoredGame:
+        """The game at its latest version.
+
+        Games stay in memory once loaded; a load reads only the events
+        appended since (by this process or another) and replays them.
+        """
         try:
-            return await asyncio.to_thread(self.store.load, game_id)
+            stored = self.cache.get(game_id)
+            if stored is None:
+                stored = await asyncio.to_thread(self.store.load, game_id)
+                self.cache[game_id] = stored
+                if len(self.cache) > CACHED_GAMES:
+                    self.cache.popitem(last=False)
+            else:
+                self.cache.move_to_end(game_id)
+                # Applied here on the event loop, never in the thread, so no two coroutines apply at once.
+                stored.apply(await asyncio.to_thread(self.store.refresh, stored))
+            return stored
         except StoreError as error:
+            if error.code == "corrupt":
+                self.cache.pop(game_id, None)
             raise ProtocolError(error.code, str(error)) from None
 
     def state(self, stored: StoredGame) -> dict[str, Any]:
         return state_view(stored, ai_thinking=self.ai_in_flight.get(stored.id) == stored.version)
 
     async def on_change(self, game_id: str, version: int) -> None:
-        """A game changed (here or in another process): send its state to our sockets."""
+        """Another server process changed a game: send its state to our sockets."""
         if not self.connections.get(game_id):
             return
-        stored = await self.load(game_id)
-        if stored.version < version:
-            return  # an older read than the change announced; the next message brings it
-        await self.send_all(game_id, {"type": "state", "state": self.state(stored)})
+        with contextlib.suppress(ProtocolError):
+            await self.send_all(game_id, {"type": "state", "state": self.state(await self.load(game_id))})
 
     async def send_all(self, game_id: str, message: dict[str, Any]) -> None:
         text = json.dumps(message)
@@ -177,7 +194,9 @@ class GameServer:
                 self.connections[game_id].discard(connection)
 
     async def changed(self, stored: StoredGame) -> None:
+        """The game changed here: start the AI if it is its turn, tell our sockets, then the other processes."""
         self.maybe_start_ai(stored)
+        await self.send_all(stored.id, {"type": "state", "state": self.state(stored)})
         await self.broker.publish(stored.id, stored.version)
 
     # The AI -------------------------------------------------------------------
@@ -204,8 +223,9 @@ class GameServer:
                 stored = await self.load(game_id)
                 if stored.version != version:
                     return  # the game moved on (an undo) while the AI thought
-                stored.game.play(move)  # the rules check the AI like anyone else
+                stored.game.position.play(move)  # the rules check the AI like anyone else
                 await asyncio.to_thread(self.store.append, game_id, version, "move", move, None, None)
+                stored.apply([(version, "move", move, None)])
         except (ProtocolError, StoreError, QuiltmakerError) as error:
             log.warning("AI move in game %s dropped: %s", game_id, error)
             return
@@ -251,22 +271,15 @@ class GameServer:
                 raise ProtocolError("stale", f"you saw version {version}, the game is at version {stored.version}")
             if kind == "move":
                 value = self._check_move(stored, connection, message.get("move"))
-                count = None
             else:
-                count = self._undo_count(stored, connection)
-                value = str(count)
+                value = str(self._undo_count(stored, connection))
             try:
                 new_version = await asyncio.to_thread(
                     self.store.append, game_id, version, kind, value, _seat_number(connection.seat, stored), client_id
                 )
             except StoreError as error:
                 raise ProtocolError(error.code, str(error)) from None
-            if count is None:
-                stored.game.play(value)
-            else:
-                for _ in range(count):
-                    stored.game.undo()
-            stored.version = new_version
+            stored.apply([(version, kind, value, client_id)])  # skipped if a refresh already brought it in
         await self.changed(stored)
         return {"type": "ack", "version": new_version}
 

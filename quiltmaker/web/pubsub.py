@@ -1,8 +1,11 @@
-"""Telling every server process that a game changed.
+"""Telling the other server processes that a game changed.
 
-A message is only ``(game id, version)``: the database holds the truth, and
-each subscriber reloads the game from it. The in-process broker serves one
-server process; the Redis broker lets several processes share a database.
+A server sends the new state to its own sockets itself; the broker carries
+the news to the other processes sharing the database. A message is only
+``(game id, version)``: the database holds the truth, and each subscriber
+reloads the game from it. The default broker serves a lone server process
+(there is no one to tell); the Redis broker lets several processes share a
+database.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
@@ -19,7 +23,7 @@ CHANNEL = "quiltmaker:games"
 
 
 class Broker(Protocol):
-    """Publish game changes; deliver every change (from any process) to the listener."""
+    """Publish game changes; deliver the changes other processes publish to the listener."""
 
     async def start(self, listener: Listener) -> None: ...
 
@@ -29,20 +33,16 @@ class Broker(Protocol):
 
 
 class LocalBroker:
-    """Delivers changes within this process only (the default)."""
-
-    def __init__(self) -> None:
-        self._listener: Listener | None = None
+    """The broker of a lone server process: no other process to tell (the default)."""
 
     async def start(self, listener: Listener) -> None:
-        self._listener = listener
+        pass
 
     async def publish(self, game_id: str, version: int) -> None:
-        if self._listener is not None:
-            await self._listener(game_id, version)
+        pass
 
     async def close(self) -> None:
-        self._listener = None
+        pass
 
 
 class RedisBroker:
@@ -53,6 +53,7 @@ class RedisBroker:
 
         self._client: Any = redis.from_url(url)
         self._task: asyncio.Task[None] | None = None
+        self._origin = uuid.uuid4().hex  # to skip our own messages: our sockets have the state already
 
     async def start(self, listener: Listener) -> None:
         pubsub = self._client.pubsub()
@@ -64,14 +65,15 @@ class RedisBroker:
                     continue
                 try:
                     data = json.loads(message["data"])
-                    await listener(str(data["game"]), int(data["version"]))
+                    if data.get("origin") != self._origin:
+                        await listener(str(data["game"]), int(data["version"]))
                 except (ValueError, KeyError, TypeError):
                     continue  # not one of ours: ignore rather than stop listening
 
         self._task = asyncio.create_task(pump())
 
     async def publish(self, game_id: str, version: int) -> None:
-        await self._client.publish(CHANNEL, json.dumps({"game": game_id, "version": version}))
+        await self._client.publish(CHANNEL, json.dumps({"game": game_id, "version": version, "origin": self._origin}))
 
     async def close(self) -> None:
         if self._task is not None:

@@ -102,6 +102,31 @@ class StoredGame:
     version: int
     client_ids: set[str] = field(default_factory=set)
 
+    def apply(self, events: list[Event]) -> None:
+        """Replay events onto this game; those it already has are skipped.
+
+        Raises:
+            StoreError: ``corrupt`` when the log has a gap or an event the rules reject.
+        """
+        for number, kind, value, client_id in events:
+            if number < self.version:
+                continue
+            try:
+                if number != self.version:
+                    raise QuiltmakerError(f"event {self.version} is missing")
+                if kind == "move":
+                    self.game.play(value)
+                elif kind == "undo":
+                    for _ in range(int(value)):
+                        self.game.undo()
+                else:
+                    raise QuiltmakerError(f"unknown event kind {kind!r}")
+            except (QuiltmakerError, ValueError) as error:
+                raise StoreError("corrupt", f"game {self.id} has a corrupt log at event {number}: {error}") from error
+            self.version += 1
+            if client_id:
+                self.client_ids.add(client_id)
+
     def seat_of(self, token: str | None) -> int | str | None:
         """The seat a token holds: 0, 1, ``"both"`` (pass-and-play) or ``None``."""
         if not token:
@@ -119,6 +144,14 @@ class StoredGame:
         if self.mode == "online" and self.invite_open:
             return "waiting"
         return "playing"
+
+
+# An event as read from the log: number, kind ("move" or "undo"), value, client id.
+Event = tuple[int, str, str, str | None]
+
+
+def _event(row: EventRow) -> Event:
+    return row.number, row.kind, row.value, row.client_id
 
 
 def _hash(secret: str) -> str:
@@ -231,19 +264,9 @@ class GameStore:
             events = session.scalars(select(EventRow).where(EventRow.game_id == game_id).order_by(EventRow.number)).all()
         try:
             game = Game(Position.from_text(row.start), row.names)
-            for number, entry in enumerate(events):
-                if entry.number != number:
-                    raise QuiltmakerError(f"event {number} is missing")
-                if entry.kind == "move":
-                    game.play(entry.value)
-                elif entry.kind == "undo":
-                    for _ in range(int(entry.value)):
-                        game.undo()
-                else:
-                    raise QuiltmakerError(f"unknown event kind {entry.kind!r}")
         except (QuiltmakerError, ValueError) as error:
-            raise StoreError("corrupt", f"game {game_id} has a corrupt log: {error}") from error
-        return StoredGame(
+            raise StoreError("corrupt", f"game {game_id} has a corrupt start position: {error}") from error
+        stored = StoredGame(
             id=row.id,
             created=row.created,
             mode=row.mode,
@@ -253,9 +276,21 @@ class GameStore:
             token_hashes=list(row.token_hashes),
             invite_open=row.invite_hash is not None,
             game=game,
-            version=len(events),
-            client_ids={e.client_id for e in events if e.client_id},
+            version=0,
         )
+        stored.apply([_event(e) for e in events])
+        return stored
+
+    def refresh(self, stored: StoredGame) -> list[Event]:
+        """Events appended since ``stored`` was loaded (by anyone), and its seats; the caller applies them."""
+        with self._sessions() as session:
+            row = session.get(GameRow, stored.id)
+            if row is None:
+                raise StoreError("not_found", f"no game {stored.id!r}")
+            stored.token_hashes = list(row.token_hashes)
+            stored.invite_open = row.invite_hash is not None
+            query = select(EventRow).where(EventRow.game_id == stored.id, EventRow.number >= stored.version)
+            return [_event(e) for e in session.scalars(query.order_by(EventRow.number))]
 
     def exists(self, game_id: str) -> bool:
         with self._sessions() as session:

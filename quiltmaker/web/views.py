@@ -18,7 +18,7 @@ from ..components import (
     TIME_TRACKS,
 )
 from ..game import Game
-from ..moves import ADVANCE, BUY, COLUMNS, SPECIAL, Move
+from ..moves import ACTIONS, ADVANCE, BUY, COLUMNS, SPECIAL, Move
 from ..players import incomes_left
 from ..position import NO_BONUS, Position
 from .store import StoredGame
@@ -109,15 +109,27 @@ def legal_view(position: Position) -> dict[str, Any]:
         anchors: dict[str, list[int]] = {o.transform: [] for o in patch.orientations}
         for move in moves:
             if move.patch == patch_id:
-                transform = move.orientation
-                assert transform is not None
-                top, left = min(r for r, _ in move.cells), min(c for _, c in move.cells)
-                anchors[transform].append(top * BOARD_SIZE + left)
+                transform, anchor = _PLACEMENT[move]
+                anchors[transform].append(anchor)
         entry["orientations"] = [{"transform": t, "anchors": a} for t, a in anchors.items()]
         if entry["affordable"] and not any(anchors.values()):
             entry["reason"] = "fits nowhere on the quilt"
         view["buys"].append(entry)
     return view
+
+
+def _placements() -> dict[Move, tuple[str, int]]:
+    """Each purchase's orientation and anchor square (its bounding box's top-left), computed once."""
+    table = {}
+    for move in ACTIONS:
+        if move.kind == BUY:
+            cells = move.cells
+            assert move.orientation is not None
+            table[move] = (move.orientation, min(r for r, _ in cells) * BOARD_SIZE + min(c for _, c in cells))
+    return table
+
+
+_PLACEMENT = _placements()
 
 
 def move_summary(before: Position, after: Position, move: Move) -> str:

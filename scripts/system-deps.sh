@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# System packages the end-to-end tests need: Debian's Chromium (Playwright
+# drives it; a browser download is not needed) and a Redis server (the
+# multi-process pub/sub test). Installs only what is missing, and only where
+# apt-get can run; elsewhere it says what to install and carries on.
+set -euo pipefail
+
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if command -v apt-get >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "installing ${missing[*]} (for the browser and multi-process tests)"
+    $sudo apt-get update -qq >/dev/null || true
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+else
+    echo "warning: please install ${missing[*]}; the tests that need them will fail without them" >&2
+fi

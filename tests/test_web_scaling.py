@@ -1,0 +1,131 @@
+"""Several server processes sharing one database, with broadcasts through a real Redis server."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from websockets.sync.client import connect
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("redis-server") is None and not os.environ.get("CI"),
+    reason="needs redis-server (scripts/system-deps.sh installs it; CI always runs this)",
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_until(check, seconds: float = 60.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except (OSError, httpx.HTTPError):
+            pass
+        time.sleep(0.1)
+    raise TimeoutError("the process did not come up in time")
+
+
+@pytest.fixture
+def redis_url() -> Iterator[str]:
+    port = _free_port()
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_until(lambda: socket.create_connection(("127.0.0.1", port), timeout=1).close() is None)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture
+def two_servers(tmp_path: Path, redis_url: str) -> Iterator[list[str]]:
+    """Two `quiltmaker serve` processes on one SQLite database and one Redis."""
+    processes, urls = [], []
+    try:
+        for _ in range(2):
+            port = _free_port()
+            processes.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "quiltmaker", "serve", "--port", str(port), "--data", str(tmp_path), "--redis", redis_url],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                )
+            )
+            urls.append(f"127.0.0.1:{port}")
+        for url in urls:
+            _wait_until(lambda url=url: httpx.get(f"http://{url}/api/catalogue").status_code == 200)
+        yield urls
+    finally:
+        for process in processes:
+            process.kill()
+            process.wait()
+
+
+def _receive(ws, kind: str, seconds: float = 20.0) -> dict:  # type: ignore[no-untyped-def]
+    """The next message of a kind, skipping others."""
+    deadline = time.monotonic() + seconds
+    while True:
+        message = json.loads(ws.recv(timeout=max(0.1, deadline - time.monotonic())))
+        if message["type"] == kind:
+            return message
+
+
+def test_a_move_on_one_server_reaches_a_spectator_on_the_other(two_servers: list[str]) -> None:
+    a, b = two_servers
+    created = httpx.post(f"http://{a}/api/games", json={"mode": "local", "seed": 5}).json()
+    with connect(f"ws://{a}/ws/games/{created['id']}") as player, connect(f"ws://{b}/ws/games/{created['id']}") as spectator:
+        assert _receive(spectator, "state")["state"]["version"] == 0
+        _receive(player, "state")
+        player.send(json.dumps({"type": "hello", "token": created["token"]}))
+        assert _receive(player, "welcome")["seat"] == "both"
+        player.send(json.dumps({"type": "move", "move": "A", "version": 0, "id": "first"}))
+        assert _receive(player, "ack")["version"] == 1
+        seen = _receive(spectator, "state")["state"]
+        assert seen["version"] == 1 and seen["moves"][0]["move"] == "A"
+
+
+def test_two_servers_racing_for_the_same_version_store_one_move(two_servers: list[str]) -> None:
+    a, b = two_servers
+    created = httpx.post(f"http://{a}/api/games", json={"mode": "local", "seed": 6}).json()
+    game = created["id"]
+    with contextlib.ExitStack() as stack:
+        sockets = [stack.enter_context(connect(f"ws://{url}/ws/games/{game}")) for url in (a, b)]
+        for ws in sockets:
+            _receive(ws, "state")
+            ws.send(json.dumps({"type": "hello", "token": created["token"]}))
+            _receive(ws, "welcome")
+        # Both claim event 0; the database's unique (game, number) lets only one in.
+        for index, ws in enumerate(sockets):
+            ws.send(json.dumps({"type": "move", "move": "A", "version": 0, "id": f"racer-{index}"}))
+        replies = []
+        for ws in sockets:
+            deadline = time.monotonic() + 20
+            while True:
+                message = json.loads(ws.recv(timeout=max(0.1, deadline - time.monotonic())))
+                if message["type"] in ("ack", "error"):
+                    replies.append(message)
+                    break
+        assert sorted(r["type"] for r in replies) == ["ack", "error"]
+        assert [r["code"] for r in replies if r["type"] == "error"] == ["stale"]
+    state = httpx.get(f"http://{b}/api/games/{game}").json()
+    assert state["version"] == 1 and [m["move"] for m in state["moves"]] == ["A"]
