@@ -36,7 +36,7 @@ from ..position import Position
 from . import ai_worker
 from .pubsub import Broker, LocalBroker
 from .store import BOTH_SEATS, GameStore, StoredGame, StoreError
-from .views import catalogue, state_view, summary_view, turn_reason
+from .views import catalogue, state_view, summary_view, turn_reason, with_names
 
 STATIC = Path(__file__).parent / "static"
 MAX_MESSAGE_BYTES = 4096
@@ -290,7 +290,7 @@ class GameServer:
         if position.to_move is None:
             raise ProtocolError("game_over", "the game is over")
         if connection.seat != BOTH_SEATS and connection.seat != position.to_move:
-            raise ProtocolError("not_your_turn", f"it is player {position.to_move}'s turn: {turn_reason(position)}")
+            raise ProtocolError("not_your_turn", f"it is not your turn: {turn_reason(position, stored.names)}")
         if not isinstance(text, str) or len(text) > 64:
             raise ProtocolError("malformed", "'move' must be the text of a move, such as 'A' or '12R1@e5'")
         try:
@@ -299,7 +299,7 @@ class GameServer:
             raise ProtocolError("malformed", str(error)) from None
         reason = position.why_illegal(move) if move.exists else "no such move"
         if reason is not None:
-            raise ProtocolError("illegal", f"{move.text()} is illegal: {reason}")
+            raise ProtocolError("illegal", f"{move.text()} is illegal: {with_names(reason, stored.names)}")
         return move.text()
 
     def _undo_count(self, stored: StoredGame, connection: Connection) -> int:
@@ -351,8 +351,9 @@ class GameServer:
             }
             for ply, p in enumerate(game.positions)
         ]
-        # Evaluations would be hints; an online game in progress gets none.
-        if not game.position.is_over and stored.mode == "online":
+        # Only finished games are evaluated: in an online game evaluations would be
+        # hints, and a live game would need a fresh analysis after every move.
+        if not game.position.is_over:
             return 200, {"status": "positions only", "positions": positions}
         saved = await asyncio.to_thread(self.store.analysis, game_id)
         if saved is None or saved.get("version") != stored.version:
@@ -499,8 +500,8 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
         connection = Connection(socket)
         server.connections[game_id].add(connection)
         try:
-            await socket.send_json({"type": "state", "state": server.state(stored)})
             server.maybe_start_ai(stored)  # after a restart, an AI turn left hanging resumes here
+            await socket.send_json({"type": "state", "state": server.state(stored)})
             while True:
                 raw = await socket.receive()
                 if raw["type"] == "websocket.disconnect":

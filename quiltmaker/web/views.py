@@ -6,6 +6,7 @@ turn, the buttons an advance earns and the scoring all come from here.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..components import (
@@ -54,19 +55,28 @@ def catalogue(levels: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def turn_reason(position: Position) -> str:
+def turn_reason(position: Position, names: list[str]) -> str:
     """Why the player to move is to move (turns follow the time track, not alternation)."""
     player = position.to_move
     if player is None:
         return "the game is over"
+    name = names[player]
     if position.pending:
-        return f"player {player} must place the special patch just earned"
+        return f"{name} must place the special patch just earned"
     mine, theirs = position.times[player], position.times[1 - player]
     if mine == theirs == 0:
-        return f"player {player} starts the game"
+        return f"{name} starts the game"
     if mine < theirs:
-        return f"player {player} is behind on the time track (space {mine} against {theirs})"
-    return f"both tokens are on space {mine}: player {player} arrived last, so is on top and moves first"
+        return f"{name} is behind on the time track (space {mine} against {theirs})"
+    return f"both tokens are on space {mine}: {name} arrived last, so is on top and moves first"
+
+
+_PLAYER = re.compile(r"\bplayer ([01])\b")
+
+
+def with_names(message: str, names: list[str]) -> str:
+    """An engine message with "player 0" and "player 1" replaced by the players' names."""
+    return _PLAYER.sub(lambda match: names[int(match.group(1))], message)
 
 
 def quilt_grid(game: Game, player: int) -> list[list[int | str | None]]:
@@ -85,7 +95,7 @@ def forecast(position: Position, player: int) -> int:
     return position.score(player) + (LAST_SPACE - space) + position.income[player] * incomes_left(space)
 
 
-def legal_view(position: Position) -> dict[str, Any]:
+def legal_view(position: Position, names: list[str]) -> dict[str, Any]:
     """The moves of the player to move, grouped for drawing: advance, buys by patch and orientation, specials."""
     player = position.to_move
     view: dict[str, Any] = {"advance": None, "buys": [], "specials": []}
@@ -105,7 +115,7 @@ def legal_view(position: Position) -> dict[str, Any]:
         patch = PATCHES[patch_id]
         entry: dict[str, Any] = {"patch": patch_id, "affordable": patch.cost <= position.buttons[player], "reason": None}
         if not entry["affordable"]:
-            entry["reason"] = f"costs {patch.cost} buttons; player {player} has {position.buttons[player]}"
+            entry["reason"] = f"costs {_count(patch.cost, 'button')}; {names[player]} has {position.buttons[player]}"
         anchors: dict[str, list[int]] = {o.transform: [] for o in patch.orientations}
         for move in moves:
             if move.patch == patch_id:
@@ -139,11 +149,11 @@ def move_summary(before: Position, after: Position, move: Move) -> str:
     parts: list[str] = []
     if move.kind == ADVANCE:
         spaces = after.times[player] - before.times[player]
-        parts.append(f"advanced {spaces} space{'s' if spaces != 1 else ''}: +{spaces} button{'s' if spaces != 1 else ''}")
+        parts.append(f"advanced {_count(spaces, 'space')}: +{_count(spaces, 'button')}")
     elif move.kind == BUY:
         assert move.patch is not None
         patch = PATCHES[move.patch]
-        parts.append(f"bought patch {patch.id} for {patch.cost} buttons, {patch.time} time")
+        parts.append(f"bought patch {patch.id} for {_count(patch.cost, 'button')}, {patch.time} time")
     elif move.kind == SPECIAL:
         row, col = move.cells[0]
         parts.append(f"placed a special patch on {COLUMNS[col]}{row + 1}")
@@ -157,6 +167,10 @@ def move_summary(before: Position, after: Position, move: Move) -> str:
     if after.bonus != before.bonus:
         parts.append(f"earned the {BONUS_SIZE}x{BONUS_SIZE} bonus")
     return "; ".join(parts)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def result_view(position: Position) -> dict[str, Any] | None:
@@ -208,7 +222,7 @@ def state_view(stored: StoredGame, ai_thinking: bool = False) -> dict[str, Any]:
         "ai": ai,
         "position": position.text(),
         "to_move": position.to_move,
-        "turn_reason": turn_reason(position),
+        "turn_reason": turn_reason(position, stored.names),
         "times": list(position.times),
         "buttons": list(position.buttons),
         "income": list(position.income),
@@ -222,7 +236,7 @@ def state_view(stored: StoredGame, ai_thinking: bool = False) -> dict[str, Any]:
         "offered": list(position.offered),
         "scores": list(position.scores),
         "forecast": [forecast(position, 0), forecast(position, 1)],
-        "legal": legal_view(position),
+        "legal": legal_view(position, stored.names),
         "moves": moves,
         "result": result_view(position),
         "hints": assisted and not position.is_over,
