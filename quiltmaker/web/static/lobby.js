@@ -1,0 +1,173 @@
+// The lobby: create a game, list the games this browser holds a seat in.
+import { api, el, fill, forgetGame, loadGames, saveGame } from "./common.js";
+
+const form = document.getElementById("new-game");
+const modeSelect = document.getElementById("mode");
+const levelSelect = document.getElementById("level");
+const levelDescription = document.getElementById("level-description");
+const seatSelect = document.getElementById("seat");
+const message = document.getElementById("lobby-message");
+const gamesBox = document.getElementById("your-games");
+
+let levels = [];
+
+function say(text, kind = "info") {
+  message.textContent = text;
+  message.dataset.kind = kind;
+}
+
+// ---------------------------------------------------------------- the form
+
+/** Show only the fields that mean something for the chosen mode. */
+function updateFields() {
+  const mode = modeSelect.value;
+  document.getElementById("level-field").hidden = mode !== "ai";
+  document.getElementById("seat-field").hidden = mode === "local";
+  document.getElementById("name1-field").hidden = mode === "ai";
+  document.getElementById("name0-label").textContent = mode === "local" ? "First player's name" : "Your name";
+  document.getElementById("name1-label").textContent = mode === "online" ? "Your friend's name" : "Second player's name";
+}
+
+function describeLevel() {
+  const level = levels.find((l) => l.name === levelSelect.value);
+  levelDescription.textContent = level && level.description ? level.description : "";
+}
+
+async function loadLevels() {
+  try {
+    const { body } = await api("/api/catalogue");
+    levels = Array.isArray(body.levels) ? body.levels : [];
+    if (levels.length) {
+      fill(
+        levelSelect,
+        levels.map((level) => el("option", { value: level.name }, level.name)),
+      );
+      levelSelect.value = levels.some((l) => l.name === "casual") ? "casual" : levels[0].name;
+    }
+    describeLevel();
+  } catch (error) {
+    say(`Could not load the list of computer levels: ${error.message}`, "error");
+  }
+}
+
+async function createGame(event) {
+  event.preventDefault();
+  const submit = document.getElementById("create-game");
+  const mode = modeSelect.value;
+  const seatValue = seatSelect.value;
+  const name0 = document.getElementById("name0").value.trim();
+  const name1 = document.getElementById("name1").value.trim();
+  // The server reads `names` by seat. With a random seat the lobby draws it
+  // itself, so the names can be put in the right order.
+  const seat = mode === "local" ? null : seatValue === "random" ? (Math.random() < 0.5 ? 0 : 1) : Number(seatValue);
+  let names;
+  if (mode === "local") names = [name0 || "First player", name1 || "Second player"];
+  else {
+    // Names are seen by both players, so "You" would be wrong for the friend.
+    const mine = name0 || (mode === "ai" ? "You" : "Host");
+    const other = mode === "ai" ? "" : name1 || "Guest";
+    names = seat === 0 ? [mine, other] : [other, mine];
+  }
+  const request = { mode, variant: document.getElementById("variant").value, seed: null, seat, names };
+  if (mode === "ai") request.level = levelSelect.value;
+  submit.disabled = true;
+  say("Creating the game…");
+  try {
+    const { body } = await api("/api/games", { json: request });
+    const entry = { token: body.token, seat: body.seat, created: Date.now() };
+    if (body.invite) entry.invite = body.invite;
+    saveGame(body.id, entry);
+    location.assign(`/game/${encodeURIComponent(body.id)}`);
+  } catch (error) {
+    say(`The game could not be created: ${error.message}`, "error");
+    submit.disabled = false;
+  }
+}
+
+// ---------------------------------------------------------------- your games
+
+function describeStatus(game) {
+  if (game.result) {
+    const winner = game.result.winner;
+    const names = game.names || [];
+    const scores = game.result.scores ? ` (${game.result.scores.join(" to ")})` : "";
+    return `finished: ${names[winner] ?? `player ${winner}`} won${scores}`;
+  }
+  if (game.status === "waiting") return "waiting for your friend to join";
+  if (game.to_move === null || game.to_move === undefined) return game.status || "";
+  const names = game.names || [];
+  return `${names[game.to_move] ?? `player ${game.to_move}`} to move`;
+}
+
+const MODE_NAMES = { ai: "against the computer", local: "pass-and-play", online: "online" };
+
+async function showGames() {
+  const stored = loadGames();
+  const ids = Object.keys(stored);
+  if (!ids.length) {
+    fill(gamesBox, el("p", { class: "hint-text" }, "No games yet: start one with the form."));
+    return;
+  }
+  fill(gamesBox, el("p", { class: "hint-text" }, el("span", { class: "spinner", "aria-hidden": "true" }), " Loading your games…"));
+  let summaries = [];
+  try {
+    const query = ids.map(encodeURIComponent).join(",");
+    const { body } = await api(`/api/games?ids=${query}`);
+    summaries = (body && body.games) || [];
+  } catch (error) {
+    fill(gamesBox, el("p", { class: "message", "data-kind": "error" }, `Could not load your games: ${error.message}`));
+    return;
+  }
+  const byId = new Map(summaries.map((g) => [g.id, g]));
+  // Newest first: the server's creation time, else when this browser stored it.
+  const order = ids.slice().sort((a, b) => created(byId.get(b), stored[b]) - created(byId.get(a), stored[a]));
+  const list = el("ul", { class: "game-list" });
+  for (const id of order) {
+    const game = byId.get(id);
+    const seat = stored[id].seat;
+    const seatText = seat === "both" ? "both seats" : seat === null || seat === undefined ? "watching" : `you are player ${seat}`;
+    const title = game ? (game.names || []).join(" vs ") || id : id;
+    const forget = el(
+      "button",
+      {
+        type: "button",
+        class: "link-button",
+        "aria-label": `Forget game ${title} in this browser`,
+        onclick: () => {
+          forgetGame(id);
+          showGames();
+        },
+      },
+      "forget",
+    );
+    list.append(
+      el(
+        "li",
+        { "data-game": id },
+        el("a", { href: `/game/${encodeURIComponent(id)}`, "data-testid": `open-${id}` }, title),
+        el(
+          "span",
+          { class: "game-meta" },
+          game ? `${MODE_NAMES[game.mode] || game.mode} · ${describeStatus(game)} · ${seatText}` : "not found on this server",
+        ),
+        forget,
+      ),
+    );
+  }
+  fill(gamesBox, list);
+}
+
+function created(game, entry) {
+  if (game && game.created) {
+    const t = typeof game.created === "number" ? game.created * (game.created < 1e12 ? 1000 : 1) : Date.parse(game.created);
+    if (!Number.isNaN(t)) return t;
+  }
+  return (entry && entry.created) || 0;
+}
+
+modeSelect.addEventListener("change", updateFields);
+levelSelect.addEventListener("change", describeLevel);
+form.addEventListener("submit", createGame);
+updateFields();
+loadLevels();
+showGames();

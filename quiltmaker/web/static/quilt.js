@@ -1,0 +1,113 @@
+// A quilt board: 9x9 squares named a1..i9, built once and repainted in place
+// (so keyboard focus on the board survives every new state).
+import { BOARD, COLUMNS, el, patchColour, squareName } from "./common.js";
+
+/**
+ * Build the board of `seat` inside `frame`.
+ * Returns {board, squares: [[div x9] x9], overlay} where overlay holds the ghost,
+ * the hint marks and the keyboard cursor (all positioned in board units).
+ */
+export function buildQuilt(frame, seat) {
+  const board = el("div", {
+    class: "quilt-board",
+    "data-testid": `quilt-${seat}`,
+    "data-seat": seat,
+    role: "grid",
+    "aria-label": `Quilt of player ${seat}`,
+    "aria-rowcount": BOARD,
+    "aria-colcount": BOARD,
+  });
+  const squares = [];
+  for (let r = 0; r < BOARD; r++) {
+    const row = el("div", { role: "row", class: "quilt-row", "aria-rowindex": r + 1 });
+    squares.push([]);
+    for (let c = 0; c < BOARD; c++) {
+      const name = squareName(r, c);
+      const square = el("div", {
+        class: "sq",
+        role: "gridcell",
+        "aria-colindex": c + 1,
+        "data-square": name,
+        "data-testid": `square-${seat}-${name}`,
+        "data-row": r,
+        "data-col": c,
+        style: { gridRow: String(r + 1), gridColumn: String(c + 1) },
+      });
+      squares[r].push(square);
+      row.append(square);
+    }
+    board.append(row);
+  }
+  const overlay = el("div", { class: "quilt-overlay", "aria-hidden": "true" });
+  board.append(overlay);
+
+  // Coordinates a..i above and 1..9 to the left, as in the notation.
+  const columns = el("div", { class: "quilt-cols", "aria-hidden": "true" }, [...COLUMNS].map((c) => el("span", {}, c)));
+  const rows = el("div", { class: "quilt-rows", "aria-hidden": "true" }, Array.from({ length: BOARD }, (_, i) => el("span", {}, String(i + 1))));
+  frame.append(el("div", { class: "quilt-frame" }, el("span", { class: "quilt-corner" }), columns, rows, board));
+  return { board, squares, overlay, seat };
+}
+
+/** What a square holds, for its label. */
+function describe(value) {
+  if (value === null || value === undefined) return "empty";
+  if (value === "S") return "special patch";
+  return `patch ${value}`;
+}
+
+/**
+ * Paint the squares of `quilt` from `grid` (9 rows of null | patch id | "S").
+ * Patch outlines are drawn where a neighbour holds something else, so patches
+ * stay distinguishable without relying on colour.
+ */
+export function paintQuilt(quilt, grid) {
+  const at = (r, c) => (r < 0 || c < 0 || r >= BOARD || c >= BOARD ? undefined : grid?.[r]?.[c] ?? null);
+  let empty = 0;
+  for (let r = 0; r < BOARD; r++) {
+    for (let c = 0; c < BOARD; c++) {
+      const square = quilt.squares[r][c];
+      const value = at(r, c);
+      square.dataset.value = value === null ? "" : String(value);
+      square.classList.toggle("empty", value === null);
+      square.classList.toggle("special", value === "S");
+      square.classList.toggle("covered", value !== null);
+      if (value === null) {
+        empty += 1;
+        square.style.background = "";
+        square.style.boxShadow = "";
+        square.textContent = "";
+      } else {
+        square.style.background = value === "S" ? "" : patchColour(value);
+        const edge = [];
+        // Every special patch is its own 1x1 patch: outline it on all sides.
+        const same = (v) => v === value && value !== "S";
+        if (!same(at(r - 1, c))) edge.push("inset 0 2px 0 var(--patch-edge)");
+        if (!same(at(r + 1, c))) edge.push("inset 0 -2px 0 var(--patch-edge)");
+        if (!same(at(r, c - 1))) edge.push("inset 2px 0 0 var(--patch-edge)");
+        if (!same(at(r, c + 1))) edge.push("inset -2px 0 0 var(--patch-edge)");
+        square.style.boxShadow = edge.length ? edge.join(", ") : "none";
+        // A special patch is dark: outline it in light colour so it stays visible.
+        if (value === "S") square.style.setProperty("--patch-edge", "rgba(255, 236, 170, 0.8)");
+        else square.style.removeProperty("--patch-edge");
+        square.textContent = value === "S" ? "★" : "";
+      }
+      square.setAttribute("aria-label", `${squareName(r, c)}: ${describe(value)}`);
+    }
+  }
+  return empty;
+}
+
+/** An element covering `cells` ([row, col] on the board), for ghosts and hint marks. */
+export function cellsOverlay(cells, className, attrs = {}) {
+  const node = el("div", { class: className, ...attrs });
+  const unit = 100 / BOARD;
+  for (const [r, c] of cells) {
+    node.append(
+      el("span", {
+        class: "overlay-cell",
+        style: { top: `${r * unit}%`, left: `${c * unit}%`, width: `${unit}%`, height: `${unit}%` },
+      }),
+    );
+  }
+  return node;
+}

@@ -1,0 +1,109 @@
+// Drawing past positions for the replay, without any rules in the browser:
+// quilts are painted by laying down the cells each recorded move covers
+// (record.json lists them), and buttons and times come from the server's
+// analysis of every position.
+import { BOARD, el } from "./common.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function emptyQuilt() {
+  return Array.from({ length: BOARD }, () => Array(BOARD).fill(null));
+}
+
+/** Quilts after the first `ply` moves of `record` (quiltmaker-record/1). */
+export function quiltsAt(record, ply, startQuilts = null) {
+  const quilts = startQuilts ? startQuilts.map((q) => q.map((row) => row.slice())) : [emptyQuilt(), emptyQuilt()];
+  for (const move of record.moves.slice(0, ply)) {
+    if (move.type === "buy") {
+      for (const [r, c] of move.cells) quilts[move.player][r][c] = move.patch;
+    } else if (move.type === "special") {
+      const [r, c] = move.cell;
+      quilts[move.player][r][c] = "S";
+    }
+  }
+  return quilts;
+}
+
+/** The circle after the first `ply` moves: the record's circle lists the next
+ * patch on offer first; buying one takes it out and the patches after it come
+ * next (the order the server's `circle` also uses). */
+export function circleAt(record, ply) {
+  let circle = record.circle.slice();
+  for (const move of record.moves.slice(0, ply)) {
+    if (move.type !== "buy") continue;
+    const i = circle.indexOf(move.patch);
+    if (i >= 0) circle = circle.slice(i + 1).concat(circle.slice(0, i));
+  }
+  return circle;
+}
+
+/** Who is on top after `ply` moves: the last to move (the first player at the start). */
+export function onTopAt(record, ply) {
+  if (ply === 0) return record.first_player ?? 0;
+  return record.moves[ply - 1].player;
+}
+
+/**
+ * The evaluation graph: player 0's win probability after every ply.
+ * `onPick(ply)` is called when the graph is clicked.
+ */
+export function evalGraph(positions, current, names, onPick) {
+  const width = 520;
+  const height = 130;
+  const pad = { left: 34, right: 8, top: 10, bottom: 18 };
+  const plies = positions.length - 1;
+  const x = (ply) => pad.left + (plies > 0 ? (ply / plies) * (width - pad.left - pad.right) : 0);
+  const y = (p) => pad.top + (1 - p) * (height - pad.top - pad.bottom);
+
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.setAttribute("class", "eval-graph");
+  svg.setAttribute("data-testid", "eval-graph");
+  svg.setAttribute("role", "img");
+  const last = positions[positions.length - 1];
+  svg.setAttribute(
+    "aria-label",
+    `Evaluation graph: ${names[0]}'s chance of winning after each of ${plies} moves; ` +
+      `${Math.round((positions[current]?.win_probability_player0 ?? 0.5) * 100)}% at the position shown, ` +
+      `${Math.round((last?.win_probability_player0 ?? 0.5) * 100)}% at the end. Click to jump to a move.`,
+  );
+  const add = (tag, attrs, text) => {
+    const node = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+    if (text !== undefined) node.textContent = text;
+    svg.append(node);
+    return node;
+  };
+  // Background bands: the top half favours player 0, the bottom half player 1.
+  add("rect", { x: pad.left, y: y(1), width: width - pad.left - pad.right, height: y(0.5) - y(1), class: "band-0" });
+  add("rect", { x: pad.left, y: y(0.5), width: width - pad.left - pad.right, height: y(0) - y(0.5), class: "band-1" });
+  add("line", { x1: pad.left, x2: width - pad.right, y1: y(0.5), y2: y(0.5), class: "midline" });
+  add("text", { x: pad.left - 4, y: y(1) + 8, class: "axis", "text-anchor": "end" }, "100%");
+  add("text", { x: pad.left - 4, y: y(0.5) + 3, class: "axis", "text-anchor": "end" }, "50%");
+  add("text", { x: pad.left - 4, y: y(0), class: "axis", "text-anchor": "end" }, "0%");
+  add("text", { x: pad.left + 4, y: y(1) + 9, class: "axis label-0" }, `${names[0]} winning ↑`);
+  add("text", { x: pad.left + 4, y: y(0) - 3, class: "axis label-1" }, `${names[1]} winning ↓`);
+  add("text", { x: width - pad.right, y: height - 4, class: "axis", "text-anchor": "end" }, `move ${plies}`);
+
+  const points = positions
+    .map((p, i) => (typeof p.win_probability_player0 === "number" ? `${x(i).toFixed(1)},${y(p.win_probability_player0).toFixed(1)}` : null))
+    .filter(Boolean)
+    .join(" ");
+  add("polyline", { points, class: "eval-line" });
+  if (current !== null && current !== undefined && positions[current]) {
+    add("line", { x1: x(current), x2: x(current), y1: pad.top, y2: height - pad.bottom, class: "eval-cursor" });
+    const p = positions[current].win_probability_player0;
+    if (typeof p === "number") add("circle", { cx: x(current), cy: y(p), r: 4, class: "eval-dot" });
+  }
+  svg.addEventListener("click", (event) => {
+    const box = svg.getBoundingClientRect();
+    const sx = ((event.clientX - box.left) / box.width) * width;
+    const ratio = (sx - pad.left) / (width - pad.left - pad.right);
+    onPick(Math.max(0, Math.min(plies, Math.round(ratio * plies))));
+  });
+  return svg;
+}
+
+export function spinner(text) {
+  return el("p", { class: "loading" }, el("span", { class: "spinner", "aria-hidden": "true" }), ` ${text}`);
+}

@@ -1,0 +1,100 @@
+// The game's WebSocket: one connection, re-opened with backoff when it drops.
+// Every (re)connection starts with the hello message, so a reloaded or
+// reconnected page gets its seat and the current state back.
+
+const MIN_DELAY = 500;
+const MAX_DELAY = 10000;
+
+export class GameSocket {
+  /**
+   * @param {string} url        ws(s)://host/ws/games/{id}
+   * @param {() => object} hello returns the hello message to send on each connection
+   * @param {object} handlers   {message(obj), status("connecting"|"open"|"reconnecting"|"closed", detail)}
+   */
+  constructor(url, hello, handlers) {
+    this.url = url;
+    this.hello = hello;
+    this.handlers = handlers;
+    this.ws = null;
+    this.delay = MIN_DELAY;
+    this.attempts = 0;
+    this.timer = null;
+    this.stopped = false;
+    window.addEventListener("online", () => this.reconnectNow());
+  }
+
+  connect() {
+    this.stopped = false;
+    clearTimeout(this.timer);
+    this.handlers.status(this.attempts === 0 ? "connecting" : "reconnecting", this.attempts);
+    let ws;
+    try {
+      ws = new WebSocket(this.url);
+    } catch (error) {
+      this.scheduleReconnect(String(error));
+      return;
+    }
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      this.delay = MIN_DELAY;
+      this.attempts = 0;
+      ws.send(JSON.stringify(this.hello()));
+      this.handlers.status("open");
+    });
+    ws.addEventListener("message", (event) => {
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        this.handlers.message({ type: "error", code: "malformed", message: "the server sent something that is not JSON" });
+        return;
+      }
+      this.handlers.message(message);
+    });
+    ws.addEventListener("close", (event) => {
+      if (this.ws !== ws) return; // an old socket closing after a reconnect
+      this.ws = null;
+      // 4404: the server says the game does not exist; retrying cannot help.
+      if (event.code === 4404) this.stopped = true;
+      if (this.stopped) {
+        this.handlers.status("closed", 0, event.reason || (event.code === 4404 ? "no such game" : ""));
+        return;
+      }
+      this.scheduleReconnect(event.reason || `code ${event.code}`);
+    });
+    // "error" is always followed by "close", which does the reconnecting.
+  }
+
+  scheduleReconnect(reason) {
+    this.attempts += 1;
+    this.handlers.status("reconnecting", this.attempts, reason);
+    clearTimeout(this.timer);
+    // Exponential backoff with jitter, so many pages do not reconnect in step.
+    const wait = this.delay * (0.75 + Math.random() * 0.5);
+    this.delay = Math.min(this.delay * 2, MAX_DELAY);
+    this.timer = setTimeout(() => this.connect(), wait);
+  }
+
+  reconnectNow() {
+    if (this.stopped || (this.ws && this.ws.readyState <= WebSocket.OPEN)) return;
+    this.delay = MIN_DELAY;
+    this.connect();
+  }
+
+  get open() {
+    return !!this.ws && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  /** Send a message; returns false (and sends nothing) while disconnected. */
+  send(message) {
+    if (!this.open) return false;
+    this.ws.send(JSON.stringify(message));
+    return true;
+  }
+
+  close() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    if (this.ws) this.ws.close();
+  }
+}
