@@ -3,8 +3,9 @@
 Run: ``python benchmarks/strength.py [GAMES] [OUT_DIR] [PAIR ...]``, where a
 pair is ``a/b`` (default: the whole ladder). Each match plays every setup
 twice with seats swapped, writes its records under OUT_DIR, and appends its
-summary as a JSON line to OUT_DIR/summary.jsonl. The figures in
-docs/strength.md come from this script.
+summary as a JSON line to OUT_DIR/summary.jsonl. A match stopped part-way
+carries on where it stopped: games already recorded are counted, not
+replayed. The figures in docs/strength.md come from this script.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ if __name__ == "__main__":
     for pair in pairs:
         a, b = pair.split("/")
         started = time.time()
-        result = run_match((a, b), games, seed=2026, records=out / f"{a}-vs-{b}")
+        result = run_match((a, b), games, seed=2026, records=out / f"{a}-vs-{b}", resume=True)
         summary = {**result.summary(), "seconds": round(time.time() - started, 1)}
         with open(out / "summary.jsonl", "a", encoding="utf-8") as log:
             log.write(json.dumps(summary) + "\n")

@@ -86,6 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument("--ray", metavar="ADDRESS", help="run the games on a Ray cluster ('local' starts one here)")
     match.add_argument("--records", type=Path, default=Path("match-records"), help="folder for the game records")
     match.add_argument("--variant", default="revised")
+    match.add_argument("--resume", action="store_true", help="count the games already in --records instead of playing them again")
     match.add_argument("--json", action="store_true", help="print the summary as JSON")
     match.set_defaults(run=_match)
 
@@ -310,7 +311,7 @@ def _match(args: argparse.Namespace) -> int:
         task = progress.add_task(f"{specs[0]} vs {specs[1]}", total=args.games)
         result = run_match(
             (specs[0], specs[1]), args.games, args.seed, args.workers, args.records, args.variant,
-            on_game=lambda game: progress.advance(task), move_time=move_time, ray_address=args.ray,
+            on_game=lambda game: progress.advance(task), move_time=move_time, ray_address=args.ray, resume=args.resume,
         )
     if args.json:
         # JSON has no infinity: an Elo bound that a clean sweep leaves open is written as null.

@@ -161,11 +161,15 @@ def run_match(
     on_game: Callable[[dict[str, Any]], None] | None = None,
     move_time: float | None = None,
     ray_address: str | None = None,
+    resume: bool = False,
 ) -> MatchResult:
     """Play a match in parallel and return the tally.
 
     Games run in a local process pool, or, with ``ray_address`` (``"local"``
     for a Ray instance on this machine, or a cluster's address), as Ray tasks.
+    With ``resume``, games whose records are already in ``records`` (same
+    match: players, setup and seats) are counted instead of played again, so
+    a long match can be stopped and carried on later.
 
     Raises:
         QuiltmakerError: A player specification is not understood.
@@ -180,6 +184,16 @@ def run_match(
     result = MatchResult(players)
     workers = workers or os.cpu_count() or 1
     specs = list(schedule(players, games, seed, variant, move_time))
+    if resume:
+        if records is None:
+            raise QuiltmakerError("resuming a match needs the folder of its records")
+        done = [game for game in map(lambda spec: _recorded(records, spec), specs) if game is not None]
+        for game in done:
+            result.add(game["match"]["a_seat"], game["result"]["scores"], game["result"]["winner"])
+            if on_game is not None:
+                on_game(game)
+        played = {game["match"]["game"] for game in done}
+        specs = [spec for spec in specs if spec.index not in played]
 
     def finished(game: dict[str, Any]) -> None:
         result.add(game["match"]["a_seat"], game["result"]["scores"], game["result"]["winner"])
@@ -197,6 +211,19 @@ def run_match(
         for future in as_completed(futures):
             finished(future.result())
     return result
+
+
+def _recorded(records: Path, spec: GameSpec) -> dict[str, Any] | None:
+    """The finished game of ``spec`` from an earlier run of the same match, if its record is there."""
+    path = records / f"game-{spec.index:05d}.json"
+    try:
+        game = json.loads(path.read_text(encoding="utf-8"))
+        bookkeeping = game["match"]
+        same = bookkeeping == {"game": spec.index, "setup_seed": spec.setup_seed, "a_seat": spec.a_seat, "players": list(spec.players)}
+        record.from_json(game)  # a record that does not replay is played again
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return game if same and game.get("result") else None
 
 
 def _run_on_ray(specs: list[GameSpec], address: str, finished: Callable[[dict[str, Any]], None]) -> None:

@@ -234,6 +234,27 @@ def test_run_match_is_reproducible_from_its_seed(tmp_path: Path) -> None:
     assert [r["moves"] for r in load_records(tmp_path / "one")] == [r["moves"] for r in load_records(tmp_path / "two")]
 
 
+def test_a_resumed_match_counts_recorded_games_and_plays_only_the_rest(tmp_path: Path) -> None:
+    run_match(("greedy", "random"), games=4, seed=9, workers=2, records=tmp_path)
+    (tmp_path / "game-00001.json").unlink()  # as if the first run stopped before this game
+    (tmp_path / "game-00002.json").write_text("{not json", encoding="utf-8")  # or died while writing it
+    played: list[int] = []
+    resumed = run_match(("greedy", "random"), games=6, seed=9, workers=2, records=tmp_path, resume=True,
+                        on_game=lambda g: played.append(g["match"]["game"]))
+    fresh = run_match(("greedy", "random"), games=6, seed=9, workers=2, records=tmp_path / "fresh")
+    assert resumed.games == 6 and sorted(played) == list(range(6))
+    assert sorted(resumed.margins) == sorted(fresh.margins)
+    check_records_against(load_records(tmp_path), resumed.summary())
+
+
+def test_resume_ignores_records_of_another_match(tmp_path: Path) -> None:
+    run_match(("greedy", "random"), games=2, seed=9, workers=2, records=tmp_path)
+    played: list[int] = []
+    run_match(("random", "greedy"), games=2, seed=9, workers=2, records=tmp_path, resume=True, on_game=lambda g: played.append(1))
+    assert {tuple(r["match"]["players"]) for r in load_records(tmp_path)} == {("random", "greedy")}
+    assert len(played) == 2
+
+
 def test_run_match_mcts_against_greedy(tmp_path: Path) -> None:
     result = run_match(("mcts:iterations=200", "greedy"), games=4, workers=2, records=tmp_path)
     assert result.games == 4
