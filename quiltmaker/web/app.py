@@ -18,6 +18,7 @@ import zlib
 from collections import OrderedDict, defaultdict
 from collections.abc import AsyncIterator, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -134,13 +135,17 @@ class GameServer:
         self._tasks: set[asyncio.Task[Any]] = set()
 
     async def start(self) -> None:
+        await self.start_executor()
+        await self.broker.start(self.on_change)
+
+    async def start_executor(self) -> None:
         if self.executor is None:
+            # Spawned, not forked: a fork of a running event loop and its threads is unsafe.
             self.executor = ProcessPoolExecutor(
                 max_workers=self.settings.ai_workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=ai_worker.warm_up,
             )
-        await self.broker.start(self.on_change)
 
     async def stop(self) -> None:
         await self.broker.close()
@@ -228,6 +233,13 @@ class GameServer:
                 stored.apply([(version, "move", move, None)])
         except (ProtocolError, StoreError, QuiltmakerError) as error:
             log.warning("AI move in game %s dropped: %s", game_id, error)
+            return
+        except BrokenProcessPool:
+            # A worker died (killed, out of memory): start a fresh pool; the
+            # next connection to the game asks for the move again.
+            log.error("the AI worker pool broke; starting a new one")
+            self.executor = None
+            await self.start_executor()
             return
         finally:
             if self.ai_in_flight.get(game_id) == version:
@@ -551,5 +563,8 @@ async def _reply(server: GameServer, game_id: str, connection: Connection, raw: 
             # Send the fresh state along, so the client can show what changed.
             with contextlib.suppress(ProtocolError):
                 await connection.socket.send_json({"type": "state", "state": server.state(await server.load(game_id))})
+    except Exception:  # a bug or a broken worker: the player hears of it, the server carries on
+        log.exception("intent in game %s failed", game_id)
+        reply = {"type": "error", "code": "internal", "message": "the server hit an error doing that; reload to see the game as stored"}
     reply["id"] = client_id
     return reply
