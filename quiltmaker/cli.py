@@ -339,9 +339,7 @@ def _engine(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     try:
-        import uvicorn
-
-        from .web.app import Settings, create_app
+        from .web.app import Settings, run_server
         from .web.pubsub import broker_from_url
         from .web.store import database_url_for
     except ImportError as error:
@@ -349,10 +347,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     url = args.database or database_url_for(args.data)
     settings = Settings(database_url=url, broker=broker_from_url(args.redis), ai_workers=max(1, args.ai_workers))
-    shown = "localhost" if args.host in ("127.0.0.1", "0.0.0.0") else args.host
-    print(f"quiltmaker is running: open http://{shown}:{args.port}/ in your browser (Ctrl+C stops it)", flush=True)
-    # ws_max_size caps a WebSocket frame before it is read; the app refuses anything over 4 KiB itself.
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, ws_max_size=65536, log_level="warning")
+    run_server(settings, args.host, args.port)
     return 0
 
 

@@ -46,10 +46,36 @@ def test_core_imports_nothing_from_above() -> None:
                     assert module.split(".")[0] in sys.stdlib_module_names | {"__future__"}, f"{name} imports {module}"
 
 
+INTERFACE_LIBRARIES = {"rich", "textual", "fastapi", "starlette", "sqlalchemy", "uvicorn", "redis", "gymnasium", "pettingzoo", "pyspiel"}
+
+
 def test_importing_the_package_loads_no_interface_libraries() -> None:
-    code = "import sys, quiltmaker; print(sorted(m for m in sys.modules if m.split('.')[0] in {'rich'}))"
+    code = f"import sys, quiltmaker; print(sorted(m for m in sys.modules if m.split('.')[0] in {INTERFACE_LIBRARIES!r}))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_only_the_web_package_imports_the_web_libraries() -> None:
+    """The rules, the AI and the other interfaces work without the ``web`` extra installed."""
+    web_libraries = {"fastapi", "starlette", "sqlalchemy", "uvicorn", "redis", "pydantic"}
+    for path in PACKAGE.rglob("*.py"):
+        if path.parent.name == "web":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and not getattr(node, "level", 0):
+                modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                for module in modules:
+                    assert module.split(".")[0] not in web_libraries, f"{path.relative_to(PACKAGE)} imports {module}"
+
+
+def test_the_web_server_checks_moves_with_the_rules_engine_and_holds_no_rules_in_the_page() -> None:
+    """The browser draws what the server sends: no patch costs or track spaces typed into the page."""
+    static = PACKAGE / "web" / "static"
+    assert (static / "index.html").is_file() and (static / "game.html").is_file()
+    scripts = "".join(p.read_text(encoding="utf-8") for p in static.glob("*.js"))
+    for rule_fact in ("income_spaces = [", "special_spaces = [", "LAST_SPACE = 53"):
+        assert rule_fact not in scripts
 
 
 def test_package_is_typed_and_carries_its_data() -> None:

@@ -29,7 +29,7 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _wait_until(check, seconds: float = 60.0) -> None:  # type: ignore[no-untyped-def]
+def _wait_until(check, seconds: float = 120.0) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
@@ -62,15 +62,17 @@ def two_servers(tmp_path: Path, redis_url: str) -> Iterator[list[str]]:
     """Two `quiltmaker serve` processes on one SQLite database and one Redis."""
     processes, urls = [], []
     try:
-        for _ in range(2):
+        for index in range(2):
             port = _free_port()
+            log = open(tmp_path / f"server-{index}.log", "wb")  # a file, not a pipe nobody reads: a full pipe would block the server
             processes.append(
                 subprocess.Popen(
                     [sys.executable, "-m", "quiltmaker", "serve", "--port", str(port), "--data", str(tmp_path), "--redis", redis_url],
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.PIPE,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
                 )
             )
+            log.close()
             urls.append(f"127.0.0.1:{port}")
         for url in urls:
             _wait_until(lambda url=url: httpx.get(f"http://{url}/api/catalogue").status_code == 200)

@@ -568,3 +568,13 @@ async def _reply(server: GameServer, game_id: str, connection: Connection, raw: 
         reply = {"type": "error", "code": "internal", "message": "the server hit an error doing that; reload to see the game as stored"}
     reply["id"] = client_id
     return reply
+
+
+def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Serve the app with uvicorn until interrupted, after saying where to open it."""
+    import uvicorn
+
+    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
+    print(f"quiltmaker is running: open http://{shown}:{port}/ in your browser (Ctrl+C stops it)", flush=True)
+    # ws_max_size caps a WebSocket frame before it is read; the app refuses anything over 4 KiB itself.
+    uvicorn.run(create_app(settings), host=host, port=port, ws_max_size=65536, log_level="warning")
