@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # System packages the end-to-end tests need: Debian's Chromium (Playwright
-# drives it; a browser download is not needed) and a Redis server (the
-# multi-process pub/sub test). Installs only what is missing, and only where
+# drives it; a browser download is not needed), a Redis server (the
+# multi-process pub/sub test) and PostgreSQL's server (the store on
+# PostgreSQL; the tests start a throwaway server of their own). Installs only what is missing, and only where
 # apt-get can run; elsewhere it says what to install and carries on.
 set -euo pipefail
 
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if command -v apt-get >/dev/null 2>&1; then

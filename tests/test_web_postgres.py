@@ -1,0 +1,113 @@
+"""The web server on PostgreSQL: the same store and app as on SQLite, on a real, throwaway PostgreSQL server."""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from fastapi.testclient import TestClient
+
+from quiltmaker.position import Position
+from quiltmaker.web.app import Settings, create_app
+from quiltmaker.web.store import GameStore, StoreError
+
+BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
+pytestmark = pytest.mark.skipif(
+    not BINARIES and not os.environ.get("CI"),
+    reason="needs PostgreSQL's server binaries (scripts/system-deps.sh installs them; CI always runs this)",
+)
+
+
+def _as_server_user(command: list[str]) -> list[str]:
+    # PostgreSQL refuses to run as root; as root, run it as the packaged 'postgres' user.
+    return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
+
+
+@pytest.fixture(scope="module")
+def postgres_url() -> Iterator[str]:
+    binaries = BINARIES[-1]
+    folder = tempfile.mkdtemp(prefix="quiltmaker-pg-")
+    if os.geteuid() == 0:
+        user = pwd.getpwnam("postgres")
+        os.chown(folder, user.pw_uid, user.pw_gid)
+    data = os.path.join(folder, "data")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    subprocess.run(_as_server_user([f"{binaries}/initdb", "-D", data, "-U", "postgres", "--auth=trust"]), check=True, capture_output=True)
+    server = subprocess.Popen(
+        _as_server_user([f"{binaries}/postgres", "-D", data, "-p", str(port), "-k", folder, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=on"]),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                GameStore(url).close()
+                break
+            except Exception:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        yield url
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_store_appends_once_per_number_and_replays(postgres_url: str) -> None:
+    store = GameStore(postgres_url)
+    game_id, _token, _ = store.create("local", Position.initial(3), ["Ann", "Bob"])
+    assert store.append(game_id, 0, "move", "A", 0, "one") == 1
+    with pytest.raises(StoreError) as raised:
+        store.append(game_id, 0, "move", "A", 0, "two")
+    assert raised.value.code == "stale"
+    store.append(game_id, 1, "undo", "1", 1, None)
+    loaded = store.load(game_id)
+    assert loaded.version == 2 and loaded.game.moves == [] and loaded.client_ids == {"one"}
+    store.close()
+
+
+def test_an_invitation_is_spent_once(postgres_url: str) -> None:
+    store = GameStore(postgres_url)
+    game_id, token, invite = store.create("online", Position.initial(4), ["Ann", "Bob"], creator_seat=1)
+    assert invite is not None
+    second, seat = store.join(game_id, invite)
+    assert seat == 0 and second != token
+    with pytest.raises(StoreError):
+        store.join(game_id, invite)
+    loaded = store.load(game_id)
+    assert loaded.seat_of(second) == 0 and loaded.seat_of(token) == 1 and loaded.status == "playing"
+    store.close()
+
+
+def test_a_game_over_websockets_on_postgres(postgres_url: str) -> None:
+    app = create_app(Settings(database_url=postgres_url), executor=ThreadPoolExecutor(1))
+    with TestClient(app) as client:
+        created = client.post("/api/games", json={"mode": "local", "seed": 8}).json()
+        with client.websocket_connect(f"/ws/games/{created['id']}") as ws:
+            state = ws.receive_json()["state"]
+            ws.send_json({"type": "hello", "token": created["token"]})
+            assert ws.receive_json()["seat"] == "both"
+            for number in range(6):
+                ws.send_json({"type": "move", "move": "A", "version": state["version"], "id": f"m{number}"})
+                replies = [ws.receive_json(), ws.receive_json()]
+                state = next(r["state"] for r in replies if r["type"] == "state")
+                assert any(r["type"] == "ack" for r in replies)
+        assert client.get(f"/api/games/{created['id']}").json()["version"] == 6
+    # A new server process (here: a new app) on the same database sees the same game.
+    with TestClient(create_app(Settings(database_url=postgres_url), executor=ThreadPoolExecutor(1))) as client:
+        again = client.get(f"/api/games/{created['id']}").json()
+        assert again["version"] == 6 and [m["move"] for m in again["moves"]] == ["A"] * 6
