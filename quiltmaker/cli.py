@@ -35,11 +35,18 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="quiltmaker", description="Patchwork: rules engine, players and tools.")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    play = commands.add_parser("play", help="play a game in the terminal against an AI player")
+    play = commands.add_parser(
+        "play",
+        help="play a game in the terminal, full-screen, against an AI player or two people on one keyboard",
+        description="Opens the full-screen game (see docs/terminal.md) when run in a terminal; with --plain, "
+        "or when standard input is not a terminal, plays line by line, reading moves in the text notation.",
+    )
     play.add_argument(
         "--opponent", default="greedy", help="the AI: a level (beginner, casual, strong, expert, max), random, greedy or mcts:... (default: greedy)"
     )
-    play.add_argument("--seat", choices=["0", "1", "random"], default="random", help="your seat (default: random)")
+    play.add_argument("--two-players", action="store_true", help="two people on one keyboard instead of the AI (full-screen game)")
+    play.add_argument("--plain", action="store_true", help="line-based play: a printout and a move prompt (automatic without a terminal)")
+    play.add_argument("--seat", choices=["0", "1", "random"], default="random", help="your seat against the AI (default: random)")
     play.add_argument("--seed", type=int, help="seed for the setup and the AI")
     play.add_argument("--variant", default="revised", help="time track printing: revised (default) or original")
     play.add_argument("--save", type=Path, default=Path("quiltmaker-game.json"), help="record file saved after every move")
@@ -117,18 +124,37 @@ def _play(args: argparse.Namespace) -> int:
     from .game import Game
     from .terminal import play_in_terminal
 
+    full_screen = not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
+    if args.two_players and not full_screen:
+        raise QuiltmakerError("--two-players needs the full-screen game: run it in a terminal, without --plain")
     rng = random.Random(args.seed)
     human = rng.randrange(2) if args.seat == "random" else int(args.seat)
-    opponent = _player(args.opponent, args.seed)
+    opponent = None if args.two_players else _player(args.opponent, args.seed)
     if args.resume:
         game = record.load(args.resume.read_text(encoding="utf-8"))
         human = game.players.index("you") if "you" in game.players else human
         save = args.resume
     else:
-        names = ["you", opponent.name] if human == 0 else [opponent.name, "you"]
+        if opponent is None:
+            names = ["player 0", "player 1"]
+        else:
+            names = ["you", opponent.name] if human == 0 else [opponent.name, "you"]
         game = Game.new(args.seed, variant=args.variant, players=names)
         save = args.save
-    play_in_terminal(opponent, human, game, save, Console(highlight=False))
+    try:
+        if not full_screen:
+            assert opponent is not None, "two players need the full-screen game"
+            play_in_terminal(opponent, human, game, save, Console(highlight=False))
+            return 0
+        from .tui import QuiltApp
+
+        app = QuiltApp(game, opponent=opponent, human_seat=human, save_path=save, seed=args.seed or 0)
+        app.run()
+    finally:
+        if opponent is not None:
+            opponent.close()  # an outside engine is a process of its own
+    if app.save_path is not None:
+        print(f"The game is saved in {app.save_path}; continue it with: quiltmaker play --resume {app.save_path}")
     return 0
 
 

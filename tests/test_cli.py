@@ -10,8 +10,11 @@ traceback. ``play`` is driven through stdin, both for a scripted session
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -427,3 +430,63 @@ def test_play_hint_names_a_legal_move(tmp_path: Path) -> None:
     game = record.load((tmp_path / "quiltmaker-game.json").read_text(encoding="utf-8"))
     assert game.position.to_move == 0 and game.position.why_illegal(Move.from_text(match.group(1))) is None
     assert 0 <= int(match.group(2)) <= 100
+
+
+def test_play_two_players_needs_a_terminal(tmp_path: Path) -> None:
+    # Piped input means line-based play, which has no second person at the keyboard.
+    assert_clean_failure(run_cli(tmp_path, "play", "--two-players", stdin="quit\n"), "quiltmaker play: ", "--two-players needs")
+
+
+def _run_in_terminal(cwd: Path, args: list[str], keys: list[bytes], ready: bytes) -> tuple[int, str]:
+    """Run ``quiltmaker`` in a pseudo-terminal of 120x40, wait for ``ready`` on screen, then type ``keys``."""
+    import fcntl  # POSIX only, like the pseudo-terminal itself
+    import pty
+    import select
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "LINES")}
+    env["TERM"] = "xterm-256color"
+    process = subprocess.Popen([sys.executable, "-m", "quiltmaker", *args], stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=env)
+    os.close(slave)
+    out = b""
+
+    def read(until: bytes | None, seconds: float) -> None:
+        nonlocal out
+        deadline = time.monotonic() + seconds
+        while (until is None or until not in out) and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.05)[0]:
+                try:
+                    out += os.read(master, 65536)
+                except OSError:  # the child closed the terminal
+                    return
+
+    try:
+        read(ready, 90)
+        assert ready in out, out[-2000:]
+        for key in keys:
+            os.write(master, key)
+            read(None, 0.5)
+        process.wait(30)
+        read(None, 0.5)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(master)
+    return process.returncode, out.decode("utf-8", "replace")
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a POSIX pseudo-terminal")
+def test_play_in_a_terminal_opens_the_full_screen_game(tmp_path: Path) -> None:
+    args = ["play", "--seat", "0", "--seed", str(HUMAN_FIRST_SEED), "--opponent", "beginner", "--save", "s.json"]
+    status, out = _run_in_terminal(tmp_path, args, [b"a", b"q"], b"Patch circle")
+    assert status == 0 and "Traceback" not in out, out[-2000:]
+    assert "The game is saved in s.json; continue it with: quiltmaker play --resume s.json" in out
+    game = record.load((tmp_path / "s.json").read_text(encoding="utf-8"))
+    assert game.moves[0] == Move.advance() and game.movers[:2] == [0, 1] and game.players == ["you", "beginner"]
+
+    # --plain keeps the line-based game, even in a terminal.
+    status, out = _run_in_terminal(tmp_path, ["play", "--plain", "--resume", "s.json"], [b"quit\n"], b"Your move:")
+    assert status == 0 and "You are player 0 against the greedy player" in out and "Game left unfinished" in out

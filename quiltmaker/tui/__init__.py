@@ -1,0 +1,9 @@
+"""The full-screen terminal game (Textual): ``quiltmaker play`` in a terminal.
+
+Import :class:`QuiltApp` from here; the line-based game stays in
+:mod:`quiltmaker.terminal` for pipes and scripts.
+"""
+
+from .app import QuiltApp, save_record
+
+__all__ = ["QuiltApp", "save_record"]

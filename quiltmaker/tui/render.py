@@ -1,0 +1,150 @@
+"""Rich renderables for the full-screen game: quilts with the ghost, the patch circle, the move log.
+
+Squares are two characters wide so that a quilt looks square in a terminal.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from ..components import BOARD_SIZE, BONUS_POINTS, PATCHES, Cell
+from ..moves import COLUMNS
+from ..position import Position
+from .model import Ghost, advance_preview, forecast
+
+PATCH_COLOURS = (
+    "red", "green", "yellow", "blue", "magenta", "cyan",
+    "bright_red", "bright_green", "bright_yellow", "bright_blue", "bright_magenta", "bright_cyan",
+)  # fmt: skip
+EMPTY = "· "
+COVERED = "██"
+SPECIAL = "▓▓"
+GHOST_FREE = "▒▒"
+GHOST_CLASH = "XX"
+
+
+def player_style(player: int) -> str:
+    """The colour of a player's name and token."""
+    return "bold cyan" if player == 0 else "bold yellow"
+
+
+def render_quilt(position: Position, player: int, owners: dict[Cell, int | None], ghost: Ghost | None = None) -> Text:
+    """A 9x9 quilt with column letters and row numbers, the ghost drawn over it.
+
+    Args:
+        position: The position shown.
+        player: Whose quilt.
+        owners: Which patch covers each covered square (``None``: a special patch).
+        ghost: The patch about to be placed on this quilt, if any; green where
+            the placement is legal, red where it is not, ``XX`` on covered squares.
+    """
+    quilt = position.quilts[player]
+    ghost_cells = set(ghost.cells) if ghost is not None else set()
+    legal = ghost is not None and position.why_illegal(ghost.move) is None
+    text = Text("   " + " ".join(COLUMNS) + "\n", style="dim")
+    for row in range(BOARD_SIZE):
+        text.append(f"{row + 1:>2} ", style="dim")
+        for col in range(BOARD_SIZE):
+            covered = bool(quilt >> (row * BOARD_SIZE + col) & 1)
+            if (row, col) in ghost_cells:
+                if covered:
+                    text.append(GHOST_CLASH, style="bold white on red")
+                else:
+                    text.append(GHOST_FREE, style="bold green" if legal else "bold red")
+            elif covered:
+                patch = owners.get((row, col))
+                text.append(SPECIAL if patch is None else COVERED, style="white" if patch is None else PATCH_COLOURS[patch % len(PATCH_COLOURS)])
+            else:
+                text.append(EMPTY, style="dim")
+        if row < BOARD_SIZE - 1:
+            text.append("\n")
+    return text
+
+
+def render_player(position: Position, player: int, name: str, to_move: bool) -> Text:
+    """A player's figures: buttons, income, space, score now and the forecast."""
+    marker = "▶ " if to_move else "  "
+    text = Text(f"{marker}{name[:10]} (player {player})\n", style=player_style(player))
+    text.append(f"buttons {position.buttons[player]}  income {position.income[player]}\n")
+    text.append(f"space {position.times[player]}  empty {position.empty_squares(player)}\n")
+    text.append(f"score now {position.score(player)}")
+    if position.bonus == player:
+        text.append(f" (+{BONUS_POINTS} 7x7)", style="bold green")
+    text.append(f"\nforecast {forecast(position, player)}", style="bold")
+    text.append(" (no buys)", style="dim")
+    return text
+
+
+def shape_text(cells: tuple[Cell, ...], style: str) -> Text:
+    """A patch shape drawn with two-character squares."""
+    height = max(r for r, _ in cells) + 1
+    width = max(c for _, c in cells) + 1
+    covered = set(cells)
+    text = Text()
+    for row in range(height):
+        for col in range(width):
+            text.append(COVERED if (row, col) in covered else "  ", style=style)
+        if row < height - 1:
+            text.append("\n")
+    return text
+
+
+def render_offer(position: Position, cursor: int, selected: int | None, ghost: Ghost | None) -> RenderableType:
+    """The patch circle: the three on offer in detail, the rest in circle order, and what advancing earns.
+
+    Args:
+        position: The position shown.
+        cursor: The offered patch (0..2) that Enter would choose.
+        selected: The offered patch chosen for placing, if any.
+        ghost: The ghost of the chosen patch; its orientation is drawn.
+    """
+    player = position.to_move
+    boxes = Table.grid(padding=(0, 1))
+    cards: list[RenderableType] = []
+    for index, patch_id in enumerate(position.offered):
+        patch = PATCHES[patch_id]
+        affordable = player is not None and patch.cost <= position.buttons[player]
+        showing = ghost if selected == index and ghost is not None and ghost.patch == patch_id else None
+        cells = showing.shape if showing else patch.orientations[0].cells
+        body = Text(f"cost {patch.cost:<2} time {patch.time}\nincome {patch.income}\n", style="" if affordable else "dim")
+        if showing:
+            body.append(f"{showing.transform} ", style="bold")
+        if player is not None and not affordable:
+            body.append("too dear", style="red")
+        body.append("\n")
+        body.append_text(shape_text(cells, PATCH_COLOURS[patch_id % len(PATCH_COLOURS)] if affordable else "dim"))
+        title = f"{index + 1}: patch {patch_id}"
+        border = "bold green" if selected == index else "white" if cursor == index and selected is None else "dim"
+        cards.append(Panel(body, title=title, title_align="left", border_style=border, width=16, height=10, padding=(0, 0)))
+        boxes.add_column()
+    if cards:
+        boxes.add_row(*cards)
+    rest = Text("then (cost/time/income): " if len(position.circle) > 3 else "", style="dim")
+    for patch_id in position.circle[3:]:
+        patch = PATCHES[patch_id]
+        rest.append(f"{patch_id}", style="bold")
+        rest.append(f"({patch.cost}/{patch.time}/{patch.income}) ", style="dim")
+    header = Text(f"Patch circle: {len(position.circle)} left, the next three on offer", style="bold")
+    footer = Text()
+    preview = advance_preview(position)
+    if preview is not None:
+        space, earned = preview
+        footer.append(f"A: advance to space {space}, earning {earned} button{'s' if earned != 1 else ''}", style="bold")
+    return Group(header, boxes, rest, footer)
+
+
+def render_log(entries: list[tuple[int, str]], limit: int) -> Text:
+    """The last ``limit`` moves, numbered, each in its player's colour."""
+    text = Text()
+    start = max(0, len(entries) - limit)
+    for number, (player, line) in enumerate(entries[start:], start + 1):
+        if text:
+            text.append("\n")
+        text.append(f"{number:>3}. ", style="dim")
+        text.append(line, style=player_style(player).replace("bold ", ""))
+    if not entries:
+        text.append("No moves yet.", style="dim")
+    return text
