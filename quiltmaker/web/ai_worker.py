@@ -6,6 +6,9 @@ so it pickles across the process boundary and never touches the database.
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 from typing import Any
 
 from ..ai.analysis import analyse_game, analyse_position
@@ -16,10 +19,23 @@ from ..position import Position
 
 
 def warm_up() -> None:
-    """Load the compiled search once per worker, so the first real move is not slowed by it."""
+    """Watch the server, then load the compiled search once, so the first real move is not slowed by it."""
+    _exit_with_parent()
     player = player_from_spec("mcts:iterations=50", seed=0)
     player.choose_move(Position.initial(0))
     player.close()
+
+
+def _exit_with_parent() -> None:
+    """End this worker when the server process dies, even by SIGKILL (which skips the pool's own shutdown)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-server", daemon=True).start()
 
 
 def choose_move(position_text: str, level: str, seed: int) -> str:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, field_validator
@@ -93,6 +94,10 @@ class NewGame(BaseModel):
     def _short_names(cls, names: list[str] | None) -> list[str] | None:
         if names is not None and any(len(n) > 40 for n in names):
             raise ValueError("a name is at most 40 characters")
+        try:
+            "".join(names or []).encode()
+        except UnicodeEncodeError:
+            raise ValueError("a name must be Unicode text") from None
         return names
 
 
@@ -112,6 +117,7 @@ class ProtocolError(Exception):
 class Connection:
     socket: WebSocket
     seat: int | str | None = None
+    version_sent: int = -1  # the newest state sent: never follow it with an older one
 
 
 def _seed_for(game_id: str, version: int) -> int:
@@ -188,20 +194,31 @@ class GameServer:
         if not self.connections.get(game_id):
             return
         with contextlib.suppress(ProtocolError):
-            await self.send_all(game_id, {"type": "state", "state": self.state(await self.load(game_id))})
+            await self.broadcast(await self.load(game_id))
 
-    async def send_all(self, game_id: str, message: dict[str, Any]) -> None:
-        text = json.dumps(message)
-        for connection in list(self.connections.get(game_id, ())):
+    async def send_state(self, connection: Connection, stored: StoredGame) -> None:
+        await self._send_states([connection], stored.version, json.dumps({"type": "state", "state": self.state(stored)}))
+
+    async def broadcast(self, stored: StoredGame) -> None:
+        text = json.dumps({"type": "state", "state": self.state(stored)})
+        await self._send_states(list(self.connections.get(stored.id, ())), stored.version, text)
+
+    async def _send_states(self, connections: list[Connection], version: int, text: str) -> None:
+        for connection in connections:
+            # Two broadcasts of one game can interleave at the awaits below;
+            # the version check keeps each socket's states in order.
+            if version < connection.version_sent:
+                continue
+            connection.version_sent = version
             try:
                 await connection.socket.send_text(text)
             except Exception:  # a socket closed under us: its handler cleans up
-                self.connections[game_id].discard(connection)
+                pass
 
     async def changed(self, stored: StoredGame) -> None:
         """The game changed here: start the AI if it is its turn, tell our sockets, then the other processes."""
         self.maybe_start_ai(stored)
-        await self.send_all(stored.id, {"type": "state", "state": self.state(stored)})
+        await self.broadcast(stored)
         await self.broker.publish(stored.id, stored.version)
 
     # The AI -------------------------------------------------------------------
@@ -431,10 +448,12 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
     @app.post("/api/games")
     async def create_game(new: NewGame) -> dict[str, Any]:
         rng = random.Random(new.seed)
-        start = Position.initial(rng.randrange(2**63), variant=new.variant)
+        # Seat 0 moves first, so choosing a seat is choosing to start or not.
+        start = Position.initial(rng.randrange(2**63), first_player=0, variant=new.variant)
         seat = new.seat if new.seat is not None else rng.randrange(2)
         if new.mode == "ai":
-            names = ["You", f"quiltmaker {new.level}"] if seat == 0 else [f"quiltmaker {new.level}", "You"]
+            # A name, not "You": messages speak of players in the third person.
+            names = ["Player", f"quiltmaker {new.level}"] if seat == 0 else [f"quiltmaker {new.level}", "Player"]
         else:
             names = ["Player 1", "Player 2"]
         for index, name in enumerate(new.names or []):
@@ -513,7 +532,7 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
         server.connections[game_id].add(connection)
         try:
             server.maybe_start_ai(stored)  # after a restart, an AI turn left hanging resumes here
-            await socket.send_json({"type": "state", "state": server.state(stored)})
+            await server.send_state(connection, stored)
             while True:
                 raw = await socket.receive()
                 if raw["type"] == "websocket.disconnect":
@@ -526,6 +545,12 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
             server.connections[game_id].discard(connection)
             if not server.connections[game_id]:
                 del server.connections[game_id]
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_request: Request, error: RequestValidationError) -> JSONResponse:
+        # Say what is wrong without echoing the input back: it may not even encode.
+        problems = [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg", ""))} for e in error.errors()]
+        return JSONResponse({"detail": problems}, status_code=422)
 
     @app.exception_handler(StoreError)
     async def store_error(_request: Request, error: StoreError) -> JSONResponse:
@@ -551,7 +576,9 @@ async def _reply(server: GameServer, game_id: str, connection: Connection, raw: 
             raise ProtocolError("too_large", f"messages are at most {MAX_MESSAGE_BYTES} bytes")
         try:
             message = json.loads(text)
-        except ValueError:
+            # Strings that are not Unicode text (lone surrogates, legal in JSON) would fail later, in the database.
+            json.dumps(message, ensure_ascii=False).encode()
+        except (ValueError, RecursionError):
             raise ProtocolError("malformed", "messages are JSON objects such as {\"type\": \"move\", ...}") from None
         if not isinstance(message, dict):
             raise ProtocolError("malformed", "messages are JSON objects such as {\"type\": \"move\", ...}")
@@ -562,7 +589,7 @@ async def _reply(server: GameServer, game_id: str, connection: Connection, raw: 
         if error.code == "stale":
             # Send the fresh state along, so the client can show what changed.
             with contextlib.suppress(ProtocolError):
-                await connection.socket.send_json({"type": "state", "state": server.state(await server.load(game_id))})
+                await server.send_state(connection, await server.load(game_id))
     except Exception:  # a bug or a broken worker: the player hears of it, the server carries on
         log.exception("intent in game %s failed", game_id)
         reply = {"type": "error", "code": "internal", "message": "the server hit an error doing that; reload to see the game as stored"}

@@ -296,11 +296,6 @@ class GameStore:
         with self._sessions() as session:
             return session.get(GameRow, game_id) is not None
 
-    def ids_waiting_for_ai(self) -> list[str]:
-        """AI games whose last state may be the AI's turn (the caller checks): for restarts."""
-        with self._sessions() as session:
-            return list(session.scalars(select(GameRow.id).where(GameRow.mode == "ai")))
-
     # Writing -----------------------------------------------------------------
 
     def append(self, game_id: str, version: int, kind: str, value: str, seat: int | None, client_id: str | None) -> int:

@@ -244,6 +244,16 @@ function isAiSeat(seat) {
 
 /** May this browser act now? (The server has the last word: this only decides
  * what to offer.) */
+// Why this browser cannot act now, for the message line (null when it can).
+function whyNotAct() {
+  const s = ui.state;
+  if (ui.seat === null) return "You are watching: spectators cannot play.";
+  if (s && s.status === "waiting") return "Waiting for your friend to open the invitation link.";
+  if (s && (s.result || s.status === "over")) return "The game is over.";
+  if (ui.replay.ply !== null) return "You are looking at an earlier position: go to the last move to play.";
+  return canAct() ? null : "It is not your turn.";
+}
+
 function canAct() {
   const s = ui.state;
   if (!s || s.result || s.status === "waiting" || s.status === "over" || s.status === "finished") return false;
@@ -1133,7 +1143,7 @@ function onOfferPointerDown(event) {
   const id = Number(offer.dataset.patch);
   if (offer.dataset.affordable !== "true") {
     const buy = buyEntry(id);
-    if (!canAct()) say(ui.seat === null ? "You are watching: spectators cannot buy patches." : "It is not your turn.", "error");
+    if (!canAct()) say(whyNotAct(), "error");
     else say(`You cannot buy patch ${id}: ${buy?.reason || "not possible now"}.`, "error");
     return;
   }
@@ -1300,7 +1310,7 @@ function onOfferClick(event) {
   const id = Number(offer.dataset.patch);
   if (offer.dataset.affordable !== "true") {
     const buy = buyEntry(id);
-    say(canAct() ? `You cannot buy patch ${id}: ${buy?.reason || "not possible now"}.` : "It is not your turn.", "error");
+    say(canAct() ? `You cannot buy patch ${id}: ${buy?.reason || "not possible now"}.` : whyNotAct(), "error");
     return;
   }
   startHold(id, "keyboard");

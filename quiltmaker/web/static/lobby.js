@@ -63,8 +63,9 @@ async function createGame(event) {
   let names;
   if (mode === "local") names = [name0 || "First player", name1 || "Second player"];
   else {
-    // Names are seen by both players, so "You" would be wrong for the friend.
-    const mine = name0 || (mode === "ai" ? "You" : "Host");
+    // Names are seen by both players and read in the third person ("Host is
+    // behind on the time track"), so the default is never "You".
+    const mine = name0 || (mode === "ai" ? "Player" : "Host");
     const other = mode === "ai" ? "" : name1 || "Guest";
     names = seat === 0 ? [mine, other] : [other, mine];
   }

@@ -1,0 +1,515 @@
+"""Helpers of the browser tests (tests/test_browser.py): a real server process, and
+driving the game page with Playwright as a person would, by mouse and keyboard.
+
+The page holds no rules, and neither do these helpers: which placement to make
+is read from the ``legal`` lists of the server's state (GET /api/games/{id}),
+but every move is then made through the page itself (clicks, pointer moves,
+key presses), and the page's ghost must show it as legal before it is dropped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from web_helpers import BOARD, COLUMNS, poll, square
+
+if TYPE_CHECKING:  # Playwright is only needed by the browser tests themselves.
+    from playwright.sync_api import Page
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPOSITORY / "test-artifacts"
+SCREENSHOTS = ARTIFACTS / "screenshots"
+
+# Generous: the test machine is small and busy (see the module docstring of test_browser.py).
+TIMEOUT_MS = 30_000
+
+
+# ---------------------------------------------------------------- the server
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Server:
+    """A ``quiltmaker serve`` process on a free port, its database in ``data``."""
+
+    url: str
+    process: subprocess.Popen[bytes]
+    log: Path
+    catalogue: dict[str, Any] = field(default_factory=dict)
+
+    def patch(self, patch_id: int) -> dict[str, Any]:
+        return next(p for p in self.catalogue["patches"] if p["id"] == patch_id)
+
+    def orientation(self, patch_id: int, transform: str) -> dict[str, Any]:
+        return next(o for o in self.patch(patch_id)["orientations"] if o["transform"] == transform)
+
+    def state(self, game_id: str) -> dict[str, Any]:
+        response = httpx.get(f"{self.url}/api/games/{game_id}", timeout=30)
+        response.raise_for_status()
+        return response.json()  # type: ignore[no-any-return]
+
+    def log_tail(self, characters: int = 3000) -> str:
+        with contextlib.suppress(OSError):
+            return self.log.read_text(encoding="utf-8", errors="replace")[-characters:]
+        return ""
+
+
+def stop(process: subprocess.Popen[bytes], grace: float = 15.0) -> None:
+    """Stop the server: SIGTERM (it shuts its AI workers down), then SIGKILL to its whole process group,
+    so no worker process outlives it (a worker of a killed server waits for work forever)."""
+    if process.poll() is None:
+        process.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=grace)
+    if hasattr(os, "killpg"):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)  # the group is the server's own (start_new_session)
+    if process.poll() is None:
+        process.kill()
+    process.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def running_server(data: Path, startup_seconds: float = 120.0) -> Iterator[Server]:
+    """Start ``python -m quiltmaker serve`` on a free port; wait until /api/catalogue answers; kill it after."""
+    port = free_port()
+    data.mkdir(parents=True, exist_ok=True)
+    log = data / "server.log"
+    with open(log, "wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "quiltmaker", "serve", "--port", str(port), "--data", str(data)],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            cwd=data,
+            start_new_session=True,  # its own process group: the AI worker processes go with it
+        )
+    server = Server(f"http://127.0.0.1:{port}", process, log)
+    try:
+        deadline = time.monotonic() + startup_seconds
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"the server exited with code {process.returncode}:\n{server.log_tail()}")
+            try:
+                response = httpx.get(f"{server.url}/api/catalogue", timeout=5)
+                if response.status_code == 200:
+                    server.catalogue = response.json()
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not answer within {startup_seconds} s:\n{server.log_tail()}")
+            time.sleep(0.2)
+        yield server
+    finally:
+        stop(process)
+        # Keep the server's log beside the screenshots: it explains most failures.
+        with contextlib.suppress(OSError):
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(log, ARTIFACTS / "browser-server.log")
+
+
+# ---------------------------------------------------------------- reading the page
+
+
+def screenshot(page: Page, name: str, full_page: bool = True) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    return path
+
+
+def game_id(page: Page) -> str:
+    match = re.search(r"/game/([^/?#]+)", page.url)
+    assert match, f"not a game page: {page.url}"
+    return match.group(1)
+
+
+def version(page: Page) -> int:
+    """The version the page shows ("v7" -> 7), -1 before the first state."""
+    text = page.get_by_test_id("version").inner_text().strip()
+    return int(text[1:]) if text.startswith("v") and text[1:].isdigit() else -1
+
+
+def wait_version(page: Page, wanted: Callable[[int], bool], timeout: float = 30.0, what: str = "") -> int:
+    def check() -> int | None:
+        v = version(page)
+        return v if wanted(v) else None
+
+    try:
+        return poll(check, timeout, what=what or "the version")
+    except AssertionError as error:
+        message = page.get_by_test_id("message").inner_text()
+        raise AssertionError(f"{error}; the page shows v{version(page)}, message {message!r}") from None
+
+
+def wait_above(page: Page, before: int, timeout: float = 30.0) -> int:
+    return wait_version(page, lambda v: v > before, timeout, f"a version above {before}")
+
+
+def message(page: Page) -> tuple[str, str]:
+    """The message area's (text, kind), read together (a reply may land between two reads)."""
+    text, kind = page.eval_on_selector(
+        "[data-testid=message]", "node => [node.innerText, node.dataset.kind || '']"
+    )
+    return text, kind
+
+
+def quilt_values(page: Page, seat: int) -> list[list[str]]:
+    """What each square of a quilt shows: "" (empty), a patch id, or "S"."""
+    values: list[str] = page.eval_on_selector_all(
+        f"[data-testid=quilt-{seat}] .sq", "nodes => nodes.map(n => n.dataset.value)"
+    )
+    assert len(values) == BOARD * BOARD, f"quilt {seat} has {len(values)} squares"
+    return [values[r * BOARD : (r + 1) * BOARD] for r in range(BOARD)]
+
+
+def grid_values(grid: list[list[Any]]) -> list[list[str]]:
+    """A state's quilt (None | patch id | "S") in the page's terms."""
+    return [["" if v is None else str(v) for v in row] for row in grid]
+
+
+def covered(values: list[list[str]]) -> int:
+    return sum(1 for row in values for v in row if v != "")
+
+
+def acting_or_over(page: Page, timeout: float = 60.0) -> str:
+    """Wait until this page may move ("acting") or the game is over ("over")."""
+    page.wait_for_function(
+        "() => document.querySelector('.quilt-board.acting') || !document.querySelector('[data-testid=result]').hidden",
+        timeout=timeout * 1000,
+    )
+    return "over" if page.get_by_test_id("result").is_visible() else "acting"
+
+
+def acting_seat(page: Page) -> int:
+    return int(page.locator(".quilt-board.acting").get_attribute("data-seat") or -1)
+
+
+def synced_state(server: Server, page: Page, timeout: float = 30.0) -> dict[str, Any]:
+    """The server's state of the page's game, once the page shows the same version."""
+
+    def check() -> dict[str, Any] | None:
+        state = server.state(game_id(page))
+        return state if state["version"] == version(page) else None
+
+    return poll(check, timeout, interval=0.1, what="the page and the server to agree on the version")
+
+
+# ---------------------------------------------------------------- moves
+
+
+def parse_move(text: str) -> tuple[int, str, int, int]:
+    """``"12R1@e5"`` -> (12, "R1", row 4, col 4)."""
+    match = re.fullmatch(r"(\d+)([RF][0-3])@([a-i])([1-9])", text)
+    assert match, f"not a placement: {text!r}"
+    return int(match.group(1)), match.group(2), int(match.group(4)) - 1, COLUMNS.index(match.group(3))
+
+
+def placements(state: dict[str, Any]) -> list[tuple[int, str, int]]:
+    """Every legal (patch, transform, anchor) of a state."""
+    return [
+        (buy["patch"], o["transform"], anchor)
+        for buy in state["legal"]["buys"]
+        if buy["affordable"]
+        for o in buy["orientations"]
+        for anchor in o["anchors"]
+    ]
+
+
+def move_text(patch: int, transform: str, anchor: int) -> str:
+    return f"{patch}{transform}@{square(anchor)}"
+
+
+def ghost(page: Page) -> tuple[str, str] | None:
+    """The ghost's (move text, "true"/"false") or None without one."""
+    node = page.get_by_test_id("ghost")
+    if node.count() == 0:
+        return None
+    return node.get_attribute("data-move") or "", node.get_attribute("data-legal") or ""
+
+
+def ghost_transform(page: Page) -> str:
+    shown = poll(lambda: ghost(page), 10, what="the ghost of the patch in hand")
+    return parse_move(shown[0])[1]
+
+
+def square_centre(page: Page, seat: int, row: int, col: int) -> tuple[float, float]:
+    box = page.get_by_test_id(f"square-{seat}-{COLUMNS[col]}{row + 1}").bounding_box()
+    assert box, "the square is not displayed"
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def aim_square(server: Server, patch: int, transform: str, anchor: int) -> tuple[int, int]:
+    """The square to point at so that the page puts the patch's top-left at ``anchor``.
+
+    The page centres the patch in hand on the pointer: anchor = pointer - (size - 1) // 2.
+    """
+    o = server.orientation(patch, transform)
+    return anchor // BOARD + (o["height"] - 1) // 2, anchor % BOARD + (o["width"] - 1) // 2
+
+
+# The shapes' geometry, as the page turns and mirrors them (static/geometry.js): a quarter
+# turn clockwise maps (r, c) to (c, h - 1 - r); a mirror maps (r, c) to (r, w - 1 - c).
+
+Cells = tuple[tuple[int, int], ...]
+
+
+def _normalise(cells: list[tuple[int, int]]) -> Cells:
+    top = min(r for r, _ in cells)
+    left = min(c for _, c in cells)
+    return tuple(sorted((r - top, c - left) for r, c in cells))
+
+
+def _turned(cells: Cells) -> Cells:
+    height = max(r for r, _ in cells) + 1
+    return _normalise([(c, height - 1 - r) for r, c in cells])
+
+
+def _mirrored(cells: Cells) -> Cells:
+    width = max(c for _, c in cells) + 1
+    return _normalise([(r, width - 1 - c) for r, c in cells])
+
+
+def _turn_name(patch: dict[str, Any], transform: str) -> str:
+    """The orientation a quarter turn clockwise leads to."""
+    shapes = {o["transform"]: _normalise([tuple(c) for c in o["cells"]]) for o in patch["orientations"]}
+    return next(name for name, cells in shapes.items() if cells == _turned(shapes[transform]))
+
+
+def turning_plan(patch: dict[str, Any], start: str, target: str) -> list[tuple[str, str]]:
+    """The fewest quarter turns ("turn") and mirrors ("flip") from orientation ``start`` to ``target``
+    of a catalogue patch, each with the orientation the ghost should show after it.
+    """
+    shapes = {o["transform"]: _normalise([tuple(c) for c in o["cells"]]) for o in patch["orientations"]}
+    named = {cells: name for name, cells in shapes.items()}
+    paths: dict[str, list[tuple[str, str]]] = {start: []}
+    frontier = [start]
+    while frontier and target not in paths:
+        following = []
+        for name in frontier:
+            for action, change in (("turn", _turned), ("flip", _mirrored)):
+                after = named[change(shapes[name])]
+                if after not in paths:
+                    paths[after] = [*paths[name], (action, after)]
+                    following.append(after)
+        frontier = following
+    assert target in paths, f"patch {patch['id']}: {target} cannot be reached from {start}"
+    return paths[target]
+
+
+@dataclass
+class Turning:
+    """How often the patch in hand was turned and mirrored, and by which means."""
+
+    key_r: int = 0
+    right_click: int = 0
+    wheel: int = 0
+    flips: int = 0
+
+    @property
+    def turns(self) -> int:
+        return self.key_r + self.right_click + self.wheel
+
+
+def turn_by(page: Page, seat: int, how: str) -> None:
+    """Turn the patch in hand a quarter clockwise: the R key, a right-click on the quilt, or a wheel notch."""
+    if how == "key_r":
+        page.keyboard.press("r")
+        return
+    box = page.get_by_test_id(f"quilt-{seat}").bounding_box()
+    assert box
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    if how == "right_click":
+        page.mouse.click(x, y, button="right")
+    else:
+        # The page turns at most once per 180 ms of wheel events (a touchpad sends a stream
+        # of small ones), so a person's separate notches are further apart than that.
+        time.sleep(0.25)
+        page.mouse.wheel(0, 120)
+
+
+def turn_to(
+    page: Page, server: Server, seat: int, patch: int, target: str, turning: Turning, methods: tuple[str, ...] = ("key_r",)
+) -> None:
+    """Turn the patch in hand (and mirror it with F when turning alone cannot) until the ghost shows ``target``.
+
+    The means of turning go round ``methods``; after each press the ghost must
+    show the orientation the page's geometry leads to.
+    """
+    for action, expected in turning_plan(server.patch(patch), ghost_transform(page), target):
+        if action == "flip":
+            page.keyboard.press("f")
+            turning.flips += 1
+        else:
+            how = methods[turning.turns % len(methods)]
+            turn_by(page, seat, how)
+            setattr(turning, how, getattr(turning, how) + 1)
+        poll(lambda: ghost_transform(page) == expected, 10, what=f"the patch in hand to show {expected} after a {action}")
+
+
+def wait_ghost(page: Page, expected: str, legal: str = "true", timeout: float = 10.0) -> None:
+    poll(lambda: ghost(page) == (expected, legal), timeout, what=f"the ghost to show {expected} as legal={legal} (shows {ghost(page)})")
+
+
+def point_at(page: Page, seat: int, row: int, col: int) -> tuple[float, float]:
+    """Move the mouse onto a square of a quilt (a pointer move the page sees), returning where it is."""
+    page.get_by_test_id(f"quilt-{seat}").scroll_into_view_if_needed()
+    x, y = square_centre(page, seat, row, col)
+    page.mouse.move(x + 4, y + 4)  # two moves, so the page gets a pointer move even if it was there already
+    page.mouse.move(x, y)
+    return x, y
+
+
+def mouse_place(
+    page: Page, server: Server, seat: int, patch: int, transform: str, anchor: int, turning: Turning,
+    methods: tuple[str, ...] = ("key_r",),
+) -> str:
+    """Buy and place by mouse: click the offer, turn it to ``transform``, point so the ghost sits at ``anchor``, click.
+
+    Returns the move's text once the page shows a new version.
+    """
+    expected = move_text(patch, transform, anchor)
+    page.get_by_test_id(f"offer-{patch}").click()
+    poll(lambda: ghost(page), 10, what=f"the ghost of patch {patch} after clicking its offer")
+    turn_to(page, server, seat, patch, transform, turning, methods)
+    x, y = point_at(page, seat, *aim_square(server, patch, transform, anchor))
+    wait_ghost(page, expected)
+    before = version(page)
+    page.mouse.click(x, y)
+    wait_above(page, before)
+    return expected
+
+
+def drag_place(page: Page, server: Server, seat: int, patch: int, transform: str, anchor: int, turning: Turning) -> str:
+    """Buy and place by dragging the offer onto the quilt, turning it with R and F on the way."""
+    expected = move_text(patch, transform, anchor)
+    offer = page.get_by_test_id(f"offer-{patch}")
+    offer.scroll_into_view_if_needed()
+    box = offer.bounding_box()
+    assert box
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    board = page.get_by_test_id(f"quilt-{seat}").bounding_box()
+    assert board
+    page.mouse.move(board["x"] + board["width"] / 2, board["y"] + board["height"] / 2, steps=6)
+    turn_to(page, server, seat, patch, transform, turning, ("key_r",))
+    row, col = aim_square(server, patch, transform, anchor)
+    x, y = square_centre(page, seat, row, col)
+    page.mouse.move(x, y, steps=3)
+    wait_ghost(page, expected)
+    before = version(page)
+    page.mouse.up()
+    wait_above(page, before)
+    return expected
+
+
+def active_testid(page: Page) -> str:
+    return page.evaluate("() => document.activeElement?.dataset?.testid || document.activeElement?.id || ''") or ""
+
+
+def tab_to_offer(page: Page, presses: int = 80) -> str:
+    """Press Tab until a patch on offer has the focus; returns its test id."""
+    for _ in range(presses):
+        focused = active_testid(page)
+        if focused.startswith("offer-"):
+            return focused
+        page.keyboard.press("Tab")
+    raise AssertionError(f"Tab never reached a patch on offer (the focus is on {active_testid(page)!r})")
+
+
+def arrow_to_offer(page: Page, patch: int) -> None:
+    """With an offer focused, move the focus to ``offer-{patch}`` with the left and right arrow keys."""
+    offers: list[str] = page.eval_on_selector_all(".offer", "nodes => nodes.map(n => n.dataset.testid)")
+    wanted = f"offer-{patch}"
+    steps = offers.index(wanted) - offers.index(active_testid(page))
+    for _ in range(abs(steps)):
+        page.keyboard.press("ArrowRight" if steps > 0 else "ArrowLeft")
+    assert active_testid(page) == wanted, f"the arrow keys did not reach {wanted}: the focus is on {active_testid(page)!r}"
+
+
+def arrow_to(page: Page, row: int, col: int, target_row: int, target_col: int) -> None:
+    for _ in range(abs(target_row - row)):
+        page.keyboard.press("ArrowDown" if target_row > row else "ArrowUp")
+    for _ in range(abs(target_col - col)):
+        page.keyboard.press("ArrowRight" if target_col > col else "ArrowLeft")
+
+
+def keyboard_place(page: Page, server: Server, state: dict[str, Any], seat: int, patch: int, turn: int = 0) -> str:
+    """Buy and place by keyboard only: Tab to the offers, arrows to ``patch``, Enter, R ``turn`` times,
+    arrows to a legal square (two or more steps away when there is one), Enter.
+
+    Returns the move's text once the page shows a new version.
+    """
+    tab_to_offer(page)
+    arrow_to_offer(page, patch)
+    page.keyboard.press("Enter")
+    poll(lambda: ghost(page), 10, what="the ghost after Enter on an offer")
+    assert active_testid(page) == f"quilt-{seat}", f"Enter on an offer should move the focus to the quilt, not {active_testid(page)!r}"
+
+    def anchors_of(transform: str) -> list[int]:
+        return next(
+            (o["anchors"] for b in state["legal"]["buys"] if b["patch"] == patch for o in b["orientations"] if o["transform"] == transform),
+            [],
+        )
+
+    # Turn ``turn`` times, and on (at most a full turn more) while the orientation fits nowhere.
+    for presses in range(turn + 4):
+        current = ghost_transform(page)
+        if presses >= turn and anchors_of(current):
+            break
+        page.keyboard.press("r")
+        expected = _turn_name(server.patch(patch), current)
+        poll(lambda: ghost_transform(page) == expected, 10, what=f"R to turn the patch in hand to {expected}")
+    shown, _ = poll(lambda: ghost(page), 10, what="the ghost")
+    _, transform, row, col = parse_move(shown)
+    anchors = anchors_of(transform)
+    assert anchors, f"patch {patch} has no legal square in orientation {transform}"
+
+    def distance(anchor: int) -> int:
+        return abs(anchor // BOARD - row) + abs(anchor % BOARD - col)
+
+    far = [a for a in anchors if distance(a) >= 2]
+    anchor = min(far or anchors, key=distance)
+    arrow_to(page, row, col, anchor // BOARD, anchor % BOARD)
+    expected = move_text(patch, transform, anchor)
+    wait_ghost(page, expected)
+    before = version(page)
+    page.keyboard.press("Enter")
+    wait_above(page, before)
+    return expected
+
+
+def advance_by_mouse(page: Page) -> None:
+    before = version(page)
+    page.get_by_test_id("advance").click()
+    wait_above(page, before)
+
+
+def special_by_mouse(page: Page, state: dict[str, Any], seat: int) -> str:
+    """Place a special patch by clicking the empty square the server lists first."""
+    move = state["legal"]["specials"][0]
+    name = move.split("@")[1]
+    before = version(page)
+    page.get_by_test_id(f"square-{seat}-{name}").click()
+    wait_above(page, before)
+    return move
