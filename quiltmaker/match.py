@@ -73,13 +73,7 @@ class MatchResult:
 
     def score_interval(self) -> tuple[float, float]:
         """The 95% Wilson interval of A's winning share; sound at 0% and 100% too."""
-        n = self.games
-        if n == 0:
-            return 0.0, 1.0
-        p = self.score
-        centre = (p + Z95**2 / (2 * n)) / (1 + Z95**2 / n)
-        half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / (1 + Z95**2 / n)
-        return max(0.0, centre - half), min(1.0, centre + half)
+        return wilson_interval(self.a_wins, self.games)
 
     def elo(self) -> tuple[float, float, float]:
         """A's Elo advantage over B, with its 95% interval (infinite at 0% or 100%)."""
@@ -88,12 +82,7 @@ class MatchResult:
 
     def margin_interval(self) -> tuple[float, float]:
         """Mean score margin of A over B, with the half-width of its 95% interval."""
-        n = len(self.margins)
-        if n < 2:
-            return (float(self.margins[0]) if n else 0.0), math.inf
-        mean = sum(self.margins) / n
-        variance = sum((m - mean) ** 2 for m in self.margins) / (n - 1)
-        return mean, Z95 * math.sqrt(variance / n)
+        return mean_interval(self.margins)
 
     def summary(self) -> dict[str, Any]:
         """The figures as a JSON-ready dict."""
@@ -113,6 +102,30 @@ class MatchResult:
             "elo": elo,
             "elo_95": [elo_low, elo_high],
         }
+
+
+def wilson_interval(wins: int, games: int) -> tuple[float, float]:
+    """The 95% Wilson interval of a winning share; sound at 0% and 100% too.
+
+    >>> [round(x, 3) for x in wilson_interval(150, 200)]
+    [0.686, 0.805]
+    """
+    if games == 0:
+        return 0.0, 1.0
+    p = wins / games
+    centre = (p + Z95**2 / (2 * games)) / (1 + Z95**2 / games)
+    half = Z95 * math.sqrt(p * (1 - p) / games + Z95**2 / (4 * games * games)) / (1 + Z95**2 / games)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mean_interval(values: list[int] | list[float]) -> tuple[float, float]:
+    """The mean and the half-width of its 95% normal interval (infinite below two values)."""
+    n = len(values)
+    if n < 2:
+        return (float(values[0]) if n else 0.0), math.inf
+    mean = sum(values) / n
+    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return mean, Z95 * math.sqrt(variance / n)
 
 
 def elo_from_score(score: float) -> float:

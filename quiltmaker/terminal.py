@@ -146,20 +146,24 @@ def describe_move(before: Position, move: Move, subject: str) -> str:
     s = "" if subject == "You" else "s"  # verb agreement: "You buy", "greedy buys"
     earned = after.buttons[player] - before.buttons[player]
     if move.kind == ADVANCE:
-        text = f"advance{s} to space {after.times[player]}, earning {earned} buttons"
+        text = f"advance{s} to space {after.times[player]}, earning {_buttons(earned)}"
     elif move.kind == SPECIAL:
         text = f"place{s} a special patch on {move.text()[2:]}"
     else:
         assert move.patch is not None
         patch = PATCHES[move.patch]
-        text = f"buy{s} patch {move.patch} for {patch.cost} buttons and place{s} it at {move.text()}"
+        text = f"buy{s} patch {move.patch} for {_buttons(patch.cost)} and place{s} it at {move.text()}"
         if earned + patch.cost > 0:
-            text += f", collecting {earned + patch.cost} buttons of income"
+            text += f", collecting {_buttons(earned + patch.cost)} of income"
     if after.bonus == player and before.bonus == NO_BONUS:
         text += f", and complete{s} a 7x7 square: +{BONUS_POINTS} bonus!"
     if after.pending and not before.pending:
         text += f", and take{s} {after.pending} special 1x1 patch{'es' if after.pending > 1 else ''} to place"
     return f"{subject} {text}."
+
+
+def _buttons(count: int) -> str:
+    return f"{count} button{'' if count == 1 else 's'}"
 
 
 def render_final(position: Position, names: list[str]) -> Table:
