@@ -34,7 +34,7 @@ from .widgets import MessageLine, MoveLog, OfferPanel, QuiltPanel, TrackPanel, T
 
 DEFAULT_SAVE = Path("quiltmaker-game.json")
 HINT_LIMIT = Limit(time=1.0)
-MIN_SIZE = (100, 34)  # columns and lines that show the whole board without scrolling
+MIN_SIZE = (106, 34)  # columns and lines that show the whole board without scrolling
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 

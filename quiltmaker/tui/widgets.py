@@ -58,7 +58,7 @@ class QuiltPanel(_Drawn):
     """One player's figures above their 9x9 quilt."""
 
     DEFAULT_CSS = """
-    QuiltPanel { width: 25; height: 18; padding: 0 1; border: round $panel; }
+    QuiltPanel { width: 28; height: 18; padding: 0 1; border: round $panel; }
     QuiltPanel.to-move { border: round $accent; }
     """
 
