@@ -14,7 +14,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -25,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from web_helpers import BOARD, COLUMNS, poll, square
+from web_helpers import BOARD, COLUMNS, free_port, poll, square
 
 if TYPE_CHECKING:  # Playwright is only needed by the browser tests themselves.
     from playwright.sync_api import Page
@@ -41,10 +40,6 @@ TIMEOUT_MS = 30_000
 # ---------------------------------------------------------------- the server
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass

@@ -16,7 +16,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -28,7 +27,7 @@ from typing import Any
 
 import httpx
 import pytest
-from web_helpers import first_legal_move, poll
+from web_helpers import first_legal_move, free_port, poll
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
@@ -43,10 +42,6 @@ MOVES_PER_ROUND = 8
 SEED = random.randrange(2**32)  # printed on failure: rerun with it fixed to replay the same kill moments
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class Server:

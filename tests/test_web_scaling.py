@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from web_helpers import free_port
 from websockets.sync.client import connect
 
 pytestmark = pytest.mark.skipif(
@@ -23,10 +24,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _wait_until(check, seconds: float = 120.0) -> None:  # type: ignore[no-untyped-def]
@@ -43,7 +40,7 @@ def _wait_until(check, seconds: float = 120.0) -> None:  # type: ignore[no-untyp
 
 @pytest.fixture
 def redis_url() -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         ["redis-server", "--port", str(port), "--save", "", "--appendonly", "no"],
         stdout=subprocess.DEVNULL,
@@ -63,7 +60,7 @@ def two_servers(tmp_path: Path, redis_url: str) -> Iterator[list[str]]:
     processes, urls = [], []
     try:
         for index in range(2):
-            port = _free_port()
+            port = free_port()
             log = open(tmp_path / f"server-{index}.log", "wb")  # a file, not a pipe nobody reads: a full pipe would block the server
             processes.append(
                 subprocess.Popen(

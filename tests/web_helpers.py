@@ -6,6 +6,7 @@ from the ``legal`` lists of a state the server sent (see docs/web.md).
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -50,3 +51,10 @@ def poll(check: Callable[[], T | None], timeout: float = 20.0, interval: float =
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
         time.sleep(interval)
+
+
+def free_port() -> int:
+    """A TCP port free on the loopback interface now (for a server process a test starts)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
