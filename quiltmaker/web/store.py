@@ -37,6 +37,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from ..errors import QuiltmakerError
 from ..game import Game
+from ..moves import Move
 from ..position import Position
 
 MODES = ("ai", "local", "online")
@@ -101,6 +102,7 @@ class StoredGame:
     game: Game
     version: int
     client_ids: set[str] = field(default_factory=set)
+    move_entries: list[tuple[Move, dict[str, Any]]] = field(default_factory=list)  # the views' move list, kept between states
 
     def apply(self, events: list[Event]) -> None:
         """Replay events onto this game; those it already has are skipped.

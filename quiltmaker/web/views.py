@@ -203,10 +203,16 @@ def state_view(stored: StoredGame, ai_thinking: bool = False) -> dict[str, Any]:
     game = stored.game
     position = game.position
     positions = game.positions
-    moves = [
-        {"ply": ply + 1, "player": positions[ply].to_move, "move": move.text(), "summary": move_summary(positions[ply], positions[ply + 1], move)}
-        for ply, move in enumerate(game.moves)
-    ]
+    # The move list grows by a move a state: entries are kept while their move is unchanged (an undo drops them).
+    cache = stored.move_entries
+    for ply, move in enumerate(game.moves):
+        if ply < len(cache) and cache[ply][0] == move:
+            continue
+        del cache[ply:]
+        entry = {"ply": ply + 1, "player": positions[ply].to_move, "move": move.text(), "summary": move_summary(positions[ply], positions[ply + 1], move)}
+        cache.append((move, entry))
+    del cache[len(game.moves):]
+    moves = [entry for _, entry in cache]
     track = TIME_TRACKS[position.variant]
     ai = None
     if stored.mode == "ai":
