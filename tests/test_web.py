@@ -837,3 +837,36 @@ def test_corrupt_game_is_a_500_with_a_message_and_the_server_lives_on(client: Te
     assert client.get("/api/catalogue").status_code == 200
     other = create(client, mode="local", seed=12)
     assert get_state(client, other["id"])["version"] == 0
+
+
+# Regressions from review ------------------------------------------------------------
+
+
+def test_a_game_id_that_is_not_an_id_is_not_found_and_never_reaches_the_database(client: TestClient) -> None:
+    # A NUL byte would be a driver error on PostgreSQL: ids are checked first.
+    assert client.get("/api/games/abc%00def").status_code == 404
+    with client.websocket_connect("/ws/games/abc%00def") as ws:
+        player = Player(ws)
+        assert player.first["type"] == "error" and player.first["code"] == "not_found"
+
+
+def test_a_message_id_with_a_nul_byte_is_malformed(client: TestClient, local_game: dict[str, Any]) -> None:
+    with connect(client, local_game["id"], local_game["token"]) as player:
+        reply = player.intent("move", id="a\x00b", move="A")
+        assert reply["type"] == "error" and reply["code"] == "malformed"
+    assert snapshot(client, local_game["id"])[0] == 0
+
+
+def test_a_worker_killed_under_the_server_is_replaced(tmp_path: Path) -> None:
+    """The real process pool: a dead worker costs one request an 'internal' error, then hints work again."""
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", hint_seconds=0.05)
+    with TestClient(create_app(settings)) as own_client:
+        game = create(own_client, mode="local", seed=3)
+        with connect(own_client, game["id"], game["token"]) as player:
+            assert player.intent("hint")["type"] == "hint"
+            server = own_client.app.state.server  # type: ignore[attr-defined]
+            for process in list(server.executor._processes.values()):
+                process.kill()
+                process.join()
+            assert player.intent("hint")["code"] == "internal"
+            assert player.intent("hint")["type"] == "hint"

@@ -14,6 +14,7 @@ import json
 import logging
 import multiprocessing
 import random
+import re
 import zlib
 from collections import OrderedDict, defaultdict
 from collections.abc import AsyncIterator, Mapping
@@ -43,7 +44,10 @@ from .views import catalogue, state_view, summary_view, turn_reason, with_names
 STATIC = Path(__file__).parent / "static"
 MAX_MESSAGE_BYTES = 4096
 MAX_CLIENT_ID = 64
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")  # ids are secrets.token_urlsafe: nothing else reaches the database
 CACHED_GAMES = 2000
+AI_ATTEMPTS = 3  # tries at one version before the AI waits for someone to reconnect
+SEND_SECONDS = 5.0  # a socket that cannot take a state this fast is closed, so it cannot stall a game
 log = logging.getLogger("quiltmaker.web")
 
 
@@ -98,6 +102,8 @@ class NewGame(BaseModel):
             "".join(names or []).encode()
         except UnicodeEncodeError:
             raise ValueError("a name must be Unicode text") from None
+        if any("\x00" in n for n in names or []):
+            raise ValueError("a name cannot hold a NUL character")
         return names
 
 
@@ -136,13 +142,32 @@ class GameServer:
         self.connections: dict[str, set[Connection]] = defaultdict(set)
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.ai_in_flight: dict[str, int] = {}  # game id -> the version the AI is thinking about
+        self.ai_attempts: dict[tuple[str, int], int] = {}
         self.analysing: set[str] = set()
         self.cache: OrderedDict[str, StoredGame] = OrderedDict()
+        self.pool_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
 
     async def start(self) -> None:
         await self.start_executor()
         await self.broker.start(self.on_change)
+
+    async def in_worker(self, function: Any, *args: Any) -> Any:
+        """Run ``function(*args)`` in the AI worker pool; a broken pool is replaced once, for every caller."""
+        executor = self.executor
+        try:
+            return await asyncio.get_running_loop().run_in_executor(executor, function, *args)
+        except BrokenProcessPool:
+            # A worker died (killed, out of memory). Whoever sees it first swaps
+            # in a fresh pool; the others find it already swapped.
+            async with self.pool_lock:
+                if self.executor is executor:
+                    log.error("the AI worker pool broke; starting a new one")
+                    if executor is not None:
+                        executor.shutdown(wait=False, cancel_futures=True)
+                    self.executor = None
+                    await self.start_executor()
+            raise ProtocolError("internal", "the AI's worker stopped; please ask again") from None
 
     async def start_executor(self) -> None:
         if self.executor is None:
@@ -164,18 +189,23 @@ class GameServer:
     # Loading and broadcasting ---------------------------------------------------
 
     async def load(self, game_id: str) -> StoredGame:
-        """The game at its latest version.
+        """The game at its latest version (``not_found`` for anything that is not a game id).
 
         Games stay in memory once loaded; a load reads only the events
         appended since (by this process or another) and replays them.
         """
+        if not GAME_ID.fullmatch(game_id):
+            raise ProtocolError("not_found", f"no game {game_id[:40]!r}")
         try:
             stored = self.cache.get(game_id)
             if stored is None:
                 stored = await asyncio.to_thread(self.store.load, game_id)
                 self.cache[game_id] = stored
                 if len(self.cache) > CACHED_GAMES:
-                    self.cache.popitem(last=False)
+                    evicted, _ = self.cache.popitem(last=False)
+                    lock = self.locks.get(evicted)
+                    if lock is not None and not lock.locked():
+                        del self.locks[evicted]
             else:
                 self.cache.move_to_end(game_id)
                 # Applied here on the event loop, never in the thread, so no two coroutines apply at once.
@@ -204,22 +234,35 @@ class GameServer:
         await self._send_states(list(self.connections.get(stored.id, ())), stored.version, text)
 
     async def _send_states(self, connections: list[Connection], version: int, text: str) -> None:
+        fresh = []
         for connection in connections:
             # Two broadcasts of one game can interleave at the awaits below;
             # the version check keeps each socket's states in order.
-            if version < connection.version_sent:
-                continue
-            connection.version_sent = version
-            try:
-                await connection.socket.send_text(text)
-            except Exception:  # a socket closed under us: its handler cleans up
-                pass
+            if version >= connection.version_sent:
+                connection.version_sent = version
+                fresh.append(connection)
+        await asyncio.gather(*(self._send(connection, text) for connection in fresh))
+
+    async def _send(self, connection: Connection, text: str) -> None:
+        """Send one message; a socket that does not take it within SEND_SECONDS is closed, never waited on."""
+        try:
+            await asyncio.wait_for(connection.socket.send_text(text), SEND_SECONDS)
+        except Exception:  # closed, or too slow: its handler cleans up; a reload reconnects it
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(connection.socket.close(code=1013), 1.0)
 
     async def changed(self, stored: StoredGame) -> None:
-        """The game changed here: start the AI if it is its turn, tell our sockets, then the other processes."""
+        """The game changed here: start the AI if it is its turn, tell our sockets, then the other processes.
+
+        The change is already committed, so a failure to tell anyone is
+        logged, never reported as a failure of the intent: a reload shows it.
+        """
         self.maybe_start_ai(stored)
-        await self.broadcast(stored)
-        await self.broker.publish(stored.id, stored.version)
+        try:
+            await self.broadcast(stored)
+            await self.broker.publish(stored.id, stored.version)
+        except Exception:
+            log.exception("telling the sockets and processes about game %s failed", stored.id)
 
     # The AI -------------------------------------------------------------------
 
@@ -229,6 +272,12 @@ class GameServer:
             return
         if self.ai_in_flight.get(stored.id) == stored.version:
             return
+        attempts = self.ai_attempts.get((stored.id, stored.version), 0)
+        if attempts >= AI_ATTEMPTS:
+            return  # failed every time at this version: wait for a reconnect rather than loop
+        self.ai_attempts[(stored.id, stored.version)] = attempts + 1
+        if len(self.ai_attempts) > CACHED_GAMES:
+            self.ai_attempts.clear()
         self.ai_in_flight[stored.id] = stored.version
         self._spawn(self._ai_move(stored.id, stored.version, position.text(), stored.ai_level or "casual"))
 
@@ -238,9 +287,8 @@ class GameServer:
         task.add_done_callback(self._tasks.discard)
 
     async def _ai_move(self, game_id: str, version: int, position_text: str, level: str) -> None:
-        loop = asyncio.get_running_loop()
         try:
-            move = await loop.run_in_executor(self.executor, ai_worker.choose_move, position_text, level, _seed_for(game_id, version))
+            move = await self.in_worker(ai_worker.choose_move, position_text, level, _seed_for(game_id, version))
             async with self.locks[game_id]:
                 stored = await self.load(game_id)
                 if stored.version != version:
@@ -248,21 +296,14 @@ class GameServer:
                 stored.game.position.play(move)  # the rules check the AI like anyone else
                 await asyncio.to_thread(self.store.append, game_id, version, "move", move, None, None)
                 stored.apply([(version, "move", move, None)])
-        except (ProtocolError, StoreError, QuiltmakerError) as error:
-            log.warning("AI move in game %s dropped: %s", game_id, error)
-            return
-        except BrokenProcessPool:
-            # A worker died (killed, out of memory): start a fresh pool; the
-            # next connection to the game asks for the move again.
-            log.error("the AI worker pool broke; starting a new one")
-            self.executor = None
-            await self.start_executor()
-            return
+        except Exception as error:  # a broken worker, the database: log it; the AI tries again below
+            log.warning("AI move in game %s at version %d failed: %s", game_id, version, error)
         finally:
             if self.ai_in_flight.get(game_id) == version:
                 del self.ai_in_flight[game_id]
-        stored = await self.load(game_id)
-        await self.changed(stored)
+        with contextlib.suppress(Exception):
+            stored = await self.load(game_id)
+            await self.changed(stored)  # the new state, or "not thinking" and a fresh try after a failure
 
     # Intents ------------------------------------------------------------------
 
@@ -283,7 +324,7 @@ class GameServer:
         if kind not in ("move", "undo", "hint"):
             raise ProtocolError("malformed", f"unknown message type {kind!r}: expected hello, move, undo or hint")
         client_id = message.get("id")
-        if client_id is not None and (not isinstance(client_id, str) or len(client_id) > MAX_CLIENT_ID):
+        if client_id is not None and (not isinstance(client_id, str) or len(client_id) > MAX_CLIENT_ID or "\x00" in client_id):
             raise ProtocolError("malformed", f"'id' must be a string of at most {MAX_CLIENT_ID} characters")
         version = message.get("version")
         if type(version) is not int:
@@ -355,10 +396,7 @@ class GameServer:
             raise ProtocolError("game_over", "the game is over")
         if version != stored.version:
             raise ProtocolError("stale", f"you saw version {version}, the game is at version {stored.version}")
-        loop = asyncio.get_running_loop()
-        result = await loop.run_in_executor(
-            self.executor, ai_worker.hint, position.text(), self.settings.hint_seconds, _seed_for(game_id, version)
-        )
+        result = await self.in_worker(ai_worker.hint, position.text(), self.settings.hint_seconds, _seed_for(game_id, version))
         return {"type": "hint", "version": version, **result}
 
     # Analysis of finished games --------------------------------------------------
@@ -395,17 +433,14 @@ class GameServer:
         return 200, {"status": "done", "positions": positions}
 
     async def _analyse(self, stored: StoredGame) -> None:
-        loop = asyncio.get_running_loop()
+        # Read now: the game may change (an undo) while the analysis runs, and
+        # the result must be filed under the version it describes.
+        version, start, moves = stored.version, stored.game.start.text(), [m.text() for m in stored.game.moves]
         try:
-            evaluations = await loop.run_in_executor(
-                self.executor,
-                ai_worker.analyse,
-                stored.game.start.text(),
-                [m.text() for m in stored.game.moves],
-                self.settings.analysis_iterations,
-                0,
-            )
-            await asyncio.to_thread(self.store.save_analysis, stored.id, {"version": stored.version, "positions": evaluations})
+            evaluations = await self.in_worker(ai_worker.analyse, start, moves, self.settings.analysis_iterations, 0)
+            await asyncio.to_thread(self.store.save_analysis, stored.id, {"version": version, "positions": evaluations})
+        except Exception as error:
+            log.warning("analysis of game %s failed: %s", stored.id, error)
         finally:
             self.analysing.discard(stored.id)
 
@@ -476,8 +511,8 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
             token, seat = await asyncio.to_thread(server.store.join, game_id, join.invite)
         except StoreError as error:
             raise HTTPException(404 if error.code == "not_found" else 403, str(error)) from None
-        stored = await server.load(game_id)
-        await server.changed(stored)  # the game leaves "waiting" for everyone watching
+        with contextlib.suppress(Exception):  # the seat is taken: the token must reach its owner whatever happens
+            await server.changed(await server.load(game_id))  # the game leaves "waiting" for everyone watching
         return {"token": token, "seat": seat}
 
     async def load_or_404(game_id: str) -> StoredGame:
@@ -531,6 +566,7 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
         connection = Connection(socket)
         server.connections[game_id].add(connection)
         try:
+            server.ai_attempts.pop((stored.id, stored.version), None)
             server.maybe_start_ai(stored)  # after a restart, an AI turn left hanging resumes here
             await server.send_state(connection, stored)
             while True:

@@ -13,13 +13,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-Listener = Callable[[str, int], Awaitable[None]]
+Listener = Callable[[str, int], Coroutine[Any, Any, None]]
 
 CHANNEL = "quiltmaker:games"
+log = logging.getLogger("quiltmaker.web")
 
 
 class Broker(Protocol):
@@ -54,23 +56,35 @@ class RedisBroker:
         self._client: Any = redis.from_url(url)
         self._task: asyncio.Task[None] | None = None
         self._origin = uuid.uuid4().hex  # to skip our own messages: our sockets have the state already
+        self._listeners: set[asyncio.Task[None]] = set()
 
     async def start(self, listener: Listener) -> None:
-        pubsub = self._client.pubsub()
-        await pubsub.subscribe(CHANNEL)
+        self._task = asyncio.create_task(self._pump(listener))
 
-        async def pump() -> None:
-            async for message in pubsub.listen():
-                if message.get("type") != "message":
-                    continue
-                try:
-                    data = json.loads(message["data"])
+    async def _pump(self, listener: Listener) -> None:
+        """Deliver other processes' changes for as long as the server runs, reconnecting after failures."""
+        while True:
+            try:
+                pubsub = self._client.pubsub()
+                await pubsub.subscribe(CHANNEL)
+                async for message in pubsub.listen():
+                    if message.get("type") != "message":
+                        continue
+                    try:
+                        data = json.loads(message["data"])
+                        game_id, version = str(data["game"]), int(data["version"])
+                    except (ValueError, KeyError, TypeError):
+                        continue  # not one of ours
                     if data.get("origin") != self._origin:
-                        await listener(str(data["game"]), int(data["version"]))
-                except (ValueError, KeyError, TypeError):
-                    continue  # not one of ours: ignore rather than stop listening
-
-        self._task = asyncio.create_task(pump())
+                        # A task per change: one slow game never holds up the others' news.
+                        task = asyncio.create_task(listener(game_id, version))
+                        self._listeners.add(task)
+                        task.add_done_callback(self._listeners.discard)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("the Redis subscription failed; reconnecting in a second")
+                await asyncio.sleep(1.0)
 
     async def publish(self, game_id: str, version: int) -> None:
         await self._client.publish(CHANNEL, json.dumps({"game": game_id, "version": version, "origin": self._origin}))
