@@ -91,6 +91,16 @@ def incomes_left(space: int) -> int:
     return INCOME_UP_TO[LAST_SPACE] - INCOME_UP_TO[space]
 
 
+def forecast(position: Position, player: int) -> int:
+    """The score ``player`` would end with buying nothing more (the UIs' score forecast).
+
+    The score now (buttons, bonus, empty squares), plus a button per space
+    still to advance to the end, plus income for each income space ahead.
+    """
+    space = position.times[player]
+    return position.score(player) + (LAST_SPACE - space) + position.income[player] * incomes_left(space)
+
+
 class GreedyPlayer(Player):
     """A one-move-deep heuristic player.
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..components import BOARD_SIZE, BONUS_POINTS, EMPTY_SQUARE_PENALTY, LAST_SPACE, PATCHES, Cell
+from ..components import BOARD_SIZE, PATCHES, Cell
 from ..moves import Move
-from ..players import incomes_left
+from ..players import forecast as forecast  # re-exported: the screen and its tests read it here
 from ..position import Position
 
 
@@ -120,22 +120,6 @@ def ghost_for_move(move: Move) -> Ghost | None:
     orientation = move.orientation
     return Ghost(move.patch, orientation or "R0", row, col)
 
-
-def forecast(position: Position, player: int) -> int:
-    """The score ``player`` would end with buying nothing more.
-
-    Buttons, plus one per space still to advance to 53, plus income for each
-    income space still ahead, minus 2 per empty square, plus the 7x7 bonus.
-    """
-    space = position.times[player]
-    bonus = BONUS_POINTS if position.bonus == player else 0
-    return (
-        position.buttons[player]
-        + (LAST_SPACE - space)
-        + position.income[player] * incomes_left(space)
-        - EMPTY_SQUARE_PENALTY * position.empty_squares(player)
-        + bonus
-    )
 
 
 def advance_preview(position: Position) -> tuple[int, int] | None:

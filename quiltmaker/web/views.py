@@ -20,7 +20,7 @@ from ..components import (
 )
 from ..game import Game
 from ..moves import ACTIONS, ADVANCE, BUY, COLUMNS, SPECIAL, Move
-from ..players import incomes_left
+from ..players import forecast
 from ..position import NO_BONUS, Position
 from .store import StoredGame
 
@@ -88,11 +88,6 @@ def quilt_grid(game: Game, player: int) -> list[list[int | str | None]]:
                 grid[row][col] = "S" if move.kind == SPECIAL else move.patch
     return grid
 
-
-def forecast(position: Position, player: int) -> int:
-    """The player's score if they bought nothing more: advancing to the end pays a button a space, plus income."""
-    space = position.times[player]
-    return position.score(player) + (LAST_SPACE - space) + position.income[player] * incomes_left(space)
 
 
 def legal_view(position: Position, names: list[str]) -> dict[str, Any]:
