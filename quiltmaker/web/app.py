@@ -61,6 +61,9 @@ class Settings:
         ai_workers: Worker processes for AI moves, hints and analysis.
         hint_seconds: Search time of a hint.
         analysis_iterations: Playouts per position when analysing a finished game.
+        optional_work_limit: Hints and analyses allowed to wait for or use the AI workers at
+            once. Beyond it a hint is refused as ``busy`` and an analysis waits for a later
+            request, so that they cannot pile up ahead of the AI's moves.
     """
 
     database_url: str
@@ -68,6 +71,7 @@ class Settings:
     ai_workers: int = 1
     hint_seconds: float = 1.0
     analysis_iterations: int = 2000
+    optional_work_limit: int = 8
 
 
 class NewGame(BaseModel):
@@ -144,6 +148,9 @@ class GameServer:
         self.ai_in_flight: dict[str, int] = {}  # game id -> the version the AI is thinking about
         self.ai_attempts: dict[tuple[str, int], int] = {}
         self.analysing: set[str] = set()
+        # One hint per game and version, shared by everyone who asks for it (the seed is fixed, so is the answer).
+        self.hints: OrderedDict[tuple[str, int], asyncio.Future[dict[str, Any]]] = OrderedDict()
+        self.optional_work = 0  # hints and analyses in the worker queue
         self.cache: OrderedDict[str, StoredGame] = OrderedDict()
         self.pool_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -396,8 +403,26 @@ class GameServer:
             raise ProtocolError("game_over", "the game is over")
         if version != stored.version:
             raise ProtocolError("stale", f"you saw version {version}, the game is at version {stored.version}")
-        result = await self.in_worker(ai_worker.hint, position.text(), self.settings.hint_seconds, _seed_for(game_id, version))
+        key = (game_id, version)
+        hint = self.hints.get(key)
+        if hint is None:
+            if self.optional_work >= self.settings.optional_work_limit:
+                raise ProtocolError("busy", "the AI is busy with other requests; ask again in a moment")
+            work = self.in_worker(ai_worker.hint, position.text(), self.settings.hint_seconds, _seed_for(game_id, version))
+            self.optional_work += 1
+            hint = asyncio.ensure_future(work)
+            hint.add_done_callback(lambda done: self._hint_done(key, done))
+            self.hints[key] = hint
+            while len(self.hints) > CACHED_GAMES:
+                self.hints.popitem(last=False)
+        # Shielded: one asker leaving (a closed socket) must not cancel the others' hint.
+        result = await asyncio.shield(hint)
         return {"type": "hint", "version": version, **result}
+
+    def _hint_done(self, key: tuple[str, int], hint: asyncio.Future[dict[str, Any]]) -> None:
+        self.optional_work -= 1
+        if (hint.cancelled() or hint.exception() is not None) and self.hints.get(key) is hint:
+            del self.hints[key]  # a failure is not an answer: the next request tries again
 
     # Analysis of finished games --------------------------------------------------
 
@@ -425,7 +450,10 @@ class GameServer:
         saved = await asyncio.to_thread(self.store.analysis, game_id)
         if saved is None or saved.get("version") != stored.version:
             if game_id not in self.analysing:
+                if self.optional_work >= self.settings.optional_work_limit:
+                    return 202, {"status": "waiting", "positions": positions}  # asked again, it starts when there is room
                 self.analysing.add(game_id)
+                self.optional_work += 1  # counted from now: the task starts later
                 self._spawn(self._analyse(stored))
             return 202, {"status": "computing", "positions": positions}
         for entry, evaluation in zip(positions, saved["positions"]):
@@ -443,6 +471,7 @@ class GameServer:
             log.warning("analysis of game %s failed: %s", stored.id, error)
         finally:
             self.analysing.discard(stored.id)
+            self.optional_work -= 1
 
 
 def _seat_number(seat: int | str | None, stored: StoredGame) -> int | None:
