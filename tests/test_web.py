@@ -926,3 +926,88 @@ def test_hints_and_analyses_past_the_limit_wait_and_change_nothing(tmp_path: Pat
             assert own_client.get(url).json()["status"] in ("computing", "done")
             poll(lambda: own_client.get(url).status_code == 200, timeout=120, what="the analysis")
             assert server.optional_work == 0
+
+
+# Rematch -------------------------------------------------------------------------
+
+
+def test_rematch_against_the_ai_swaps_the_seats_and_keeps_the_token(client: TestClient) -> None:
+    finished = play_against_the_beginner(client)
+    game_id, token = finished["id"], finished["token"]
+    with connect(client, game_id, token) as player, connect(client, game_id) as spectator:
+        assert player.state["rematch"] is None
+        assert spectator.intent("rematch")["code"] == "forbidden"
+        reply = player.intent("rematch", id="r1")
+        assert reply == {"type": "ack", "id": "r1", "version": finished["state"]["version"] + 1}
+        rematch = player.state["rematch"]
+        assert rematch and spectator.wait_for(lambda s: s["rematch"] == rematch)["result"] == finished["state"]["result"]
+        assert player.intent("rematch")["code"] == "not_allowed"  # one rematch per game
+        assert player.intent("undo")["code"] == "not_allowed"  # and the old game is closed
+    old = get_state(client, game_id)
+    assert old["moves"] == finished["state"]["moves"] and old["rematch"] == rematch
+    new = get_state(client, rematch)
+    assert new["mode"] == "ai" and new["ai"]["level"] == "beginner" and new["ai"]["seat"] == 0
+    assert new["names"] == list(reversed(finished["state"]["names"])) and new["variant"] == old["variant"]
+    with connect(client, rematch, token) as player:
+        assert player.first["type"] == "state"
+        assert player.wait_for(lambda s: s["to_move"] == 1, "the AI's first move")["moves"][0]["player"] == 0
+        player.play_first_legal()
+
+
+def test_rematch_of_an_online_game_seats_both_friends_without_a_new_invitation(
+    client: TestClient, started_online_game: dict[str, Any]
+) -> None:
+    game = started_online_game
+    with connect(client, game["id"], game["tokens"][0]) as zero, connect(client, game["id"], game["tokens"][1]) as one:
+        players = {0: zero, 1: one}
+        assert zero.intent("rematch")["code"] == "not_allowed"  # not before the end
+        for _ in range(400):
+            state = zero.wait_for(lambda s: s["version"] >= one.state.get("version", 0))
+            if state["result"] is not None:
+                break
+            mover = players[state["to_move"]]
+            mover.wait_for(lambda s, v=state["version"]: s["version"] == v)
+            mover.play_first_legal()
+        else:
+            raise AssertionError("the game did not end")
+        one.wait_for(lambda s: s["result"] is not None)
+        assert one.intent("rematch")["type"] == "ack"
+        rematch = zero.wait_for(lambda s: s["rematch"] is not None)["rematch"]
+    new = get_state(client, rematch)
+    assert new["status"] == "playing" and new["mode"] == "online" and new["to_move"] == 0
+    assert new["names"] == list(reversed(get_state(client, game["id"])["names"]))
+    with connect(client, rematch, game["tokens"][0]) as zero, connect(client, rematch, game["tokens"][1]) as one:
+        assert zero.hello(game["tokens"][0])["seat"] == 1 and one.hello(game["tokens"][1])["seat"] == 0
+        assert zero.move(first_legal_move(zero.state))["code"] == "not_your_turn"
+        one.play_first_legal()  # the friend who moved second now moves first
+
+
+def test_rematch_of_pass_and_play_keeps_the_one_token_and_trades_names(client: TestClient) -> None:
+    game = create(client, mode="local", seed=8, names=["Ada", "Grace"])
+    with connect(client, game["id"], game["token"]) as player:
+        while player.state["result"] is None:
+            player.play_first_legal()
+        assert player.intent("rematch")["type"] == "ack"
+        rematch = player.state["rematch"]
+    assert get_state(client, rematch)["names"] == ["Grace", "Ada"]
+    with connect(client, rematch, game["token"]) as player:
+        assert player.hello(game["token"])["seat"] == "both"
+
+
+def test_a_log_with_a_rematch_before_the_end_is_corrupt(tmp_path: Path) -> None:
+    store = GameStore(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    game_id, _token, _invite = store.create("local", Position.initial(1, first_player=0), ["A", "B"])
+    store.append(game_id, 0, "rematch", "elsewhere", 0, None)
+    with pytest.raises(StoreError) as error:
+        store.load(game_id)
+    assert error.value.code == "corrupt" and "rematch" in str(error.value)
+
+
+def test_only_a_game_without_events_is_deleted_as_a_lost_rematch(tmp_path: Path) -> None:
+    store = GameStore(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    played, _token, _invite = store.create("local", Position.initial(1, first_player=0), ["A", "B"])
+    store.append(played, 0, "move", "A", 0, None)
+    fresh = store.create_rematch(store.load(played), Position.initial(2, first_player=0))
+    assert store.load(fresh).names == ["B", "A"]
+    assert not store.delete_unplayed(played) and store.exists(played)
+    assert store.delete_unplayed(fresh) and not store.exists(fresh)

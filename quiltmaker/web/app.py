@@ -15,6 +15,7 @@ import logging
 import multiprocessing
 import random
 import re
+import secrets
 import zlib
 from collections import OrderedDict, defaultdict
 from collections.abc import AsyncIterator, Mapping
@@ -328,8 +329,8 @@ class GameServer:
                 raise ProtocolError("forbidden", "this token holds no seat in this game: you are watching")
             connection.seat = seat
             return {"type": "welcome", "seat": seat}
-        if kind not in ("move", "undo", "hint"):
-            raise ProtocolError("malformed", f"unknown message type {kind!r}: expected hello, move, undo or hint")
+        if kind not in ("move", "undo", "hint", "rematch"):
+            raise ProtocolError("malformed", f"unknown message type {kind!r}: expected hello, move, undo, hint or rematch")
         client_id = message.get("id")
         if client_id is not None and (not isinstance(client_id, str) or len(client_id) > MAX_CLIENT_ID or "\x00" in client_id):
             raise ProtocolError("malformed", f"'id' must be a string of at most {MAX_CLIENT_ID} characters")
@@ -348,13 +349,17 @@ class GameServer:
                 raise ProtocolError("stale", f"you saw version {version}, the game is at version {stored.version}")
             if kind == "move":
                 value = self._check_move(stored, connection, message.get("move"))
-            else:
+            elif kind == "undo":
                 value = str(self._undo_count(stored, connection))
+            else:
+                value = await self._create_rematch(stored)
             try:
                 new_version = await asyncio.to_thread(
                     self.store.append, game_id, version, kind, value, _seat_number(connection.seat, stored), client_id
                 )
             except StoreError as error:
+                if kind == "rematch":  # another server process started one first: drop ours
+                    await asyncio.to_thread(self.store.delete_unplayed, value)
                 raise ProtocolError(error.code, str(error)) from None
             stored.apply([(version, kind, value, client_id)])  # skipped if a refresh already brought it in
         await self.changed(stored)
@@ -382,6 +387,8 @@ class GameServer:
     def _undo_count(self, stored: StoredGame, connection: Connection) -> int:
         if stored.mode == "online":
             raise ProtocolError("not_allowed", "there is no undo in an online game")
+        if stored.rematch is not None:
+            raise ProtocolError("not_allowed", "the rematch has started: this game can no longer change")
         movers = stored.game.movers
         if stored.mode == "local":
             if not movers:
@@ -393,6 +400,15 @@ class GameServer:
             if mover == human:
                 return count
         raise ProtocolError("not_allowed", "you have no move to undo yet")
+
+    async def _create_rematch(self, stored: StoredGame) -> str:
+        """Store the next game between the same seats (see :meth:`GameStore.create_rematch`); return its id."""
+        if not stored.game.position.is_over:
+            raise ProtocolError("not_allowed", "a rematch can be asked for once the game is over")
+        if stored.rematch is not None:
+            raise ProtocolError("not_allowed", f"the rematch has already started: game {stored.rematch}")
+        start = Position.initial(secrets.randbits(63), first_player=0, variant=stored.game.position.variant)
+        return str(await asyncio.to_thread(self.store.create_rematch, stored, start))
 
     async def _hint(self, game_id: str, connection: Connection, version: int) -> dict[str, Any]:
         stored = await self.load(game_id)

@@ -1,8 +1,9 @@
 """Games in a database: a row of metadata per game and an append-only log of events.
 
 A game's state is never stored, only derived: its start position with the
-log replayed through the rules engine. An event is ``move TEXT`` or
-``undo N``; event *n* of a game is unique, so two writers (threads or server
+log replayed through the rules engine. An event is ``move TEXT``, ``undo N``
+or, once the game is over, ``rematch GAME-ID`` (the next game between the
+same seats); event *n* of a game is unique, so two writers (threads or server
 processes) can never both append it, and the loser learns its view was
 stale. Every write commits before the caller acknowledges it.
 """
@@ -80,8 +81,8 @@ class EventRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
     number: Mapped[int] = mapped_column(Integer)
-    kind: Mapped[str] = mapped_column(String(8))  # "move" or "undo"
-    value: Mapped[str] = mapped_column(String(64))  # the move's text, or how many moves to undo
+    kind: Mapped[str] = mapped_column(String(8))  # "move", "undo" or "rematch"
+    value: Mapped[str] = mapped_column(String(64))  # the move's text, how many moves to undo, or the rematch's id
     seat: Mapped[int | None] = mapped_column(Integer, nullable=True)  # who sent it (None: the AI)
     client_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
@@ -103,6 +104,7 @@ class StoredGame:
     version: int
     client_ids: set[str] = field(default_factory=set)
     move_entries: list[tuple[Move, dict[str, Any]]] = field(default_factory=list)  # the views' move list, kept between states
+    rematch: str | None = None  # the id of the next game between the same seats
 
     def apply(self, events: list[Event]) -> None:
         """Replay events onto this game; those it already has are skipped.
@@ -119,8 +121,14 @@ class StoredGame:
                 if kind == "move":
                     self.game.play(value)
                 elif kind == "undo":
+                    if self.rematch is not None:
+                        raise QuiltmakerError("an undo after the rematch started")
                     for _ in range(int(value)):
                         self.game.undo()
+                elif kind == "rematch":
+                    if not self.game.position.is_over or self.rematch is not None:
+                        raise QuiltmakerError("a rematch before the end of the game, or a second one")
+                    self.rematch = value
                 else:
                     raise QuiltmakerError(f"unknown event kind {kind!r}")
             except (QuiltmakerError, ValueError) as error:
@@ -148,7 +156,7 @@ class StoredGame:
         return "playing"
 
 
-# An event as read from the log: number, kind ("move" or "undo"), value, client id.
+# An event as read from the log: number, kind ("move", "undo" or "rematch"), value, client id.
 Event = tuple[int, str, str, str | None]
 
 
@@ -232,6 +240,39 @@ class GameStore:
         with self._sessions.begin() as session:
             session.add(row)
         return game_id, token, invite
+
+    def create_rematch(self, stored: StoredGame, start: Position) -> str:
+        """Store the next game between ``stored``'s seats, swapped so that the other side starts; return its id.
+
+        Each seat keeps its token (only their hashes are known here, and they
+        move with the seats), so nobody needs a new link or invitation.
+        """
+        swap = stored.mode != "local"  # pass-and-play has one token; its players trade names instead
+        hashes = [stored.token_hashes[1], stored.token_hashes[0]] if swap else list(stored.token_hashes)
+        row = GameRow(
+            id=secrets.token_urlsafe(9),
+            created=_now(),
+            mode=stored.mode,
+            start=start.text(),
+            names=[stored.names[1], stored.names[0]],
+            ai_level=stored.ai_level,
+            ai_seat=None if stored.ai_seat is None else 1 - stored.ai_seat,
+            token_hashes=hashes,
+            invite_hash=None,
+        )
+        with self._sessions.begin() as session:
+            session.add(row)
+        return row.id
+
+    def delete_unplayed(self, game_id: str) -> bool:
+        """Delete a game that has no events yet (a rematch that lost a race); return whether it did."""
+        with self._sessions.begin() as session:
+            if session.scalar(select(EventRow.id).where(EventRow.game_id == game_id).limit(1)) is not None:
+                return False
+            row = session.get(GameRow, game_id)
+            if row is not None:
+                session.delete(row)
+            return row is not None
 
     def join(self, game_id: str, invite: str) -> tuple[str, int]:
         """Spend an online game's invitation code on the free seat; return its token and seat."""

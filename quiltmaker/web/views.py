@@ -218,6 +218,7 @@ def state_view(stored: StoredGame, ai_thinking: bool = False) -> dict[str, Any]:
         "version": stored.version,
         "mode": stored.mode,
         "status": stored.status,
+        "rematch": stored.rematch,
         "variant": position.variant,
         "names": stored.names,
         "ai": ai,
