@@ -697,3 +697,65 @@ def test_default_name_in_an_ai_game_reads_as_english(pages: Pages, server: Serve
     expect(reason).to_contain_text("Why:")
     screenshot(page, "default-name-turn-reason")
     assert not re.search(r"\bYou (starts|is|arrived)\b", reason.inner_text()), reason.inner_text()
+
+
+# ---------------------------------------------------------------- 7. rematch
+
+
+def stored_token(page: Page, game: str) -> str:
+    token: str = page.evaluate("(game) => JSON.parse(localStorage.getItem('quiltmaker.games'))[game].token", game)
+    return token
+
+
+def finish_over_the_protocol(server: Server, game: str, tokens: dict[int, str]) -> dict[str, Any]:
+    """Play an online game to its end through one socket per seat (the first legal move each time)."""
+    from websockets.sync.client import connect
+
+    from web_helpers import first_legal_move
+
+    host = server.url.removeprefix("http://")
+    with connect(f"ws://{host}/ws/games/{game}") as zero, connect(f"ws://{host}/ws/games/{game}") as one:
+        sockets = {0: zero, 1: one}
+        for seat, ws in sockets.items():
+            ws.send(json.dumps({"type": "hello", "token": tokens[seat]}))
+        for number in range(500):
+            state = server.state(game)
+            if state["result"] is not None:
+                return state
+            ws = sockets[state["to_move"]]
+            ws.send(json.dumps({"type": "move", "move": first_legal_move(state), "version": state["version"], "id": f"m{number}"}))
+            while (reply := json.loads(ws.recv(timeout=30)))["type"] in ("state", "welcome"):
+                pass
+            assert reply["type"] == "ack", reply
+    raise AssertionError("the game did not end")
+
+
+def test_rematch_between_two_browsers(pages: Pages, server: Server) -> None:
+    host = pages.open("host")
+    guest = pages.open("guest")
+    watcher = pages.open("watcher")
+    game = create_in_lobby(host, "online", seat=0, names=("Hana", "Gus"))
+    guest.goto(host.get_by_test_id("invite-link").get_attribute("href") or "")
+    expect(guest.locator("#game-title")).to_contain_text("you are player 1")
+    watcher.goto(f"/game/{game}")
+    finish_over_the_protocol(server, game, {0: stored_token(host, game), 1: stored_token(guest, game)})
+    for page in (host, guest):
+        expect(page.get_by_test_id("result")).to_contain_text("Final score")
+        expect(page.get_by_test_id("rematch")).to_be_visible()
+    expect(watcher.get_by_test_id("result")).to_contain_text("Final score")
+    expect(watcher.get_by_test_id("rematch")).to_have_count(0)  # spectators cannot start one
+
+    host.get_by_test_id("rematch").click()
+    rematch = poll(lambda: server.state(game)["rematch"], 30, what="the rematch to be stored")
+    host.wait_for_url(re.compile(rf"/game/{rematch}$"))
+    expect(host.locator("#game-title")).to_contain_text("you are player 1")  # seats swapped, same browser token
+    expect(guest.get_by_test_id("rematch-banner")).to_contain_text("Your opponent has started a rematch")
+    expect(watcher.get_by_test_id("rematch-link")).to_have_text("watch it")
+    screenshot(guest, "rematch-00-offered")
+    guest.get_by_test_id("rematch-link").click()
+    guest.wait_for_url(re.compile(rf"/game/{rematch}$"))
+    expect(guest.locator("#game-title")).to_contain_text("you are player 0")
+    acting_or_over(guest)
+    assert acting_seat(guest) == 0  # Gus moved second, so he starts the rematch
+    assert server.state(rematch)["names"] == ["Gus", "Hana"]
+    pages.assert_no_script_errors()

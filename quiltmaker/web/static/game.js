@@ -200,7 +200,25 @@ function onState(state) {
     ui.replay.record = null;
   }
   if (state.result && ui.replay.analysisState === "idle") loadAnalysis();
+  if (state.rematch && !(previous && previous.rematch)) onRematch(state.rematch, !!previous);
   render();
+}
+
+/** The next game exists: keep this seat's token for it, and go there if this browser asked for it. */
+function onRematch(id, live) {
+  const entry = storedEntry();
+  if (entry && entry.token && !loadGames()[id]) {
+    // The server moved each token to the other seat (pass-and-play keeps both).
+    const seat = typeof entry.seat === "number" ? 1 - entry.seat : entry.seat;
+    saveGame(id, { token: entry.token, seat, created: Date.now() });
+  }
+  const asked = [...ui.pending.values()].some((intent) => intent.kind === "rematch");
+  if (asked) {
+    location.assign(`/game/${encodeURIComponent(id)}`);
+  } else if (live) {
+    const who = ui.seat === null ? "The players have" : "Your opponent has";
+    banner(`${who} started a rematch: follow the link under the final score.`, "rematch", 15000);
+  }
 }
 
 /** Banners for events worth a pause: the 7x7 bonus and the end of the game. */
@@ -754,7 +772,27 @@ function renderResult() {
         row("7x7 bonus", (x) => (x.bonus ? `+${x.bonus}` : "0"), "bonus"),
         row("Empty squares", (x) => x.empty, "empty"),
         row(`Penalty (${penalty} each)`, (x) => signed(Math.abs(x.penalty)), "penalty"),
-        row("Total", (x) => x.total, "total"))));
+        row("Total", (x) => x.total, "total"))),
+    rematchOffer());
+}
+
+/** A link to the rematch once it exists; before that, the button that starts it (players only). */
+function rematchOffer() {
+  const s = ui.state;
+  if (s.rematch) {
+    const watching = ui.seat === null || ui.seat === undefined;
+    return el("p", { class: "rematch", "data-testid": "rematch-started" },
+      "The rematch has started, seats swapped: ",
+      el("a", { href: `/game/${encodeURIComponent(s.rematch)}`, "data-testid": "rematch-link" }, watching ? "watch it" : "play it"),
+      ".");
+  }
+  if (ui.seat === null || ui.seat === undefined) return null;
+  return el("p", { class: "rematch" },
+    el("button", {
+      type: "button", class: "primary", "data-testid": "rematch",
+      onclick: () => sendIntent({ type: "rematch" }, { kind: "rematch", text: "rematch" }),
+    }, "Rematch"),
+    " the same players, seats swapped: the side that moved second starts.");
 }
 
 // ---------------------------------------------------------------- replay
