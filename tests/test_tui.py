@@ -446,3 +446,31 @@ async def test_a_terminal_too_small_for_the_board_is_warned_about() -> None:
         assert not app.too_small
         await pilot.press("a")  # the game goes on either way
         assert len(app.game.moves) == 1
+
+
+@pytest.mark.asyncio
+async def test_a_new_game_swaps_the_seats_and_keeps_the_old_record(tmp_path: Path) -> None:
+    from quiltmaker.players import GreedyPlayer, play_game
+
+    finished = play_game([GreedyPlayer(1), GreedyPlayer(2)], Position.initial(3))
+    finished.players = ["you", "beginner"]
+    save = tmp_path / "game.json"
+    (tmp_path / "game-2.json").write_text("someone else's file", encoding="utf-8")
+    app = QuiltApp(finished, opponent=player_from_spec("beginner", 0), human_seat=0, save_path=save)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert isinstance(app.screen, GameOverScreen)
+        await pilot.press("n")
+        await settle(pilot, app)
+        assert not isinstance(app.screen, GameOverScreen)
+        new = app.game
+        assert new.players == ["beginner", "you"] and app.humans == {1}
+        # The seat that moved first still does, so the person who started before now moves second.
+        assert new.start.to_move == finished.start.to_move == 0 and new.movers[:1] == [0]
+        assert app.save_path == tmp_path / "game-3.json"
+        assert new.position.to_move == 1  # the AI has played its first move: the person is next
+        await pilot.press("n")  # not before the end
+        assert app.game is new and "Finish this game first" in app.message
+    assert record.load(save.read_text(encoding="utf-8")).moves == finished.moves
+    assert (tmp_path / "game-2.json").read_text(encoding="utf-8") == "someone else's file"
+    assert record.load((tmp_path / "game-3.json").read_text(encoding="utf-8")).players == ["beginner", "you"]

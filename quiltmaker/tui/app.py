@@ -11,6 +11,7 @@ result that arrives after an undo or a load is dropped.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from rich.text import Text
@@ -33,6 +34,7 @@ from .screens import GameOverScreen, HelpScreen, PathPrompt
 from .widgets import MessageLine, MoveLog, OfferPanel, QuiltPanel, TrackPanel, TurnBar
 
 DEFAULT_SAVE = Path("quiltmaker-game.json")
+GAME_OVER_KEYS = "The game is over: N starts a new one, U undoes, L loads another game, Q quits."
 HINT_LIMIT = Limit(time=1.0)
 MIN_SIZE = (106, 34)  # columns and lines that show the whole board without scrolling
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -85,6 +87,7 @@ class QuiltApp(App[None]):
         Binding("h,H", "hint", "Hint"),
         Binding("s,S", "save", "Save"),
         Binding("l,L", "load", "Load"),
+        Binding("n,N", "new_game", "New game", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("q,Q", "quit", "Quit"),
     ]
@@ -180,7 +183,7 @@ class QuiltApp(App[None]):
         """Whether the player to move sits at the keyboard and may act now; else say why not."""
         position = self.game.position
         if position.is_over:
-            self.say("The game is over: U undoes, L loads another game, Q quits.")
+            self.say(GAME_OVER_KEYS)
             return False
         mover = position.to_move
         assert mover is not None
@@ -564,5 +567,44 @@ class QuiltApp(App[None]):
             self.action_undo()
         elif choice == "load":
             self.action_load()
+        elif choice == "new":
+            self.new_game()
         else:
-            self.say("The game is over: U undoes, L loads another game, Q quits.")
+            self.say(GAME_OVER_KEYS)
+
+    def action_new_game(self) -> None:
+        """N: a new game once this one is over."""
+        if not self.game.position.is_over:
+            self.say("Finish this game first (or Q to quit: it is saved).")
+            return
+        self.new_game()
+
+    def new_game(self) -> None:
+        """The next game between the same players, seats swapped so that the other one starts.
+
+        It is saved in a file of its own (``game-2.json`` after ``game.json``), so the
+        finished game's record stays as it was.
+        """
+        old = self.game
+        first = old.start.to_move
+        assert first is not None
+        # Whoever sat in seat ``first`` moved first; after the swap the other player sits there.
+        self.game = Game.new(variant=old.position.variant, first_player=first, players=list(reversed(old.players)))
+        if self.opponent is not None:
+            self.humans = frozenset({1 - self._human})
+        if self.save_path is not None:
+            self.save_path = _next_free(self.save_path)
+        mover = self.game.position.to_move
+        assert mover is not None
+        self.game_changed(f"A new game, seats swapped: {self.names[mover]} starts.")
+
+
+def _next_free(path: Path) -> Path:
+    """``game.json`` -> ``game-2.json`` (``game-2.json`` -> ``game-3.json``), skipping files that exist."""
+    match = re.fullmatch(r"(.*)-(\d+)", path.stem)
+    stem, number = (match.group(1), int(match.group(2))) if match else (path.stem, 1)
+    while True:
+        number += 1
+        candidate = path.with_name(f"{stem}-{number}{path.suffix}")
+        if not candidate.exists():
+            return candidate

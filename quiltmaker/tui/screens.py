@@ -26,6 +26,7 @@ Game            U          undo (against the AI: back to your last turn)
                 H          hint: the AI's best move and your winning chances
                 S          save to a file (the game is then saved there after every move)
                 L          load a game record (JSON or text) and continue it
+                N          once the game is over: a new one, seats swapped
                 ?          this help
                 Q          quit; the game is already saved
 
@@ -97,6 +98,7 @@ class GameOverScreen(ModalScreen[str]):
     GameOverScreen > Static { width: 84; max-width: 100%; height: auto; border: round $accent; padding: 1 2; background: $surface; }
     """
     BINDINGS = [
+        Binding("n,N", "choose('new')", "New game"),
         Binding("q,Q", "choose('quit')", "Quit"),
         Binding("u,U", "choose('undo')", "Undo"),
         Binding("l,L", "choose('load')", "Load"),
@@ -119,7 +121,7 @@ class GameOverScreen(ModalScreen[str]):
             title.append(f"\nThe scores are equal: the tie-break goes to whoever reached space 53 first, {name}.", style="")
         scores = render_final(self.position, self.names)
         scores.caption = None  # the title above says who won, in the second person where it is "you"
-        keys = Text("Q quit · U undo · L load a game · Esc look at the board", style="dim")
+        keys = Text("N new game, seats swapped · Q quit · U undo · L load a game · Esc look at the board", style="dim")
         yield Static(Group(title, Text(""), scores, Text(""), keys))
 
     def action_choose(self, choice: str) -> None:
