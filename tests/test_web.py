@@ -934,6 +934,8 @@ def test_hints_and_analyses_past_the_limit_wait_and_change_nothing(tmp_path: Pat
 def test_rematch_against_the_ai_swaps_the_seats_and_keeps_the_token(client: TestClient) -> None:
     finished = play_against_the_beginner(client)
     game_id, token = finished["id"], finished["token"]
+    analysis = f"/api/games/{game_id}/analysis"
+    poll(lambda: client.get(analysis).status_code == 200, timeout=120, what="the analysis")
     with connect(client, game_id, token) as player, connect(client, game_id) as spectator:
         assert player.state["rematch"] is None
         assert spectator.intent("rematch")["code"] == "forbidden"
@@ -945,6 +947,7 @@ def test_rematch_against_the_ai_swaps_the_seats_and_keeps_the_token(client: Test
         assert player.intent("undo")["code"] == "not_allowed"  # and the old game is closed
     old = get_state(client, game_id)
     assert old["moves"] == finished["state"]["moves"] and old["rematch"] == rematch
+    assert client.get(analysis).json()["status"] == "done"  # the rematch changed no position: nothing to redo
     new = get_state(client, rematch)
     assert new["mode"] == "ai" and new["ai"]["level"] == "beginner" and new["ai"]["seat"] == 0
     assert new["names"] == list(reversed(finished["state"]["names"])) and new["variant"] == old["variant"]

@@ -601,7 +601,7 @@ class QuiltApp(App[None]):
 
 def _next_free(path: Path) -> Path:
     """``game.json`` -> ``game-2.json`` (``game-2.json`` -> ``game-3.json``), skipping files that exist."""
-    match = re.fullmatch(r"(.*)-(\d+)", path.stem)
+    match = re.fullmatch(r"(.*)-(\d{1,3})", path.stem)  # a counter, not a year as in match-2026
     stem, number = (match.group(1), int(match.group(2))) if match else (path.stem, 1)
     while True:
         number += 1

@@ -149,7 +149,7 @@ class GameServer:
         self.ai_in_flight: dict[str, int] = {}  # game id -> the version the AI is thinking about
         self.ai_attempts: dict[tuple[str, int], int] = {}
         self.analysing: set[str] = set()
-        # One hint per game and version, shared by everyone who asks for it (the seed is fixed, so is the answer).
+        # One hint per game and version, shared by everyone in this process who asks for it.
         self.hints: OrderedDict[tuple[str, int], asyncio.Future[dict[str, Any]]] = OrderedDict()
         self.optional_work = 0  # hints and analyses in the worker queue
         self.cache: OrderedDict[str, StoredGame] = OrderedDict()
@@ -357,10 +357,13 @@ class GameServer:
                 new_version = await asyncio.to_thread(
                     self.store.append, game_id, version, kind, value, _seat_number(connection.seat, stored), client_id
                 )
-            except StoreError as error:
-                if kind == "rematch":  # another server process started one first: drop ours
-                    await asyncio.to_thread(self.store.delete_unplayed, value)
-                raise ProtocolError(error.code, str(error)) from None
+            except BaseException as error:
+                if kind == "rematch":  # not recorded (another process started one first, a database error): drop ours
+                    with contextlib.suppress(Exception):
+                        await asyncio.to_thread(self.store.delete_unplayed, value)
+                if isinstance(error, StoreError):
+                    raise ProtocolError(error.code, str(error)) from None
+                raise
             stored.apply([(version, kind, value, client_id)])  # skipped if a refresh already brought it in
         await self.changed(stored)
         return {"type": "ack", "version": new_version}
@@ -464,7 +467,7 @@ class GameServer:
         if not game.position.is_over:
             return 200, {"status": "positions only", "positions": positions}
         saved = await asyncio.to_thread(self.store.analysis, game_id)
-        if saved is None or saved.get("version") != stored.version:
+        if saved is None or saved.get("version") != stored.moves_version:
             if game_id not in self.analysing:
                 if self.optional_work >= self.settings.optional_work_limit:
                     return 202, {"status": "waiting", "positions": positions}  # asked again, it starts when there is room
@@ -479,7 +482,7 @@ class GameServer:
     async def _analyse(self, stored: StoredGame) -> None:
         # Read now: the game may change (an undo) while the analysis runs, and
         # the result must be filed under the version it describes.
-        version, start, moves = stored.version, stored.game.start.text(), [m.text() for m in stored.game.moves]
+        version, start, moves = stored.moves_version, stored.game.start.text(), [m.text() for m in stored.game.moves]
         try:
             evaluations = await self.in_worker(ai_worker.analyse, start, moves, self.settings.analysis_iterations, 0)
             await asyncio.to_thread(self.store.save_analysis, stored.id, {"version": version, "positions": evaluations})
@@ -491,8 +494,10 @@ class GameServer:
 
 
 def _seat_number(seat: int | str | None, stored: StoredGame) -> int | None:
+    """The seat an event is recorded for: pass-and-play's one token acts for the player to move (seat 0 once over)."""
     if seat == BOTH_SEATS:
-        return stored.game.position.to_move
+        to_move = stored.game.position.to_move
+        return 0 if to_move is None else to_move
     return seat if isinstance(seat, int) else None
 
 

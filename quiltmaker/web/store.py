@@ -137,6 +137,11 @@ class StoredGame:
             if client_id:
                 self.client_ids.add(client_id)
 
+    @property
+    def moves_version(self) -> int:
+        """The version of the last move or undo: what the game's positions depend on (a rematch event changes none)."""
+        return self.version - (self.rematch is not None)
+
     def seat_of(self, token: str | None) -> int | str | None:
         """The seat a token holds: 0, 1, ``"both"`` (pass-and-play) or ``None``."""
         if not token:

@@ -161,6 +161,7 @@ const ERROR_TITLES = {
   malformed: "Not understood",
   too_large: "Message too large",
   not_found: "No such game",
+  busy: "Busy",
 };
 
 function onError(message) {
@@ -216,7 +217,8 @@ function onRematch(id, live) {
   if (asked) {
     location.assign(`/game/${encodeURIComponent(id)}`);
   } else if (live) {
-    const who = ui.seat === null ? "The players have" : "Your opponent has";
+    // Only an online game has an opponent in another browser; elsewhere it was this player in another tab.
+    const who = ui.state?.mode === "online" && typeof ui.seat === "number" ? "Your opponent has" : ui.seat === null ? "The players have" : "You have";
     banner(`${who} started a rematch: follow the link under the final score.`, "rematch", 15000);
   }
 }
