@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
+from quiltmaker.ai import kernel as K
 from quiltmaker.ai.mcts import MCTSPlayer, SearchConfig, SearchTree
+from quiltmaker.ai.search_kernel import _candidates, new_expansion_cache
 from quiltmaker.moves import Move
 from quiltmaker.players import GreedyPlayer, Limit, play_game
 from quiltmaker.position import Position
@@ -145,3 +148,37 @@ def test_near_the_end_the_answer_is_exact() -> None:
     after = position.play(Move.from_action(best[0].action))
     assert after.winner == 0 and best[0].win_rate == 1.0
     assert best[0].margin == after.scores[0] - after.scores[1]
+
+
+@pytest.mark.parametrize("placements, special_squares", [(4, 3), (1, 1), (0, 0)])
+def test_remembered_expansions_equal_fresh_ones(placements: int, special_squares: int) -> None:
+    """The expansion cache (hits, misses, and slots overwritten by other quilts) never changes a node's candidates."""
+    rng = random.Random(11)
+    positions: list[Position] = []
+    while len(positions) < 600:
+        position = Position.initial(rng.randrange(1 << 30))
+        while not position.is_over:
+            positions.append(position)
+            position = position.play(rng.choice(position.legal_moves()))
+    assert any(p.pending for p in positions)
+    # Special patches to place on quilts that differ only in the last row (the second word of the
+    # bitboard): with one cache slot, the second must not take the first one's squares.
+    special = "revised 9,17,25 20,6,0,9/9/9/9/9/9/9/9/{} 21,9,0,9/9/9/9/9/9/9/9/9 0 - - 1"
+    positions += [Position.from_text(special.format("9")), Position.from_text(special.format("xx7"))] * 2
+    width = max(placements, special_squares, 1)
+    warm = new_expansion_cache(1 << 10, width)
+    tiny = new_expansion_cache(1, width)  # every entry evicts another
+    scratch = np.empty(K.MAX_MOVES, dtype=np.int64), np.empty(K.MAX_MOVES, dtype=np.int64)
+
+    def candidates(position: Position, cache: tuple[np.ndarray, np.ndarray]) -> list[int]:
+        state, ring = K.from_position(position)
+        out = np.empty(K.MAX_MOVES, dtype=np.int64)
+        count = _candidates(state, ring, out, *scratch, placements, special_squares, *cache)
+        return [int(a) for a in out[:count]]
+
+    for _ in range(2):  # the second pass finds the warm cache full
+        for position in positions:
+            fresh = candidates(position, new_expansion_cache(1, width))
+            assert candidates(position, warm) == fresh
+            assert candidates(position, tiny) == fresh, position.text()
+            assert set(fresh) <= {m.action for m in position.legal_moves()}

@@ -25,13 +25,14 @@ from ..moves import Move
 from ..players import Limit, Player
 from ..position import Position
 from . import kernel as K
-from .search_kernel import GREEDY_PLAYOUTS, RANDOM_PLAYOUTS, compact, run_search
+from .search_kernel import GREEDY_PLAYOUTS, RANDOM_PLAYOUTS, compact, new_expansion_cache, run_search
 from .solver import EndgameSolver
 
 # The endgame solver is tried once both tokens are this far along the track.
 SOLVER_FROM_SPACE = 40
 SOLVER_NODES_PER_ITERATION = 20
 SOLVER_NODES_PER_SECOND = 300_000
+EXPANSION_CACHE_SLOTS = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,8 @@ class SearchTree:
         self.ring = ring
         self.variant = position.variant
         self._allocate(capacity, capacity * 8)
+        # Best placements by quilt and patch, kept across moves (they never go stale).
+        self.expansion_cache = new_expansion_cache(EXPANSION_CACHE_SLOTS, max(config.placements, config.special_squares, 1))
         self.sizes[:] = (1, 0)
         self.root = 0
         self.states[0] = state
@@ -146,7 +149,7 @@ class SearchTree:
             n, self.rng = run_search(
                 self.states, self.node_first, self.node_count, self.node_visits, self.node_player,
                 self.edge_action, self.edge_child, self.edge_visits, self.edge_reward, self.edge_wins, self.edge_margin,
-                self.sizes, self.root, self.ring, request, self.rng, self._params,
+                self.sizes, self.root, self.ring, request, self.rng, self._params, *self.expansion_cache,
             )
             self.rng = np.uint64(self.rng)  # numba hands it back as a Python int
             done += n

@@ -44,6 +44,7 @@ GREEDY_PLAYOUTS = 1
 PATCH_SIZE = np.array([patch.size for patch in PATCHES], dtype=np.int64)
 INCOMES_LEFT = np.array([INCOME_UP_TO_ARRAY[LAST_SPACE] - INCOME_UP_TO_ARRAY[s] for s in range(LAST_SPACE + 1)], dtype=np.int64)
 MAX_DEPTH = 512
+SPECIAL_KEY = 1 + len(PATCHES)  # the cache key of a special patch's squares; patch p's is 1 + p
 
 
 # Compiled pieces ------------------------------------------------------------------
@@ -71,14 +72,59 @@ def _keep_best(actions, scores, kept, limit, action, value):
     return kept + 1 if kept < limit else kept
 
 
+def new_expansion_cache(slots: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """An empty cache for :func:`_candidates`: ``slots`` entries (a power of two) of ``width`` actions."""
+    return np.zeros((slots, 3), dtype=np.uint64), np.zeros((slots, width + 1), dtype=np.int64)
+
+
+@_inline
+def _cache_slot(low, high, key, slots):
+    h = low * np.uint64(0x9E3779B97F4A7C15) ^ high * np.uint64(0xC2B2AE3D27D4EB4F) ^ np.uint64(key) * np.uint64(0x165667B19E3779F9)
+    h ^= h >> np.uint64(29)
+    return np.int64(h & np.uint64(slots - 1))
+
+
+@_inline
+def _cached(cache_keys, cache_actions, slot, low, high, key):
+    """How many actions the cache holds for ``(low, high, key)`` at ``slot``; -1 when it holds none."""
+    if cache_keys[slot, 2] == np.uint64(key) and cache_keys[slot, 0] == low and cache_keys[slot, 1] == high:
+        return cache_actions[slot, 0]
+    return -1
+
+
+@_inline
+def _remember(cache_keys, cache_actions, slot, low, high, key, actions, kept):
+    cache_keys[slot, 0] = low
+    cache_keys[slot, 1] = high
+    cache_keys[slot, 2] = np.uint64(key)
+    cache_actions[slot, 0] = kept
+    for i in range(kept):
+        cache_actions[slot, 1 + i] = actions[i]
+
+
 @_jit
-def _candidates(state, ring, out, best_actions, best_scores, placements, special_squares):
-    """The actions a node searches, best first within each patch; returns how many went into ``out``."""
+def _candidates(state, ring, out, best_actions, best_scores, placements, special_squares, cache_keys, cache_actions):
+    """The actions a node searches, best first within each patch; returns how many went into ``out``.
+
+    The best placements of a patch depend only on the quilt and the patch, and
+    recur all over a tree (the opponent's moves leave a quilt as it was), so
+    they are remembered in ``cache_keys`` / ``cache_actions`` (a direct-mapped
+    table keyed by quilt and patch; see :func:`new_expansion_cache`). The
+    answer is the same with or without a hit.
+    """
     player = to_move(state)
     low, high = quilt_words(state, player)
+    slots = cache_keys.shape[0]
     count = 0
     if state[K.PENDING] > 0:
         limit = special_squares if special_squares > 0 else SQUARES
+        key = SPECIAL_KEY
+        slot = _cache_slot(low, high, key, slots)
+        kept = _cached(cache_keys, cache_actions, slot, low, high, key) if special_squares > 0 else -1
+        if kept >= 0:
+            for i in range(kept):
+                out[i] = cache_actions[slot, 1 + i]
+            return kept
         kept = 0
         for square in range(SQUARES):
             action = 1 + square
@@ -88,14 +134,24 @@ def _candidates(state, ring, out, best_actions, best_scores, placements, special
             kept = _keep_best(best_actions, best_scores, kept, limit, action, value)
         for i in range(kept):
             out[i] = best_actions[i]
+        if special_squares > 0:
+            _remember(cache_keys, cache_actions, slot, low, high, key, best_actions, kept)
         return kept
     out[0] = 0
     count = 1
     limit = placements if placements > 0 else K.MAX_MOVES
-    offered, slots = offered_slots(state)
+    offered, slots_in_circle = offered_slots(state)
     for k in range(offered):
-        patch = offered_patch(ring, slots, k)
+        patch = offered_patch(ring, slots_in_circle, k)
         if COST[patch] > field(state, K.BUTTONS0, player):
+            continue
+        key = 1 + patch
+        slot = _cache_slot(low, high, key, slots)
+        kept = _cached(cache_keys, cache_actions, slot, low, high, key) if placements > 0 else -1
+        if kept >= 0:
+            for i in range(kept):
+                out[count] = cache_actions[slot, 1 + i]
+                count += 1
             continue
         kept = 0
         for orientation in range(PATCH_FIRST[patch], PATCH_FIRST[patch + 1]):
@@ -117,6 +173,8 @@ def _candidates(state, ring, out, best_actions, best_scores, placements, special
         for i in range(kept):
             out[count] = best_actions[i]
             count += 1
+        if placements > 0:
+            _remember(cache_keys, cache_actions, slot, low, high, key, best_actions, kept)
     return count
 
 
@@ -188,7 +246,7 @@ def _greedy_playout(state, ring, rng, epsilon):
 def run_search(
     states, node_first, node_count, node_visits, node_player,
     edge_action, edge_child, edge_visits, edge_reward, edge_wins, edge_margin,
-    sizes, root, ring, iterations, rng, params,
+    sizes, root, ring, iterations, rng, params, cache_keys, cache_actions,
 ):
     """Run up to ``iterations`` iterations from ``root``; returns ``(iterations done, generator state)``.
 
@@ -218,7 +276,10 @@ def run_search(
                 break  # the game is over here
             if node_first[node] < 0:
                 first = sizes[1]
-                count = _candidates(state, ring, edge_action[first:], best_actions, best_scores, placements, special_squares)
+                count = _candidates(
+                    state, ring, edge_action[first:], best_actions, best_scores, placements, special_squares,
+                    cache_keys, cache_actions,
+                )
                 for e in range(first, first + count):
                     edge_child[e] = -1
                     edge_visits[e] = 0
