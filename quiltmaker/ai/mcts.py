@@ -10,6 +10,8 @@ Hundreds of placements per purchase are tamed by choosing the patch and then
 the placement: a node's edges are advancing plus, for each patch on offer, its
 ``placements`` best placements by :func:`~quiltmaker.ai.kernel.placement_score`
 (all of them when ``placements`` is 0), and for a special patch its best squares.
+Those rankings depend only on the quilt and the patch, which recur all over a
+tree, so they are remembered across the tree and a player's moves.
 """
 
 from __future__ import annotations
@@ -87,7 +89,14 @@ class MoveStats:
 class SearchTree:
     """A search tree rooted at one position, which can move its root down after moves are played."""
 
-    def __init__(self, position: Position, config: SearchConfig, seed: int, capacity: int = 1 << 14) -> None:
+    def __init__(
+        self,
+        position: Position,
+        config: SearchConfig,
+        seed: int,
+        capacity: int = 1 << 14,
+        expansion_cache: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
         self.config = config
         self._params = config.params()
         self.rng = np.uint64(seed & ((1 << 64) - 1))
@@ -95,8 +104,11 @@ class SearchTree:
         self.ring = ring
         self.variant = position.variant
         self._allocate(capacity, capacity * 8)
-        # Best placements by quilt and patch, kept across moves (they never go stale).
-        self.expansion_cache = new_expansion_cache(EXPANSION_CACHE_SLOTS, max(config.placements, config.special_squares, 1))
+        # Best placements by quilt and patch, kept across moves: they never go stale, but
+        # depend on the configuration, so only a tree with the same one may pass its cache on.
+        self.expansion_cache = expansion_cache or new_expansion_cache(
+            EXPANSION_CACHE_SLOTS, max(config.placements, config.special_squares, 1)
+        )
         self.sizes[:] = (1, 0)
         self.root = 0
         self.states[0] = state
@@ -292,7 +304,8 @@ class MCTSPlayer(Player):
             return solved
         tree = self.tree
         if tree is None or not tree.advance_to(position):
-            tree = SearchTree(position, self.config, self._seeds.getrandbits(64))
+            cache = tree.expansion_cache if tree is not None else None  # same player, same configuration
+            tree = SearchTree(position, self.config, self._seeds.getrandbits(64), expansion_cache=cache)
         self.tree = tree
         already = int(tree.node_visits[tree.root])
         wanted = None if self.limit.iterations is None else max(0, self.limit.iterations - already)
