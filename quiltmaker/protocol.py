@@ -215,8 +215,6 @@ class Engine:
         self._search.start()
 
     def _run_search(self, player: MCTSPlayer, position: Position, limit: Limit) -> None:
-        from .ai.mcts import SearchTree
-
         solved = player.solve_endgame(position, limit)
         if solved is not None:
             exact = solved[0]
@@ -225,10 +223,7 @@ class Engine:
             self._searching.clear()
             self.send(f"bestmove {move}")
             return
-        tree = player.tree
-        if tree is None or not tree.advance_to(position):
-            tree = SearchTree(position, player.config, player._seeds.getrandbits(64))
-            player.tree = tree
+        tree = player.tree_for(position)
         last_info = [time.perf_counter()]
 
         def progress(done: int) -> None:

@@ -182,3 +182,8 @@ def test_remembered_expansions_equal_fresh_ones(placements: int, special_squares
             assert candidates(position, warm) == fresh
             assert candidates(position, tiny) == fresh, position.text()
             assert set(fresh) <= {m.action for m in position.legal_moves()}
+
+
+def test_a_cache_narrower_than_the_configuration_is_refused() -> None:
+    with pytest.raises(ValueError, match="expansion cache"):
+        SearchTree(Position.initial(1), SearchConfig(placements=8), seed=1, expansion_cache=new_expansion_cache(4, 4))

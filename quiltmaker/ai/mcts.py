@@ -106,9 +106,11 @@ class SearchTree:
         self._allocate(capacity, capacity * 8)
         # Best placements by quilt and patch, kept across moves: they never go stale, but
         # depend on the configuration, so only a tree with the same one may pass its cache on.
-        self.expansion_cache = expansion_cache or new_expansion_cache(
-            EXPANSION_CACHE_SLOTS, max(config.placements, config.special_squares, 1)
-        )
+        width = max(config.placements, config.special_squares, 1)
+        self.expansion_cache = expansion_cache or new_expansion_cache(EXPANSION_CACHE_SLOTS, width)
+        # The compiled code writes entries without bounds checks: a narrower cache would be overrun.
+        if self.expansion_cache[1].shape[1] < width + 1:
+            raise ValueError(f"an expansion cache for {width} placements is needed")
         self.sizes[:] = (1, 0)
         self.root = 0
         self.states[0] = state
@@ -293,6 +295,15 @@ class MCTSPlayer(Player):
         margin = solution.margin if mover == 0 else -solution.margin
         return [MoveStats(solution.best_move.action, solution.nodes, 1.0 if solution.winner == mover else 0.0, float(margin))]
 
+    def tree_for(self, position: Position) -> SearchTree:
+        """The player's tree moved down to ``position``, or a new one there (keeping the expansion cache)."""
+        tree = self.tree
+        if tree is None or not tree.advance_to(position):
+            cache = tree.expansion_cache if tree is not None else None  # same player, same configuration
+            tree = SearchTree(position, self.config, self._seeds.getrandbits(64), expansion_cache=cache)
+        self.tree = tree
+        return tree
+
     def analyse(self, position: Position) -> list[MoveStats]:
         """Search ``position`` within the limit and return the root statistics, best first.
 
@@ -302,11 +313,7 @@ class MCTSPlayer(Player):
         solved = self.solve_endgame(position)
         if solved is not None:
             return solved
-        tree = self.tree
-        if tree is None or not tree.advance_to(position):
-            cache = tree.expansion_cache if tree is not None else None  # same player, same configuration
-            tree = SearchTree(position, self.config, self._seeds.getrandbits(64), expansion_cache=cache)
-        self.tree = tree
+        tree = self.tree_for(position)
         already = int(tree.node_visits[tree.root])
         wanted = None if self.limit.iterations is None else max(0, self.limit.iterations - already)
         # A reused tree counts toward the iteration limit, so a reply can be instant.

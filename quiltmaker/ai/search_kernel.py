@@ -79,8 +79,11 @@ def new_expansion_cache(slots: int, width: int) -> tuple[np.ndarray, np.ndarray]
 
 @_inline
 def _cache_slot(low, high, key, slots):
-    h = low * np.uint64(0x9E3779B97F4A7C15) ^ high * np.uint64(0xC2B2AE3D27D4EB4F) ^ np.uint64(key) * np.uint64(0x165667B19E3779F9)
-    h ^= h >> np.uint64(29)
+    # splitmix64's finaliser: every bit of the quilt reaches the low bits that pick the slot.
+    h = low ^ (high * np.uint64(0x9E3779B97F4A7C15)) ^ (np.uint64(key) * np.uint64(0xC2B2AE3D27D4EB4F))
+    h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    h ^= h >> np.uint64(31)
     return np.int64(h & np.uint64(slots - 1))
 
 
