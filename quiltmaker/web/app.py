@@ -18,7 +18,7 @@ import re
 import secrets
 import zlib
 from collections import OrderedDict, defaultdict
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -150,7 +150,7 @@ class GameServer:
         self.ai_attempts: dict[tuple[str, int], int] = {}
         self.analysing: set[str] = set()
         # One hint per game and version, shared by everyone in this process who asks for it.
-        self.hints: OrderedDict[tuple[str, int], asyncio.Future[dict[str, Any]]] = OrderedDict()
+        self.hints: OrderedDict[tuple[str, int], asyncio.Task[Any]] = OrderedDict()
         self.optional_work = 0  # hints and analyses in the worker queue
         self.cache: OrderedDict[str, StoredGame] = OrderedDict()
         self.pool_lock = asyncio.Lock()
@@ -289,10 +289,23 @@ class GameServer:
         self.ai_in_flight[stored.id] = stored.version
         self._spawn(self._ai_move(stored.id, stored.version, position.text(), stored.ai_level or "casual"))
 
-    def _spawn(self, coroutine: Any) -> None:
+    def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
         task = asyncio.create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _spawn_optional(self, make: Callable[[], Coroutine[Any, Any, Any]]) -> asyncio.Task[Any] | None:
+        """Start hint or analysis work, counted against ``optional_work_limit``; ``None`` when there is no room."""
+        if self.optional_work >= self.settings.optional_work_limit:
+            return None
+        self.optional_work += 1
+        task = self._spawn(make())
+        task.add_done_callback(lambda _task: self._optional_done())
+        return task
+
+    def _optional_done(self) -> None:
+        self.optional_work -= 1
 
     async def _ai_move(self, game_id: str, version: int, position_text: str, level: str) -> None:
         try:
@@ -425,12 +438,11 @@ class GameServer:
         key = (game_id, version)
         hint = self.hints.get(key)
         if hint is None:
-            if self.optional_work >= self.settings.optional_work_limit:
+            text, seed = position.text(), _seed_for(game_id, version)
+            hint = self._spawn_optional(lambda: self.in_worker(ai_worker.hint, text, self.settings.hint_seconds, seed))
+            if hint is None:
                 raise ProtocolError("busy", "the AI is busy with other requests; ask again in a moment")
-            work = self.in_worker(ai_worker.hint, position.text(), self.settings.hint_seconds, _seed_for(game_id, version))
-            self.optional_work += 1
-            hint = asyncio.ensure_future(work)
-            hint.add_done_callback(lambda done: self._hint_done(key, done))
+            hint.add_done_callback(lambda done: self._forget_failed_hint(key, done))
             self.hints[key] = hint
             while len(self.hints) > CACHED_GAMES:
                 self.hints.popitem(last=False)
@@ -438,8 +450,7 @@ class GameServer:
         result = await asyncio.shield(hint)
         return {"type": "hint", "version": version, **result}
 
-    def _hint_done(self, key: tuple[str, int], hint: asyncio.Future[dict[str, Any]]) -> None:
-        self.optional_work -= 1
+    def _forget_failed_hint(self, key: tuple[str, int], hint: asyncio.Task[Any]) -> None:
         if (hint.cancelled() or hint.exception() is not None) and self.hints.get(key) is hint:
             del self.hints[key]  # a failure is not an answer: the next request tries again
 
@@ -469,11 +480,9 @@ class GameServer:
         saved = await asyncio.to_thread(self.store.analysis, game_id)
         if saved is None or saved.get("version") != stored.moves_version:
             if game_id not in self.analysing:
-                if self.optional_work >= self.settings.optional_work_limit:
+                if self._spawn_optional(lambda: self._analyse(stored)) is None:
                     return 202, {"status": "waiting", "positions": positions}  # asked again, it starts when there is room
                 self.analysing.add(game_id)
-                self.optional_work += 1  # counted from now: the task starts later
-                self._spawn(self._analyse(stored))
             return 202, {"status": "computing", "positions": positions}
         for entry, evaluation in zip(positions, saved["positions"]):
             entry.update(evaluation)
@@ -490,7 +499,6 @@ class GameServer:
             log.warning("analysis of game %s failed: %s", stored.id, error)
         finally:
             self.analysing.discard(stored.id)
-            self.optional_work -= 1
 
 
 def _seat_number(seat: int | str | None, stored: StoredGame) -> int | None:
