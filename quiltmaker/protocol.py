@@ -146,6 +146,9 @@ class Engine:
                 self.send(f"id name quiltmaker {__version__}")
                 self.send(f"id version {PROTOCOL_VERSION}")
                 self.send("option name Level type combo default expert var beginner var casual var strong var expert var max")
+                from .ai.mcts import warm_up
+
+                warm_up()  # so that the first 'go time' is not spent loading the search core
                 self.send("protocolok")
             elif command == "newgame":
                 self._player = None
@@ -215,25 +218,22 @@ class Engine:
         self._search.start()
 
     def _run_search(self, player: MCTSPlayer, position: Position, limit: Limit) -> None:
-        solved = player.solve_endgame(position, limit)
-        if solved is not None:
-            exact = solved[0]
-            move = Move.from_action(exact.action).text()
-            self.send(f"info iterations {exact.visits} winprob {exact.win_rate:.4f} margin {exact.margin:.2f} best {move} exact")
-            self._searching.clear()
-            self.send(f"bestmove {move}")
-            return
-        tree = player.tree_for(position)
         last_info = [time.perf_counter()]
 
         def progress(done: int) -> None:
-            if time.perf_counter() - last_info[0] >= 0.5:
+            if time.perf_counter() - last_info[0] >= 0.5 and player.tree is not None:
                 last_info[0] = time.perf_counter()
-                self._info(tree)
+                self._info(player.tree)
 
-        tree.search(iterations=limit.iterations, seconds=limit.time, stop=self._stop.is_set, on_progress=progress)
-        self._info(tree)
-        best = Move.from_action(tree.root_stats()[0].action).text()
+        # 'go iterations N' searches N more, whatever a kept tree holds; a time limit covers the whole answer.
+        stats = player.analyse(position, limit, stop=self._stop.is_set, on_progress=progress, reused_visits_count=False)
+        best = Move.from_action(stats[0].action).text()
+        report = player.last_report
+        if report is not None and report.solved:
+            exact = stats[0]
+            self.send(f"info iterations {exact.visits} winprob {exact.win_rate:.4f} margin {exact.margin:.2f} best {best} exact")
+        elif player.tree is not None:
+            self._info(player.tree)
         self._searching.clear()
         self.send(f"bestmove {best}")
 

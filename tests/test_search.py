@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import random
+from collections import deque
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from quiltmaker.ai import kernel as K
-from quiltmaker.ai.mcts import MCTSPlayer, SearchConfig, SearchTree
+from quiltmaker.ai.levels import player_from_spec
+from quiltmaker.ai.mcts import ANSWER_RESERVE, MCTSPlayer, SearchConfig, SearchTree
 from quiltmaker.ai.search_kernel import _candidates, new_expansion_cache
 from quiltmaker.moves import Move
 from quiltmaker.players import GreedyPlayer, Limit, play_game
@@ -75,14 +79,176 @@ def test_arrays_grow_as_the_tree_does() -> None:
     assert len(tree.states) > 8 and tree.sizes[0] <= len(tree.states)
 
 
-def test_time_limit_is_respected() -> None:
-    tree = SearchTree(Position.initial(6), SearchConfig(), seed=2)
-    tree.search(iterations=10)  # compile and warm up outside the timed call
-    import time
+class StepClock:
+    """A clock that moves on by ``step`` seconds each time it is read: every stage that looks at it costs time.
 
-    started = time.perf_counter()
-    tree.search(seconds=0.3)
-    assert time.perf_counter() - started < 0.6
+    A search that sets its deadline after some stage, or reads the clock more
+    than it should once the deadline has passed, overruns on this clock
+    deterministically, without a wall-clock assertion.
+    """
+
+    def __init__(self, step: float = 0.001) -> None:
+        self.reads = 0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.reads += 1
+        return self.reads * self.step
+
+    def ticks(self, seconds: float) -> int:
+        """``seconds`` in reads of this clock."""
+        return round(seconds / self.step)
+
+
+def test_time_limit_is_respected() -> None:
+    clock = StepClock(0.02)
+    tree = SearchTree(Position.initial(6), SearchConfig(), seed=2)
+    tree.search(seconds=0.3, clock=clock)
+    # One read sets the deadline; the search ends at the next check after it passes.
+    assert clock.reads <= clock.ticks(0.3) + 2
+
+
+def near_the_end(seed: int) -> Position:
+    """A position from a greedy game once both tokens have reached space 40, where the endgame solver is tried."""
+    position = Position.initial(seed)
+    players = [GreedyPlayer(seed), GreedyPlayer(seed + 1)]
+    while min(position.times) < 40:
+        position = position.play(players[position.to_move].choose_move(position))  # type: ignore[index]
+    return position
+
+
+def test_a_time_limit_covers_every_stage() -> None:
+    """Solver, re-rooting, growing the tree and the search share one deadline, set when the move is asked for.
+
+    Each read of the clock costs 20 ms here (a search chunk's length), so a
+    stage left out of the deadline shows as an overrun of a read or more.
+    """
+    limit = 1.0
+    clock = StepClock(0.02)
+    player = MCTSPlayer(Limit(time=limit), seed=1, clock=clock)
+    start = Position.initial(12)
+    first = player.choose_move(start)
+    after = start.play(first)
+    reports = [player.last_report]
+    # The tree kept after the opponent's reply, then near the end, where the solver goes first.
+    assert player.tree is not None
+    reply = Move.from_action(_child_actions(player.tree, after)[0])
+    for position in (after.play(reply), near_the_end(12)):
+        asked = clock.reads
+        player.choose_move(position)
+        # A few reads after the deadline (seeing it passed, closing the report) go beyond it.
+        assert clock.reads - asked <= clock.ticks(limit) + 3
+        reports.append(player.last_report)
+    assert any(r is not None and r.reused_tree for r in reports)
+    assert reports[-1] is not None and reports[-1].solver_seconds > 0
+    for report in reports:
+        assert report is not None
+        assert sum(report.stages().values()) == pytest.approx(report.total_seconds)
+        if not report.solved:
+            spent_before = report.solver_seconds + report.reroot_seconds
+            assert report.search_seconds <= limit - ANSWER_RESERVE - spent_before + 2 * clock.step
+
+
+def test_a_growth_that_would_pass_the_deadline_ends_the_search() -> None:
+    position = Position.initial(5)
+    slow = SearchTree(position, SearchConfig(), seed=2, capacity=64)
+    slow.search(iterations=1)
+    grows, room = slow.grows, len(slow.states)
+    slow._growth_seconds_per_node = 1e9  # every growth would take far longer than the time left
+    done = slow.search(seconds=100.0, clock=StepClock(0.02))
+    assert slow.grows == grows and 0 < done < room
+    quick = SearchTree(position, SearchConfig(), seed=2, capacity=64)
+    quick.search(iterations=1)
+    grows, room = quick.grows, len(quick.states)
+    quick._growth_seconds_per_node = 0.0
+    quick.search(seconds=1.0, clock=StepClock(0.02))  # chunks of 20 ms: about as many iterations each
+    assert quick.grows > grows and quick.sizes[0] > room
+
+
+def test_a_root_never_searched_gets_an_answer_even_past_its_deadline() -> None:
+    tree = SearchTree(Position.initial(3), SearchConfig(), seed=1)
+    assert tree.search(deadline=-1.0) > 0
+    assert tree.root_stats()
+
+
+def exhaustive_find(tree: SearchTree, position: Position) -> int | None:
+    """The former way to find a position: breadth first through every node, each converted to a Position."""
+    frontier = deque([tree.root])
+    while frontier:
+        node = frontier.popleft()
+        if K.to_position(tuple(int(v) for v in tree.states[node]), tree.ring, tree.variant) == position:
+            return node
+        first = int(tree.node_first[node])
+        if first >= 0:
+            frontier.extend(int(c) for c in tree.edge_child[first : first + int(tree.node_count[node])] if c >= 0)
+    return None
+
+
+def test_finding_a_position_follows_the_played_moves_and_agrees_with_an_exhaustive_walk() -> None:
+    position = Position.initial(8)
+    tree = SearchTree(position, SearchConfig(), seed=5)
+    tree.search(iterations=1500)
+    rng = random.Random(2)
+    nodes = rng.sample(range(int(tree.sizes[0])), 40)
+    found = 0
+    for node in nodes:
+        target = K.to_position(tuple(int(v) for v in tree.states[node]), tree.ring, tree.variant)
+        assert tree.find(target) == exhaustive_find(tree, target)
+        found += tree.find(target) is not None
+        # One move on: a position the tree holds only if the search went there.
+        if not target.is_over:
+            after = target.play(rng.choice(target.legal_moves()))
+            assert tree.find(after) == exhaustive_find(tree, after)
+    assert found == len(nodes)
+
+
+def test_a_circle_out_of_the_rings_order_or_another_variant_is_never_found() -> None:
+    position = Position.initial(8)
+    tree = SearchTree(position, SearchConfig(), seed=5)
+    tree.search(iterations=500)
+    assert tree.find(position) == tree.root
+    assert tree.find(position._replace(circle=tuple(reversed(position.circle)))) is None
+    assert tree.find(position._replace(circle=position.circle[1:])) is None  # a patch gone that nobody bought
+    other = "original" if position.variant == "revised" else "revised"
+    assert tree.find(position._replace(variant=other)) is None
+
+
+def test_a_reply_outside_the_tree_starts_a_fresh_tree() -> None:
+    position = Position.initial(8)
+    player = MCTSPlayer(Limit(iterations=300), seed=5)
+    move = player.choose_move(position)
+    tree = player.tree
+    assert tree is not None
+    after = position.play(move)
+    searched = {Move.from_action(int(a)) for a in _child_actions(tree, after)}
+    reply = next(m for m in after.legal_moves() if m not in searched)
+    following = after.play(reply)
+    assert tree.find(following) is None
+    player.choose_move(following)
+    assert player.tree is not tree and player.tree is not None and player.tree.position == following
+    assert player.last_report is not None and not player.last_report.reused_tree
+    assert player.tree.expansion_cache is tree.expansion_cache  # what the old tree learned of placements is kept
+
+
+def _child_actions(tree: SearchTree, position: Position) -> list[int]:
+    node = tree.find(position)
+    assert node is not None
+    first = int(tree.node_first[node])
+    return [int(tree.edge_action[e]) for e in range(first, first + int(tree.node_count[node])) if tree.edge_child[e] >= 0]
+
+
+GOLDEN_GAMES = json.loads((Path(__file__).parent / "data" / "mcts_games.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("game", GOLDEN_GAMES, ids=lambda game: f"{game['spec']} seed {game['seed']}")
+def test_iteration_limited_play_is_what_it_was(game: dict[str, object]) -> None:
+    """Seeded, iteration-limited players play the recorded games move for move (tests/data/make_mcts_games.py)."""
+    seed = game["seed"]
+    assert isinstance(seed, int)
+    players = [player_from_spec(str(game["spec"]), seed=seed), GreedyPlayer(seed)]
+    if seed % 2:
+        players.reverse()
+    assert [m.text() for m in play_game(players, Position.initial(seed)).moves] == game["moves"]
 
 
 def test_same_seed_same_game_and_different_seeds_differ() -> None:

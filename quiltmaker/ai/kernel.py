@@ -42,7 +42,7 @@ STATE_SIZE = 16
 RING_SIZE = len(PATCHES)
 RING_WORDS = 4
 EMPTY_SLOT = 63
-_RING_MASK = (1 << RING_SIZE) - 1
+RING_MASK = (1 << RING_SIZE) - 1
 MAX_MOVES = 1 + 3 * 8 * 81  # advance + three patches, eight orientations, every anchor
 _WORD = (1 << 64) - 1
 
@@ -259,7 +259,7 @@ def offered_slots(state):
     remaining = np.uint64(state[REMAINING])
     head = np.uint64(state[HEAD])
     # Rotate the ring so that the head is bit 0; the offer is then the three lowest set bits.
-    rotated = ((remaining >> head) | (remaining << (np.uint64(RING_SIZE) - head))) & np.uint64(_RING_MASK)
+    rotated = ((remaining >> head) | (remaining << (np.uint64(RING_SIZE) - head))) & np.uint64(RING_MASK)
     first = _next_slot(rotated, head)
     rotated &= rotated - np.uint64(1)
     second = _next_slot(rotated, head)

@@ -27,13 +27,20 @@ from ..moves import Move
 from ..players import Limit, Player
 from ..position import Position
 from . import kernel as K
-from .search_kernel import GREEDY_PLAYOUTS, RANDOM_PLAYOUTS, compact, new_expansion_cache, run_search
+from .search_kernel import GREEDY_PLAYOUTS, RANDOM_PLAYOUTS, compact, find_node, new_expansion_cache, run_search
 from .solver import EndgameSolver
+
+Clock = Callable[[], float]
 
 # The endgame solver is tried once both tokens are this far along the track.
 SOLVER_FROM_SPACE = 40
 SOLVER_NODES_PER_ITERATION = 20
+# A first guess of the solver's speed, below what it reaches here; each solve then measures it.
 SOLVER_NODES_PER_SECOND = 300_000
+# The share of a move's time the solver may spend before the search takes over.
+SOLVER_TIME_SHARE = 0.5
+# Time kept back from the search for what follows it (reading the statistics, answering).
+ANSWER_RESERVE = 0.002
 EXPANSION_CACHE_SLOTS = 1 << 14
 
 
@@ -103,7 +110,7 @@ class SearchTree:
         state, ring = K.from_position(position)
         self.ring = ring
         self.variant = position.variant
-        self._allocate(capacity, capacity * 8)
+        self._allocate(capacity, capacity * 16)
         # Best placements by quilt and patch, kept across moves: they never go stale, but
         # depend on the configuration, so only a tree with the same one may pass its cache on.
         width = max(config.placements, config.special_squares, 1)
@@ -115,31 +122,55 @@ class SearchTree:
         self.root = 0
         self.states[0] = state
         self.node_first[0] = -1
+        self.node_count[0] = 0
+        self.node_visits[0] = 0
         self.node_player[0] = K.player_to_move(state)
         self.iterations = 0
+        self.grows = 0
+        self.growth_seconds = 0.0
+        # Measured at each growth; the first guess is about what this takes on a slow machine.
+        self._growth_seconds_per_node = 5e-7
 
     def _allocate(self, nodes: int, edges: int) -> None:
-        self.states = np.zeros((nodes, K.STATE_SIZE), dtype=np.int64)
-        self.node_first = np.full(nodes, -1, dtype=np.int64)
-        self.node_count = np.zeros(nodes, dtype=np.int64)
-        self.node_visits = np.zeros(nodes, dtype=np.int64)
-        self.node_player = np.zeros(nodes, dtype=np.int64)
-        self.edge_action = np.zeros(edges, dtype=np.int64)
-        self.edge_child = np.full(edges, -1, dtype=np.int64)
-        self.edge_visits = np.zeros(edges, dtype=np.int64)
-        self.edge_reward = np.zeros(edges, dtype=np.float64)
-        self.edge_wins = np.zeros(edges, dtype=np.float64)
-        self.edge_margin = np.zeros(edges, dtype=np.float64)
+        # Uninitialised: the compiled code writes every node and edge it adds before reading it,
+        # so a large capacity costs nothing until it is used, and allocating never touches memory.
+        self.states = np.empty((nodes, K.STATE_SIZE), dtype=np.int64)
+        self.node_first = np.empty(nodes, dtype=np.int64)
+        self.node_count = np.empty(nodes, dtype=np.int64)
+        self.node_visits = np.empty(nodes, dtype=np.int64)
+        self.node_player = np.empty(nodes, dtype=np.int64)
+        self.edge_action = np.empty(edges, dtype=np.int64)
+        self.edge_child = np.empty(edges, dtype=np.int64)
+        self.edge_visits = np.empty(edges, dtype=np.int64)
+        self.edge_reward = np.empty(edges, dtype=np.float64)
+        self.edge_wins = np.empty(edges, dtype=np.float64)
+        self.edge_margin = np.empty(edges, dtype=np.float64)
         self.sizes = np.zeros(2, dtype=np.int64)
 
-    def _grow(self) -> None:
-        """Double the arrays, keeping their contents."""
-        old = {name: getattr(self, name) for name in _ARRAYS}
-        sizes = self.sizes.copy()
-        self._allocate(2 * len(old["states"]), 2 * len(old["edge_action"]) + K.MAX_MOVES)
+    def _grow(self, nodes_wanted: int = 0, clock: Clock = time.perf_counter) -> None:
+        """Make room for at least ``nodes_wanted`` nodes (at least twice as many as now), keeping the tree.
+
+        Edges grow in the proportion the tree uses them. Only the used part is
+        copied, so a growth costs time in proportion to the tree, not to the room.
+        """
+        started = clock()
+        nodes, edges = (int(n) for n in self.sizes)
+        old = {name: getattr(self, name) for name in _ARRAYS[:-1]}
+        capacity = max(2 * len(self.states), nodes_wanted)
+        edges_per_node = max(edges / max(nodes, 1), len(self.edge_action) / len(self.states))
+        self._allocate(capacity, int(capacity * edges_per_node) + K.MAX_MOVES)
         for name, array in old.items():
-            getattr(self, name)[: len(array)] = array
-        self.sizes[:] = sizes
+            used = edges if name.startswith("edge_") else nodes
+            getattr(self, name)[:used] = array[:used]
+        self.sizes[:] = (nodes, edges)
+        elapsed = clock() - started
+        self.grows += 1
+        self.growth_seconds += elapsed
+        self._growth_seconds_per_node = elapsed / max(nodes, 1)
+
+    def _growth_estimate(self) -> float:
+        """Seconds the next growth should take, from the last one (a guess before any), with room for error."""
+        return 2 * self._growth_seconds_per_node * int(self.sizes[0])
 
     def search(
         self,
@@ -147,18 +178,26 @@ class SearchTree:
         seconds: float | None = None,
         stop: Callable[[], bool] | None = None,
         on_progress: Callable[[int], None] | None = None,
+        deadline: float | None = None,
+        clock: Clock = time.perf_counter,
     ) -> int:
-        """Search until ``iterations`` more iterations or ``seconds`` have passed; returns iterations done.
+        """Search until ``iterations`` more iterations, ``seconds`` or the ``deadline`` (by ``clock``); returns iterations done.
 
         ``stop`` is polled between chunks of about 20 ms and ends the search
         when it returns true; ``on_progress`` gets the iterations done so far.
+        Growing the arrays counts against the time: when the next growth
+        would not end before the deadline, the search ends instead.
         """
-        deadline = None if seconds is None else time.perf_counter() + seconds
+        if seconds is not None:
+            deadline = clock() + seconds if deadline is None else min(deadline, clock() + seconds)
         target = iterations if iterations is not None else 1 << 62
         done = 0
         chunk = 64
+        began = clock()
         while done < target:
-            started = time.perf_counter()
+            started = clock()
+            if deadline is not None and started >= deadline and self.node_visits[self.root] > 0:
+                break  # out of time, with an answer to give (a root never searched gets one chunk)
             request = min(chunk, target - done)
             n, self.rng = run_search(
                 self.states, self.node_first, self.node_count, self.node_visits, self.node_player,
@@ -167,21 +206,28 @@ class SearchTree:
             )
             self.rng = np.uint64(self.rng)  # numba hands it back as a Python int
             done += n
+            spent = max(clock() - started, 1e-6)
             if n < request:
-                self._grow()
+                # Room for what the rest of the search should add, a node an iteration at most.
+                rest = target - done
+                if deadline is not None:
+                    now = clock()
+                    if now + self._growth_estimate() >= deadline and self.node_visits[self.root] > 0:
+                        break
+                    rest = min(rest, int(done / max(now - began, 1e-6) * (deadline - now)))
+                self._grow(min(int(self.sizes[0]) + int(1.25 * rest), 8 * len(self.states)), clock)
             if self.node_player[self.root] < 0:
                 break  # a finished game has nothing to search
             if on_progress is not None:
                 on_progress(done)
             if stop is not None and stop():
                 break
-            now = time.perf_counter()
+            now = clock()
             if deadline is not None and now >= deadline:
                 break
             # Aim for chunks of about 20 ms, and never past the deadline.
-            spent = max(now - started, 1e-6)
             chunk = max(1, min(int(chunk * 0.02 / spent), 1 << 16))
-            if deadline is not None:
+            if deadline is not None and n:
                 chunk = min(chunk, int(n / spent * (deadline - now)) + 1)
         self.iterations += done
         return done
@@ -210,26 +256,46 @@ class SearchTree:
         stats.sort(key=lambda s: (-s.visits, -s.win_rate))
         return stats
 
-    def advance_to(self, position: Position, max_depth: int = 8) -> bool:
+    def advance_to(self, position: Position) -> bool:
         """Move the root down to ``position`` if the tree holds it; returns whether it did.
 
-        Keeps the subtree below it, so that what was searched is not lost.
+        Keeps the subtree below it, so that what was searched is not lost. The
+        walk follows the moves actually played (see
+        :func:`~quiltmaker.ai.search_kernel.find_node`): it costs microseconds
+        whether or not the position is found.
         """
-        frontier = [self.root]
-        for _ in range(max_depth + 1):
-            following: list[int] = []
-            for node in frontier:
-                if self._node_position(node) == position:
-                    self._reroot(node)
-                    return True
-                first = int(self.node_first[node])
-                if first >= 0:
-                    following.extend(int(c) for c in self.edge_child[first : first + int(self.node_count[node])] if c >= 0)
-            frontier = following
-        return False
+        node = self.find(position)
+        if node is None:
+            return False
+        if node != self.root:
+            self._reroot(node)
+        return True
 
-    def _node_position(self, node: int) -> Position:
-        return K.to_position(tuple(int(v) for v in self.states[node]), self.ring, self.variant)
+    def find(self, position: Position) -> int | None:
+        """The shallowest node under the root whose position is ``position``, or ``None``."""
+        target = self._state_in_ring(position)
+        if target is None:
+            return None
+        queue = np.empty(int(self.sizes[0]), dtype=np.int64)
+        node = int(find_node(self.states, self.node_first, self.node_count, self.edge_child, self.root, target, queue))
+        return None if node < 0 else node
+
+    def _state_in_ring(self, position: Position) -> np.ndarray | None:
+        """``position`` as a state of this tree (its circle as slots of the tree's ring), or ``None`` if it cannot be one."""
+        if position.variant != self.variant:
+            return None
+        slots = {patch: slot for slot, patch in enumerate(K.unpack_ring(self.ring)) if patch != K.EMPTY_SLOT}
+        if any(patch not in slots for patch in position.circle):
+            return None
+        circle = [slots[patch] for patch in position.circle]
+        head = circle[0] if circle else 0
+        if circle != sorted(circle, key=lambda slot: (slot - head) % K.RING_SIZE):
+            return None  # not the ring's order: no play from the root leads there
+        state, _ = K.from_position(position)
+        target = np.array(state, dtype=np.int64)
+        target[K.REMAINING] = sum(1 << slot for slot in circle)
+        target[K.HEAD] = head
+        return target
 
     def _reroot(self, node: int) -> None:
         # Copy the subtree into fresh arrays so that the abandoned part is freed.
@@ -243,6 +309,45 @@ _ARRAYS = (
     "states", "node_first", "node_count", "node_visits", "node_player",
     "edge_action", "edge_child", "edge_visits", "edge_reward", "edge_wins", "edge_margin", "sizes",
 )
+
+
+@dataclass
+class SearchReport:
+    """Where one move's time went, for benchmarks and for callers that explain an answer.
+
+    Attributes:
+        solved: The endgame solver answered (exactly); nothing else ran.
+        reused_tree: The tree from earlier moves held the position.
+        iterations: Iterations searched for this move.
+        grows: Times the tree's arrays were doubled during the search.
+        solver_seconds: Time in the endgame solver, answered or not.
+        reroot_seconds: Time finding the position in the kept tree and moving the root there.
+        search_seconds: Time in the search, growing the arrays included.
+        growth_seconds: The part of ``search_seconds`` spent growing the arrays.
+        total_seconds: The whole call, from the limit's start to the answer.
+    """
+
+    solved: bool = False
+    reused_tree: bool = False
+    iterations: int = 0
+    grows: int = 0
+    solver_seconds: float = 0.0
+    reroot_seconds: float = 0.0
+    search_seconds: float = 0.0
+    growth_seconds: float = 0.0
+    total_seconds: float = 0.0
+
+    def stages(self) -> dict[str, float]:
+        """Seconds by stage; ``other`` is everything outside the stages (the Python glue)."""
+        search = self.search_seconds - self.growth_seconds
+        staged = self.solver_seconds + self.reroot_seconds + self.search_seconds
+        return {
+            "solver": self.solver_seconds,
+            "reroot": self.reroot_seconds,
+            "search": search,
+            "growth": self.growth_seconds,
+            "other": max(0.0, self.total_seconds - staged),
+        }
 
 
 class MCTSPlayer(Player):
@@ -262,20 +367,30 @@ class MCTSPlayer(Player):
         seed: int | None = None,
         name: str = "mcts",
         endgame_solver: bool = True,
+        clock: Clock = time.perf_counter,
     ) -> None:
         if limit.iterations is None and limit.time is None:
             raise ValueError("an MCTS player needs a limit by iterations or time")
         self.limit = limit
         self.config = config
         self.name = name
+        self.clock = clock
         self._seeds = random.Random(seed)
         self.tree: SearchTree | None = None
+        self.last_report: SearchReport | None = None
         self._use_solver = endgame_solver
         # Built on first use: its table is 32 MB, and a player checked or used only early in a game never needs it.
         self._solver: EndgameSolver | None = None
+        self._solver_rate = float(SOLVER_NODES_PER_SECOND)
 
-    def solve_endgame(self, position: Position, limit: Limit | None = None) -> list[MoveStats] | None:
+    def solve_endgame(self, position: Position, limit: Limit | None = None, deadline: float | None = None) -> list[MoveStats] | None:
         """Perfect play near the end, when the solver finishes within a budget that fits the limit.
+
+        An iteration limit gives a node budget (so that play stays
+        reproducible); a time limit, or a ``deadline`` by the player's clock,
+        gives as many nodes as the solver is measured to search in
+        :data:`SOLVER_TIME_SHARE` of the time left, so that a search still has
+        the rest when the solver gives up.
 
         Returns the best move's statistics (win rate 1 or 0, the exact margin), or ``None``.
         """
@@ -284,11 +399,20 @@ class MCTSPlayer(Player):
         if self._solver is None:
             self._solver = EndgameSolver()
         limit = limit or self.limit
-        # Budgets from the limit: nodes per iteration keep iteration-limited play reproducible.
-        budget = SOLVER_NODES_PER_ITERATION * limit.iterations if limit.iterations else 0
+        started = self.clock()
         if limit.time is not None:
-            budget = max(budget, int(SOLVER_NODES_PER_SECOND * min(limit.time, 60.0)))
+            deadline = started + limit.time if deadline is None else min(deadline, started + limit.time)
+        budget = SOLVER_NODES_PER_ITERATION * limit.iterations if limit.iterations else 1 << 62
+        if deadline is not None:
+            budget = min(budget, int(self._solver_rate * SOLVER_TIME_SHARE * max(0.0, deadline - started)))
+        if budget <= 0:
+            return None
         solution = self._solver.solve(position, budget)
+        nodes = budget if solution is None else solution.nodes
+        # The solver's speed varies with the position: the latest measurement guides the next budget.
+        seconds = self.clock() - started
+        if nodes >= 10_000 and seconds > 0:
+            self._solver_rate = nodes / seconds
         if solution is None or solution.best_move is None:
             return None
         mover = position.to_move
@@ -304,23 +428,83 @@ class MCTSPlayer(Player):
         self.tree = tree
         return tree
 
-    def analyse(self, position: Position) -> list[MoveStats]:
+    def analyse(
+        self,
+        position: Position,
+        limit: Limit | None = None,
+        stop: Callable[[], bool] | None = None,
+        on_progress: Callable[[int], None] | None = None,
+        reused_visits_count: bool = True,
+    ) -> list[MoveStats]:
         """Search ``position`` within the limit and return the root statistics, best first.
+
+        Everything the move costs counts against a time limit: the endgame
+        solver, finding the position in the kept tree, growing the tree and
+        the Python around them; the answer comes within the limit and a
+        millisecond or two (see docs/benchmarks.md for the measured figures).
+        With an iteration limit, the visits a reused tree already holds
+        count toward it (so a reply can be instant) unless
+        ``reused_visits_count`` is false. ``stop`` and ``on_progress`` are as
+        in :meth:`SearchTree.search`; the report lands in :attr:`last_report`.
 
         Near the end of the game the answer is exact: one move, with a win
         rate of 1 or 0 and the margin under perfect play.
         """
-        solved = self.solve_endgame(position)
-        if solved is not None:
-            return solved
-        tree = self.tree_for(position)
-        already = int(tree.node_visits[tree.root])
-        wanted = None if self.limit.iterations is None else max(0, self.limit.iterations - already)
-        # A reused tree counts toward the iteration limit, so a reply can be instant.
-        if wanted is None or wanted > 0:
-            tree.search(iterations=wanted, seconds=self.limit.time)
-        return tree.root_stats()
+        limit = limit or self.limit
+        clock = self.clock
+        started = clock()
+        deadline = None if limit.time is None else started + limit.time - ANSWER_RESERVE
+        report = self.last_report = SearchReport()
+        try:
+            solved = self.solve_endgame(position, limit, deadline)
+            report.solver_seconds = clock() - started
+            if solved is not None:
+                report.solved = True
+                return solved
+            before = clock()
+            had_tree = self.tree
+            tree = self.tree_for(position)
+            report.reused_tree = tree is had_tree
+            report.reroot_seconds = clock() - before
+            already = int(tree.node_visits[tree.root]) if reused_visits_count else 0
+            wanted = None if limit.iterations is None else max(0, limit.iterations - already)
+            if wanted is None or wanted > 0:
+                before = clock()
+                grows, growth = tree.grows, tree.growth_seconds
+                report.iterations = tree.search(iterations=wanted, stop=stop, on_progress=on_progress, deadline=deadline, clock=clock)
+                report.search_seconds = clock() - before
+                report.grows = tree.grows - grows
+                report.growth_seconds = tree.growth_seconds - growth
+            return tree.root_stats()
+        finally:
+            report.total_seconds = clock() - started
 
     def choose_move(self, position: Position) -> Move:
         stats = self.analyse(position)
         return Move.from_action(stats[0].action)
+
+
+def warm_up() -> None:
+    """Load (or, on a first start, compile) every compiled function a move uses, so that no move pays for it.
+
+    Programs that answer on a clock call it before their first move: the
+    engine protocol before its handshake ends, the web server's AI workers
+    when they start. It takes about a second from numba's on-disk cache.
+    """
+    global _warm
+    if _warm:
+        return
+    player = MCTSPlayer(Limit(iterations=64), seed=0, name="warm-up")
+    position = Position.initial(0)
+    move = player.choose_move(position)
+    following = position.play(move)
+    player.choose_move(following.play(following.legal_moves()[0]))  # finds a node and re-roots
+    # The solver and the search near the end of a game.
+    while position.to_move is not None and min(position.times) < SOLVER_FROM_SPACE:
+        position = position.play_unchecked(position.legal_moves()[0])
+    if position.to_move is not None:
+        player.analyse(position, Limit(iterations=8))
+    _warm = True
+
+
+_warm = False

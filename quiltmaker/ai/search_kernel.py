@@ -22,6 +22,7 @@ from .kernel import (
     SQUARES,
     TIME,
     _anchor_action,
+    _next_slot,
     _inline,
     _jit,
     field,
@@ -348,6 +349,64 @@ def run_search(
             node_visits[node] += 1
         done += 1
     return done, rng
+
+
+@_inline
+def _first_offer(remaining, head):
+    """The ring slot the next offer starts at (``HEAD`` may name a slot already bought), or -1 with none left."""
+    rotated = ((np.uint64(remaining) >> np.uint64(head)) | (np.uint64(remaining) << np.uint64(K.RING_SIZE - head)))
+    rotated &= np.uint64(K.RING_MASK)
+    return _next_slot(rotated, np.uint64(head))
+
+
+@_inline
+def _same_state(states, node, target):
+    for i in range(K.STATE_SIZE):
+        if i != K.HEAD and states[node, i] != target[i]:
+            return False
+    return _first_offer(states[node, K.REMAINING], states[node, K.HEAD]) == _first_offer(target[K.REMAINING], target[K.HEAD])
+
+
+@_inline
+def _may_lead_to(states, node, target):
+    """False when no line of play from the node reaches ``target``: what only grows or only shrinks has gone too far."""
+    for player in range(2):
+        if states[node, K.TIME0 + player] > target[K.TIME0 + player]:
+            return False
+        for word in range(2):
+            quilt = K.QUILT0_LO + 2 * player + word
+            if states[node, quilt] & ~target[quilt]:
+                return False  # a square covered here is empty there
+    # Patches leave the circle and special patches leave the track, never the other way.
+    return not (target[K.REMAINING] & ~states[node, K.REMAINING]) and not (target[K.SPECIALS] & ~states[node, K.SPECIALS])
+
+
+@_jit
+def find_node(states, node_first, node_count, edge_child, root, target, queue):
+    """The shallowest node under ``root`` whose state is ``target``, or -1; ``queue`` must hold every node.
+
+    Breadth first, but only into nodes from which ``target`` is still
+    reachable (the time track, the quilts, the circle and the special
+    patches all move one way), so the walk follows the moves actually
+    played and costs microseconds, whatever the size of the tree.
+    """
+    queue[0] = root
+    head = 0
+    tail = 1
+    while head < tail:
+        node = queue[head]
+        head += 1
+        if _same_state(states, node, target):
+            return node
+        first = node_first[node]
+        if first < 0:
+            continue
+        for e in range(first, first + node_count[node]):
+            child = edge_child[e]
+            if child >= 0 and _may_lead_to(states, child, target):
+                queue[tail] = child
+                tail += 1
+    return -1
 
 
 @_jit

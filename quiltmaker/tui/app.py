@@ -23,6 +23,7 @@ from textual.widgets import Footer
 
 from .. import record
 from ..ai.analysis import Analysis
+from ..ai.mcts import MCTSPlayer, warm_up
 from ..errors import QuiltmakerError
 from ..game import Game
 from ..moves import Move
@@ -148,6 +149,9 @@ class QuiltApp(App[None]):
     def on_mount(self) -> None:
         """Start the game: save it at once (so --resume always finds it), then whoever acts first."""
         self.set_interval(0.1, self._tick)
+        if isinstance(self.opponent, MCTSPlayer):
+            # Load the compiled search now, while the person reads the board, not in the AI's first move.
+            self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
         mode = "two players on one keyboard" if self.opponent is None else f"you are player {self._human} against {self.opponent.name}"
         self.game_changed(f"Patchwork: {mode}. Press ? for the keys.")
 

@@ -11,6 +11,7 @@ import threading
 import time
 from typing import Any
 
+from ..ai import mcts
 from ..ai.analysis import analyse_game, analyse_position
 from ..ai.levels import LEVELS, player_from_spec
 from ..game import Game
@@ -21,9 +22,7 @@ from ..position import Position
 def warm_up() -> None:
     """Watch the server, then load the compiled search once, so the first real move is not slowed by it."""
     _exit_with_parent()
-    player = player_from_spec("mcts:iterations=50", seed=0)
-    player.choose_move(Position.initial(0))
-    player.close()
+    mcts.warm_up()
 
 
 def _exit_with_parent() -> None:
