@@ -8,15 +8,16 @@
 1
 """
 
-from .components import PATCHES, TIME_TRACKS, Patch, TimeTrack
+from .components import DEFAULT_VARIANT, PATCHES, TIME_TRACKS, Patch, TimeTrack
 from . import record
 from .errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, InvalidRecordError, QuiltmakerError
 from .game import Game
 from .moves import ACTION_COUNT, Move
-from .position import Position
+from .position import MoveEffect, Position, TurnCause
 
 __all__ = [
     "ACTION_COUNT",
+    "DEFAULT_VARIANT",
     "PATCHES",
     "TIME_TRACKS",
     "Game",
@@ -25,10 +26,12 @@ __all__ = [
     "InvalidPositionError",
     "InvalidRecordError",
     "Move",
+    "MoveEffect",
     "Patch",
     "Position",
     "QuiltmakerError",
     "TimeTrack",
+    "TurnCause",
     "record",
 ]
 __version__ = "0.1.0"

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .components import TIME_TRACKS
+from .components import DEFAULT_VARIANT, TIME_TRACKS
 from .position import Position
 
 
@@ -53,7 +53,7 @@ def run_benchmarks(seconds: float = 3.0) -> dict[str, float | str]:
     from .ai import kernel
     from .ai.mcts import SearchConfig, SearchTree
 
-    special_mask = TIME_TRACKS["revised"].special_mask
+    special_mask = TIME_TRACKS[DEFAULT_VARIANT].special_mask
     positions = sample_positions(2000)
     compiled = [kernel.from_position(p) for p in positions]
     states = np.array([state for state, _ in compiled], dtype=np.int64)

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .components import DEFAULT_VARIANT
 from .errors import QuiltmakerError
 
 
@@ -48,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--plain", action="store_true", help="line-based play: a printout and a move prompt (automatic without a terminal)")
     play.add_argument("--seat", choices=["0", "1", "random"], default="random", help="your seat against the AI (default: random)")
     play.add_argument("--seed", type=int, help="seed for the setup and the AI")
-    play.add_argument("--variant", default="revised", help="time track printing: revised (default) or original")
+    play.add_argument("--variant", default=DEFAULT_VARIANT, help="time track printing: revised (default) or original")
     play.add_argument("--save", type=Path, default=Path("quiltmaker-game.json"), help="record file saved after every move")
     play.add_argument("--resume", type=Path, help="continue the game in this record file")
     play.set_defaults(run=_play)
@@ -62,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--games", type=int, default=100)
     simulate.add_argument("--seed", type=int, default=0)
     simulate.add_argument("--players", default="random,greedy", help="two players separated by '/' or ',' (levels, random, greedy, mcts:...)")
-    simulate.add_argument("--variant", default="revised")
+    simulate.add_argument("--variant", default=DEFAULT_VARIANT)
     simulate.add_argument("--records", type=Path, help="write one JSON record per game into this folder")
     simulate.set_defaults(run=_simulate)
 
@@ -92,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument("--workers", type=int, help="parallel games (default: one per core)")
     match.add_argument("--ray", metavar="ADDRESS", help="run the games on a Ray cluster ('local' starts one here)")
     match.add_argument("--records", type=Path, default=Path("match-records"), help="folder for the game records")
-    match.add_argument("--variant", default="revised")
+    match.add_argument("--variant", default=DEFAULT_VARIANT)
     match.add_argument("--resume", action="store_true", help="count the games already in --records instead of playing them again")
     match.add_argument("--json", action="store_true", help="print the summary as JSON")
     match.set_defaults(run=_match)

@@ -9,7 +9,7 @@ columns counting 0..8 from the top-left.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any
 
@@ -84,6 +84,19 @@ def transform_cells(cells: tuple[Cell, ...], transform: str) -> tuple[Cell, ...]
     return _normalise(result)
 
 
+def _successors() -> tuple[dict[str, str], dict[str, str]]:
+    """Where a quarter turn clockwise and a left-right mirror take each transform, read off a shape with no symmetry."""
+    asymmetric = ((0, 1), (0, 2), (1, 0), (1, 1), (2, 1))  # the F pentomino: all eight transforms differ
+    named = {transform_cells(asymmetric, name): name for name in TRANSFORMS}
+    turned = {name: named[transform_cells(transform_cells(asymmetric, name), "R1")] for name in TRANSFORMS}
+    flipped = {name: named[transform_cells(transform_cells(asymmetric, name), "F0")] for name in TRANSFORMS}
+    return turned, flipped
+
+
+# The one home of turning and flipping: every interface moves between orientations with these.
+TURNED, FLIPPED = _successors()
+
+
 @dataclass(frozen=True)
 class Orientation:
     """One distinct way a patch can lie: the squares it covers at the top-left.
@@ -94,6 +107,8 @@ class Orientation:
         cells: Covered squares, relative to the top-left of the bounding box.
         height: Rows of the bounding box.
         width: Columns of the bounding box.
+        turned: Index of the orientation a quarter turn clockwise from this one.
+        flipped: Index of the orientation this one mirrored left to right.
     """
 
     index: int
@@ -101,6 +116,8 @@ class Orientation:
     cells: tuple[Cell, ...]
     height: int
     width: int
+    turned: int = -1
+    flipped: int = -1
 
     def mask_at(self, row: int, col: int) -> int:
         """Return the bitboard of this orientation with its top-left at ``(row, col)``."""
@@ -141,6 +158,14 @@ def _build_patch(entry: dict[str, Any]) -> Patch:
             width = max(c for _, c in cells) + 1
             orientations.append(Orientation(len(orientations), name, cells, height, width))
         transform_to_orientation[name] = by_cells[cells]
+    orientations = [
+        replace(
+            o,
+            turned=transform_to_orientation[TURNED[o.transform]],
+            flipped=transform_to_orientation[FLIPPED[o.transform]],
+        )
+        for o in orientations
+    ]
     return Patch(
         id=entry["id"],
         cost=entry["cost"],

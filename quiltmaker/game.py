@@ -87,5 +87,34 @@ class Game:
         self._positions.pop()
         return self.moves.pop()
 
+    def turn_start(self, player: int) -> int | None:
+        """How many moves :meth:`undo_turn` would take back for ``player``; ``None`` if they have not moved.
+
+        A turn begins where the player is to move with no special patch
+        pending: a purchase and the special patches it earned are one turn,
+        and the opponent's moves since are taken back with it.
+        """
+        for count in range(1, len(self.moves) + 1):
+            before = self._positions[-count - 1]
+            if before.to_move == player and not before.pending:
+                return count
+        return None
+
+    def undo_turn(self, player: int) -> list[Move]:
+        """Take back moves to the start of ``player``'s last turn; return them, the last played first.
+
+        >>> game = Game.new(circle=[*range(1, 33), 0], first_player=0)
+        >>> game.play("A"); game.play("A")   # player 0 advances, then player 1 passes them
+        >>> [m.text() for m in game.undo_turn(0)], len(game.moves)
+        (['A', 'A'], 0)
+
+        Raises:
+            QuiltmakerError: The player has no move to take back.
+        """
+        count = self.turn_start(player)
+        if count is None:
+            raise QuiltmakerError(f"player {player} has no move to undo")
+        return [self.undo() for _ in range(count)]
+
     def __repr__(self) -> str:
         return f"<Game {len(self.moves)} moves, position {self.position.text()!r}>"

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import record
+from .components import DEFAULT_VARIANT
 from .errors import QuiltmakerError
 from .players import play_game
 from .position import Position
@@ -42,7 +43,7 @@ class GameSpec:
     a_seat: int
     players: tuple[str, str]
     seeds: tuple[int, int]
-    variant: str = "revised"
+    variant: str = DEFAULT_VARIANT
     move_time: float | None = None
 
 
@@ -138,7 +139,7 @@ def elo_from_score(score: float) -> float:
 
 
 def schedule(
-    players: tuple[str, str], games: int, seed: int, variant: str = "revised", move_time: float | None = None
+    players: tuple[str, str], games: int, seed: int, variant: str = DEFAULT_VARIANT, move_time: float | None = None
 ) -> Iterator[GameSpec]:
     """The games of a match: setups in pairs with the seats swapped."""
     for index in range(games):
@@ -170,7 +171,7 @@ def run_match(
     seed: int = 0,
     workers: int | None = None,
     records: Path | None = None,
-    variant: str = "revised",
+    variant: str = DEFAULT_VARIANT,
     on_game: Callable[[dict[str, Any]], None] | None = None,
     move_time: float | None = None,
     ray_address: str | None = None,

@@ -101,6 +101,21 @@ def forecast(position: Position, player: int) -> int:
     return position.score(player) + (LAST_SPACE - space) + position.income[player] * incomes_left(space)
 
 
+def patch_value(patch_id: int, space: int) -> int:
+    """The greedy value of buying a patch from ``space``, in buttons.
+
+    The income it will still pay, plus the points its squares save at the
+    end, minus its cost, minus one button per space of time it takes (what
+    advancing would have paid). The greedy player ranks purchases by it; its
+    compiled twin, :func:`quiltmaker.ai.kernel.patch_value`, does the same in
+    playouts and in the endgame solver's move ordering, and a test holds the
+    two equal.
+    """
+    patch = PATCHES[patch_id]
+    end = min(space + patch.time, LAST_SPACE)
+    return patch.income * incomes_left(space) + EMPTY_SQUARE_PENALTY * patch.size - patch.cost - (end - space)
+
+
 class GreedyPlayer(Player):
     """A one-move-deep heuristic player.
 
@@ -126,11 +141,7 @@ class GreedyPlayer(Player):
         if move.kind != BUY:
             return placement
         assert move.patch is not None
-        patch = PATCHES[move.patch]
-        end = min(position.times[player] + patch.time, LAST_SPACE)
-        value = patch.income * incomes_left(position.times[player]) + EMPTY_SQUARE_PENALTY * patch.size
-        value -= patch.cost + (end - position.times[player])
-        return value + placement
+        return patch_value(move.patch, position.times[player]) + placement
 
     def choose_move(self, position: Position) -> Move:
         player = position.to_move

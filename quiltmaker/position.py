@@ -46,6 +46,58 @@ def _earns_bonus(quilt: int) -> bool:
     return any(quilt & area == area for area in BONUS_AREAS)
 
 
+class TurnCause(NamedTuple):
+    """Why the player to move is to move: turns follow the time track, not alternation.
+
+    The rules decide it here once; every interface only words it.
+
+    Attributes:
+        kind: ``"over"`` (nobody moves), ``"special"`` (a special patch just
+            earned must be placed), ``"start"`` (both tokens on the start, the
+            first player on top), ``"behind"`` (the player's token is behind
+            the other) or ``"on_top"`` (both on one space, the last to arrive
+            on top and acting first).
+        player: The player to move (``None`` when the game is over).
+        space: The player's space on the time track.
+        other_space: The opponent's space.
+        pending: Special patches still to place.
+    """
+
+    kind: str
+    player: int | None
+    space: int
+    other_space: int
+    pending: int
+
+
+class MoveEffect(NamedTuple):
+    """What a move did, in the rules' numbers; interfaces word it and never work it out again.
+
+    Attributes:
+        move: The move.
+        player: Who made it.
+        after: The position it led to.
+        spaces: Spaces the player's token moved.
+        advance_buttons: Buttons for the spaces advanced (one a space; 0 for a purchase).
+        patch: The patch bought, or ``None``.
+        cost: Buttons paid for it.
+        income: Buttons of income collected on the income spaces the token crossed.
+        specials_earned: Special patches earned, to place next.
+        bonus_earned: Whether the move completed the first 7x7 square.
+    """
+
+    move: Move
+    player: int
+    after: "Position"
+    spaces: int
+    advance_buttons: int
+    patch: int | None
+    cost: int
+    income: int
+    specials_earned: int
+    bonus_earned: bool
+
+
 class Position(NamedTuple):
     """A Patchwork position.
 
@@ -154,6 +206,29 @@ class Position(NamedTuple):
         return None if t0 == LAST_SPACE else self.on_top
 
     @property
+    def turn_cause(self) -> TurnCause:
+        """Why :attr:`to_move` is to move (see :class:`TurnCause`).
+
+        >>> Position.initial(circle=[*range(1, 33), 0], first_player=1).turn_cause
+        TurnCause(kind='start', player=1, space=0, other_space=0, pending=0)
+        >>> Position.initial(circle=[*range(1, 33), 0], first_player=1).play("A").turn_cause.kind
+        'behind'
+        """
+        player = self.to_move
+        if player is None:
+            return TurnCause("over", None, self.times[0], self.times[1], 0)
+        space, other = self.times[player], self.times[1 - player]
+        if self.pending:
+            kind = "special"
+        elif space < other:
+            kind = "behind"
+        elif space == 0:
+            kind = "start"
+        else:
+            kind = "on_top"
+        return TurnCause(kind, player, space, other, self.pending)
+
+    @property
     def offered(self) -> tuple[int, ...]:
         """The patches that may be bought now: the next three of the circle."""
         return self.circle[:3]
@@ -212,6 +287,27 @@ class Position(NamedTuple):
         if move.mask & quilt:
             return f"patch {move.patch} would cover {_squares(move.mask & quilt)}, already covered on player {player}'s quilt"
         return None
+
+    def effect(self, move: Move | str) -> MoveEffect:
+        """What ``move`` does from here (see :class:`MoveEffect`), checking every rule as :meth:`play` does.
+
+        >>> start = Position.initial(circle=[*range(1, 33), 0], first_player=0)
+        >>> effect = start.effect("A")
+        >>> effect.spaces, effect.advance_buttons, effect.income, effect.patch
+        (1, 1, 0, None)
+        """
+        if isinstance(move, str):
+            move = Move.from_text(move)
+        after = self.play(move)
+        player = self.to_move
+        assert player is not None
+        spaces = after.times[player] - self.times[player]
+        advance_buttons = spaces if move.kind == ADVANCE else 0
+        cost = PATCHES[move.patch].cost if move.patch is not None else 0
+        income = after.buttons[player] - self.buttons[player] - advance_buttons + cost
+        specials = after.pending if after.pending and not self.pending else 0
+        bonus = after.bonus == player and self.bonus == NO_BONUS
+        return MoveEffect(move, player, after, spaces, advance_buttons, move.patch, cost, income, specials, bonus)
 
     def play(self, move: Move | str) -> Position:
         """Return the position after ``move`` (or its text), checking every rule.

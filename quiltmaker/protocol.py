@@ -39,6 +39,7 @@ from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING
 
 from . import __version__
+from .components import DEFAULT_VARIANT
 from .errors import QuiltmakerError
 from .moves import Move
 from .players import Limit, Player
@@ -83,7 +84,7 @@ def parse_position(words: Sequence[str]) -> Position:
             raise ProtocolError("seed, circle and first take integers") from None
         if seed is None and circle is None:
             raise ProtocolError("position start needs a seed or a circle")
-        position = Position.initial(seed, circle=circle, first_player=first, variant=options.get("variant", "revised"))
+        position = Position.initial(seed, circle=circle, first_player=first, variant=options.get("variant", DEFAULT_VARIANT))
     else:
         raise ProtocolError(f"position {words[0]!r}: expected 'start' or 'text'")
     for number, text in enumerate(moves, 1):

@@ -22,11 +22,13 @@ which replay then starts from. The text form, in the spirit of PGN, has one
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from .components import time_track
+from .components import DEFAULT_VARIANT, time_track
 from .errors import InvalidRecordError, QuiltmakerError
 from .game import Game
 from .moves import ADVANCE, BUY, SPECIAL, Move
@@ -79,7 +81,7 @@ def from_json(record: Any) -> Game:
     if record.get("format", FORMAT) != FORMAT:
         raise InvalidRecordError(f"unknown record format {record.get('format')!r}: expected {FORMAT!r}")
     game = _new_game(
-        record.get("variant", "revised"), record.get("circle"), record.get("first_player"), record.get("players"), record.get("start")
+        record.get("variant", DEFAULT_VARIANT), record.get("circle"), record.get("first_player"), record.get("players"), record.get("start")
     )
     moves = record.get("moves", [])
     if not isinstance(moves, list):
@@ -154,7 +156,7 @@ def from_text(text: str) -> Game:
     circle = _int_list(tags["Circle"].split(), "Circle") if tags["Circle"] else []
     first = _int_list([tags["FirstPlayer"]], "FirstPlayer")[0]
     names = [tags.get("Player0", "player 0"), tags.get("Player1", "player 1")]
-    game = _new_game(tags.get("Variant", "revised"), circle, first, names, tags.get("Start"))
+    game = _new_game(tags.get("Variant", DEFAULT_VARIANT), circle, first, names, tags.get("Start"))
     for number, (line_number, player_text, move_text) in enumerate(move_lines, 1):
         try:
             move = Move.from_text(move_text)
@@ -179,6 +181,18 @@ def load(text: str) -> Game:
     if not isinstance(text, str):
         raise InvalidRecordError(f"a record must be text, not {type(text).__name__}")
     return from_json(text) if text.lstrip().startswith("{") else from_text(text)
+
+
+def save(game: Game, path: str | os.PathLike[str]) -> None:
+    """Write the JSON record of ``game`` to ``path`` atomically: a crash never leaves half a record.
+
+    The record goes to a temporary file beside ``path``, which then replaces
+    it in one rename.
+    """
+    path = Path(path)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(to_json(game)) + "\n", encoding="utf-8")
+    temporary.replace(path)
 
 
 def _first_player(position: Position) -> int:

@@ -6,7 +6,6 @@ elsewhere (pipes, tests), from the same code.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from .errors import QuiltmakerError
 from .game import Game
 from .moves import ADVANCE, COLUMNS, SPECIAL, Move, parse_square
 from .players import Player
-from .position import NO_BONUS, Position
+from .position import Position
 
 _PALETTE = ["red", "green", "yellow", "blue", "magenta", "cyan", "bright_red", "bright_green", "bright_yellow", "bright_blue", "bright_magenta", "bright_cyan"]
 
@@ -140,25 +139,21 @@ def describe_move(before: Position, move: Move, subject: str) -> str:
     Raises:
         IllegalMoveError: The move is not legal in ``before``.
     """
-    after = before.play(move)
-    player = before.to_move
-    assert player is not None
+    effect = before.effect(move)
     s = "" if subject == "You" else "s"  # verb agreement: "You buy", "greedy buys"
-    earned = after.buttons[player] - before.buttons[player]
     if move.kind == ADVANCE:
-        text = f"advance{s} to space {after.times[player]}, earning {_buttons(earned)}"
+        text = f"advance{s} to space {effect.after.times[effect.player]}, earning {_buttons(effect.advance_buttons + effect.income)}"
     elif move.kind == SPECIAL:
         text = f"place{s} a special patch on {move.text()[2:]}"
     else:
-        assert move.patch is not None
-        patch = PATCHES[move.patch]
-        text = f"buy{s} patch {move.patch} for {_buttons(patch.cost)} and place{s} it at {move.text()}"
-        if earned + patch.cost > 0:
-            text += f", collecting {_buttons(earned + patch.cost)} of income"
-    if after.bonus == player and before.bonus == NO_BONUS:
+        text = f"buy{s} patch {move.patch} for {_buttons(effect.cost)} and place{s} it at {move.text()}"
+        if effect.income > 0:
+            text += f", collecting {_buttons(effect.income)} of income"
+    if effect.bonus_earned:
         text += f", and complete{s} a 7x7 square: +{BONUS_POINTS} bonus!"
-    if after.pending and not before.pending:
-        text += f", and take{s} {after.pending} special 1x1 patch{'es' if after.pending > 1 else ''} to place"
+    if effect.specials_earned:
+        count = effect.specials_earned
+        text += f", and take{s} {count} special 1x1 patch{'es' if count > 1 else ''} to place"
     return f"{subject} {text}."
 
 
@@ -226,7 +221,7 @@ def play_in_terminal(
         if shown != len(game.moves):
             console.print(render_position(game, names))
             shown = len(game.moves)
-        why = _why_you_move(position, human_seat)
+        why = _why_you_move(position)
         try:
             line = read_line(f"{why} Your move: ").strip()
         except EOFError:
@@ -285,13 +280,16 @@ def _parse_human_move(position: Position, line: str) -> Move:
     return Move.from_text(line)
 
 
-def _why_you_move(position: Position, player: int) -> str:
-    if position.pending:
+def _why_you_move(position: Position) -> str:
+    """Why it is the person's turn, in words (the rules decide it: :attr:`Position.turn_cause`)."""
+    cause = position.turn_cause
+    if cause.kind == "special":
         return "You earned a special 1x1 patch: type the square to place it (e.g. e5)."
-    other = position.times[1 - player]
-    if position.times[player] == other:
-        return "Your token is on top of your opponent's, so you move."
-    return f"You are behind on the time track ({position.times[player]} < {other}), so you move."
+    if cause.kind == "behind":
+        return f"You are behind on the time track ({cause.space} < {cause.other_space}), so you move."
+    if cause.kind == "start":
+        return "You start the game."
+    return "Your token is on top of your opponent's, so you move."
 
 
 def _sample_moves(position: Position) -> str:
@@ -309,24 +307,16 @@ def _sample_moves(position: Position) -> str:
 
 def _undo_to_human(game: Game, human_seat: int, console: Console) -> None:
     """Take back moves until the person's last decision is undone."""
-    movers = game.movers
-    if human_seat not in movers:
+    if game.turn_start(human_seat) is None:
         console.print("Nothing of yours to undo yet.")
         return
-    while game.moves:
-        mover = game.movers[-1]
-        game.undo()
-        if mover == human_seat and game.position.to_move == human_seat and not game.position.pending:
-            break
+    game.undo_turn(human_seat)
     console.print(f"Undone back to move {len(game.moves) + 1}.")
 
 
 def _save(game: Game, path: Path | None) -> None:
-    if path is None:
-        return
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(record.to_json(game)) + "\n", encoding="utf-8")
-    temporary.replace(path)  # atomic: a crash never leaves half a record
+    if path is not None:
+        record.save(game, path)
 
 
 def _player_style(player: int) -> str:

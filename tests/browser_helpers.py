@@ -26,6 +26,8 @@ import httpx
 
 from web_helpers import BOARD, COLUMNS, free_port, poll, square
 
+from quiltmaker.components import PATCHES
+
 if TYPE_CHECKING:  # Playwright is only needed by the browser tests themselves.
     from playwright.sync_api import Page
 
@@ -262,47 +264,33 @@ def aim_square(server: Server, patch: int, transform: str, anchor: int) -> tuple
     return anchor // BOARD + (o["height"] - 1) // 2, anchor % BOARD + (o["width"] - 1) // 2
 
 
-# The shapes' geometry, as the page turns and mirrors them (static/geometry.js): a quarter
-# turn clockwise maps (r, c) to (c, h - 1 - r); a mirror maps (r, c) to (r, w - 1 - c).
-
-Cells = tuple[tuple[int, int], ...]
-
-
-def _normalise(cells: list[tuple[int, int]]) -> Cells:
-    top = min(r for r, _ in cells)
-    left = min(c for _, c in cells)
-    return tuple(sorted((r - top, c - left) for r, c in cells))
-
-
-def _turned(cells: Cells) -> Cells:
-    height = max(r for r, _ in cells) + 1
-    return _normalise([(c, height - 1 - r) for r, c in cells])
-
-
-def _mirrored(cells: Cells) -> Cells:
-    width = max(c for _, c in cells) + 1
-    return _normalise([(r, width - 1 - c) for r, c in cells])
+# Turning and mirroring follow the rules' own successor tables (components.TURNED / FLIPPED,
+# sent to the page in the catalogue): the ghost must show what they lead to.
 
 
 def _turn_name(patch: dict[str, Any], transform: str) -> str:
     """The orientation a quarter turn clockwise leads to."""
-    shapes = {o["transform"]: _normalise([tuple(c) for c in o["cells"]]) for o in patch["orientations"]}
-    return next(name for name, cells in shapes.items() if cells == _turned(shapes[transform]))
+    orientations = PATCHES[patch["id"]].orientations
+    return orientations[orientations[_index(patch, transform)].turned].transform
+
+
+def _index(patch: dict[str, Any], transform: str) -> int:
+    return PATCHES[patch["id"]].transform_to_orientation[transform]
 
 
 def turning_plan(patch: dict[str, Any], start: str, target: str) -> list[tuple[str, str]]:
     """The fewest quarter turns ("turn") and mirrors ("flip") from orientation ``start`` to ``target``
     of a catalogue patch, each with the orientation the ghost should show after it.
     """
-    shapes = {o["transform"]: _normalise([tuple(c) for c in o["cells"]]) for o in patch["orientations"]}
-    named = {cells: name for name, cells in shapes.items()}
+    orientations = PATCHES[patch["id"]].orientations
     paths: dict[str, list[tuple[str, str]]] = {start: []}
     frontier = [start]
     while frontier and target not in paths:
         following = []
         for name in frontier:
-            for action, change in (("turn", _turned), ("flip", _mirrored)):
-                after = named[change(shapes[name])]
+            here = orientations[_index(patch, name)]
+            for action, index in (("turn", here.turned), ("flip", here.flipped)):
+                after = orientations[index].transform
                 if after not in paths:
                     paths[after] = [*paths[name], (action, after)]
                     following.append(after)
@@ -349,7 +337,7 @@ def turn_to(
     """Turn the patch in hand (and mirror it with F when turning alone cannot) until the ghost shows ``target``.
 
     The means of turning go round ``methods``; after each press the ghost must
-    show the orientation the page's geometry leads to.
+    show the orientation the rules' successor tables lead to.
     """
     for action, expected in turning_plan(server.patch(patch), ghost_transform(page), target):
         if action == "flip":
@@ -502,8 +490,8 @@ def advance_by_mouse(page: Page) -> None:
 
 def special_by_mouse(page: Page, state: dict[str, Any], seat: int) -> str:
     """Place a special patch by clicking the empty square the server lists first."""
-    move = state["legal"]["specials"][0]
-    name = move.split("@")[1]
+    special = state["legal"]["specials"][0]
+    move, name = special["move"], special["square"]
     before = version(page)
     page.get_by_test_id(f"square-{seat}-{name}").click()
     wait_above(page, before)

@@ -9,18 +9,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
 
-# The steering data sits beside the repository, as ../shared.
+# What the tests read is in tests/data, so that a clone runs every test wherever it lies. Where the
+# project's shared data folder sits beside the repository (../shared/data, the source of the
+# reference games and the component data), a test holds the copies equal to it.
+TEST_DATA = Path(__file__).resolve().parent / "data"
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
-def shared_json(name: str) -> Any:
-    """Load a file of the shared data folder, skipping the test when it is absent."""
-    path = SHARED_DATA / name
-    if not path.exists():
-        pytest.skip(f"shared data file {name} is not present")
-    return json.loads(path.read_text(encoding="utf-8"))
+def load_test_data(name: str) -> Any:
+    """Load a JSON file of tests/data."""
+    return json.loads((TEST_DATA / name).read_text(encoding="utf-8"))
 
 
 def run_cli(cwd: Path, *args: str, stdin: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -48,3 +47,13 @@ def run_cli(cwd: Path, *args: str, stdin: str | None = None, timeout: float = 12
         timeout=timeout,
         check=False,
     )
+
+
+# A position where player 1 is to move and buying patch 16 (16R0@a5) crosses a special space:
+# the purchase and the placement of its special patch make one turn.
+EARNS_A_SPECIAL = (
+    "revised 16,17,9,2,14,29,32,25,0,8,30,20,6,27,18,28,24,23,26,19,10 "
+    "24,7,4,6xx1/6x2/6x2/1xxx5/1xxx1x3/1xx1xxx2/xxxxxxx2/3xxxxx1/9 "
+    "23,6,2,9/4x2x1/1xxxxxxx1/1x1xx4/3xxxxxx/5x1x1/4xxxxx/2xx5/3xx4 0 26,32,38,44,50 - 0"
+)
+EARNING_PURCHASE = "16R0@a5"

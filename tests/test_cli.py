@@ -9,6 +9,7 @@ traceback. ``play`` is driven through stdin, both for a scripted session
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -19,14 +20,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
-from conftest import run_cli
+from conftest import EARNING_PURCHASE, EARNS_A_SPECIAL, run_cli
 
 from quiltmaker import record
 from quiltmaker.game import Game
 from quiltmaker.moves import ADVANCE, SPECIAL, Move
 from quiltmaker.players import GreedyPlayer, RandomPlayer, play_game
 from quiltmaker.position import Position
+from quiltmaker.terminal import play_in_terminal
 
 SUBCOMMANDS = ("play", "replay", "simulate", "perft", "bench")
 # Seed 1 gives player 0 the first move, so a script for seat 0 starts from the setup itself.
@@ -318,6 +321,22 @@ def test_bench_json(tmp_path: Path) -> None:
 
 
 # play ------------------------------------------------------------------------------
+
+
+def test_line_mode_undo_after_a_purchase_and_its_special_patch_takes_back_both() -> None:
+    start = Position.from_text(EARNS_A_SPECIAL)
+    game = Game(start, ["greedy", "you"])
+    answers = iter([EARNING_PURCHASE, "a1", "undo"])
+    seen: list[Position] = []
+
+    def read_line(prompt: str) -> str:
+        seen.append(game.position)
+        return next(answers, "quit")
+
+    out = io.StringIO()
+    play_in_terminal(GreedyPlayer(0), 1, game, None, Console(file=out, width=200), read_line)
+    assert seen[1].pending and len(game.moves) == 0 and game.position == start, out.getvalue()
+    assert seen[-1] == start and "Undone back to move 1." in out.getvalue()
 
 
 def test_play_scripted_session(tmp_path: Path) -> None:

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from quiltmaker.ai import kernel as K
-from quiltmaker.components import TIME_TRACKS
+from quiltmaker.components import LAST_SPACE, PATCHES, TIME_TRACKS
 from quiltmaker.moves import ACTIONS
-from quiltmaker.players import contact
+from quiltmaker.players import contact, patch_value
 from quiltmaker.position import Position
 
 GAMES = 10_000
@@ -108,3 +108,10 @@ def test_random_games_from_compiled_setups_end() -> None:
     special_mask = sum(1 << s for s in TIME_TRACKS["revised"].special_spaces)
     moves = K.play_random_games(200, 7, special_mask)
     assert 200 * 20 < moves < 200 * 150
+
+
+def test_the_compiled_patch_value_is_the_greedy_players() -> None:
+    """kernel.patch_value (playouts, solver ordering) and players.patch_value (the greedy player) are twins."""
+    for patch in PATCHES:
+        for space in range(LAST_SPACE + 1):
+            assert K.patch_value(patch.id, space) == patch_value(patch.id, space), (patch.id, space)

@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from quiltmaker import record
-from quiltmaker.components import BOARD_SIZE, PATCHES, TRANSFORMS, transform_cells
+from quiltmaker.components import BOARD_SIZE, FLIPPED, PATCHES, TRANSFORMS, TURNED, transform_cells
 from quiltmaker.errors import (
     IllegalMoveError,
     InvalidMoveError,
@@ -292,6 +292,20 @@ def test_every_action_round_trips() -> None:
             assert Move.from_text("s" + move.text()[2:]) == move  # the "@" is optional
         else:
             assert move == Move.advance() and action == 0
+
+
+def test_orientation_successors_are_the_quarter_turn_and_the_mirror_of_the_cells() -> None:
+    """components.TURNED / FLIPPED and each orientation's ``turned`` / ``flipped``, checked against the geometry itself."""
+    for patch in PATCHES:
+        for orientation in patch.orientations:
+            height = max(r for r, _ in orientation.cells) + 1
+            width = max(c for _, c in orientation.cells) + 1
+            quarter = sorted((c, height - 1 - r) for r, c in orientation.cells)
+            mirror = sorted((r, width - 1 - c) for r, c in orientation.cells)
+            assert list(patch.orientations[orientation.turned].cells) == quarter
+            assert list(patch.orientations[orientation.flipped].cells) == mirror
+            assert patch.transform_to_orientation[TURNED[orientation.transform]] == orientation.turned
+            assert patch.transform_to_orientation[FLIPPED[orientation.transform]] == orientation.flipped
 
 
 def test_every_transform_name_gives_the_squares_it_names() -> None:

@@ -9,7 +9,9 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from conftest import SHARED_DATA, shared_json
+from conftest import SHARED_DATA, TEST_DATA
+
+import pytest
 
 import quiltmaker
 from quiltmaker.components import DATA, PATCHES, load_component_data
@@ -19,8 +21,20 @@ PACKAGE = Path(quiltmaker.__file__).parent
 CORE = {"components", "errors", "moves", "position", "game", "record"}
 
 
-def test_packaged_data_equals_shared_data() -> None:
-    assert load_component_data() == shared_json("patchwork-components.json")
+@pytest.mark.parametrize(
+    "copy, name",
+    [(PACKAGE / "data", "patchwork-components.json"), (TEST_DATA, "reference-games.json")],
+    ids=["components in the package", "reference games in tests/data"],
+)
+def test_copies_of_the_shared_data_are_equal_to_it(copy: Path, name: str) -> None:
+    """The package's component data and the tests' reference games are copies of the shared data folder."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip("no shared data folder beside this clone: the copies are all there is")
+    assert (copy / name).read_bytes() == (SHARED_DATA / name).read_bytes()
+
+
+def test_the_packaged_data_is_what_the_rules_load() -> None:
+    assert load_component_data() == json.loads((PACKAGE / "data" / "patchwork-components.json").read_text(encoding="utf-8"))
 
 
 def test_component_totals_match_the_data_file() -> None:
@@ -69,13 +83,34 @@ def test_only_the_web_package_imports_the_web_libraries() -> None:
                     assert module.split(".")[0] not in web_libraries, f"{path.relative_to(PACKAGE)} imports {module}"
 
 
+# What the page must never do itself, each with a fragment of source that doing it takes:
+# the server sends the squares of every move, the board of every past position, and the
+# successor of every orientation (see docs/web.md).
+PAGE_RULE_FRAGMENTS = {
+    "[RF]": "read an orientation out of move text",
+    "[a-i]": "read a square out of move text",
+    "S@(": "read a special patch's square out of move text",
+    "circle.slice(": "rebuild the circle after a purchase",
+    ".moves.slice(0": "replay a record's moves",
+    "height - 1 - r": "turn a shape",
+    "width - 1 - c": "mirror a shape",
+    "?? 53": "type the last space of the time track",
+    "?? 7": "type the bonus points",
+    "?? 2;": "type the penalty of an empty square",
+    "LAST_SPACE = 53": "type the last space of the time track",
+    "income_spaces = [": "type the income spaces",
+    "special_spaces = [": "type the special spaces",
+}
+
+
 def test_the_web_server_checks_moves_with_the_rules_engine_and_holds_no_rules_in_the_page() -> None:
-    """The browser draws what the server sends: no patch costs or track spaces typed into the page."""
+    """The browser draws what the server sends: it parses no move text, replays no moves, turns no shapes."""
     static = PACKAGE / "web" / "static"
     assert (static / "index.html").is_file() and (static / "game.html").is_file()
-    scripts = "".join(p.read_text(encoding="utf-8") for p in static.glob("*.js"))
-    for rule_fact in ("income_spaces = [", "special_spaces = [", "LAST_SPACE = 53"):
-        assert rule_fact not in scripts
+    for script in sorted(static.glob("*.js")):
+        source = script.read_text(encoding="utf-8")
+        for fragment, what in PAGE_RULE_FRAGMENTS.items():
+            assert fragment not in source, f"{script.name} holds a rule: it would {what} ({fragment!r})"
 
 
 def test_package_is_typed_and_carries_its_data() -> None:
@@ -86,4 +121,3 @@ def test_package_is_typed_and_carries_its_data() -> None:
 def test_module_and_console_entry_points() -> None:
     out = subprocess.run([sys.executable, "-m", "quiltmaker", "--help"], capture_output=True, text=True, check=True).stdout
     assert "replay" in out and "simulate" in out
-    assert SHARED_DATA.name == "data"

@@ -6,7 +6,7 @@ import functools
 from typing import Any
 
 import pytest
-from conftest import shared_json
+from conftest import load_test_data
 
 from quiltmaker import record
 from quiltmaker.moves import Move
@@ -14,7 +14,7 @@ from quiltmaker.moves import Move
 
 @functools.cache
 def reference_games() -> list[dict[str, Any]]:
-    games: list[dict[str, Any]] = shared_json("reference-games.json")
+    games: list[dict[str, Any]] = load_test_data("reference-games.json")
     return games
 
 

@@ -24,6 +24,9 @@ from quiltmaker import (
     QuiltmakerError,
 )
 from quiltmaker.game import Game
+from quiltmaker.players import GreedyPlayer
+
+from conftest import EARNING_PURCHASE, EARNS_A_SPECIAL
 
 Cell = tuple[int, int]
 
@@ -824,6 +827,72 @@ def test_game_history_and_undo() -> None:
     assert game.position == start and game.moves == [] and list(game.positions) == [start]
     with pytest.raises(QuiltmakerError, match="no move to undo"):
         game.undo()
+
+
+def test_undo_turn_takes_back_a_purchase_with_its_special_patch_and_the_replies_after() -> None:
+    start = Position.from_text(EARNS_A_SPECIAL)
+    game = Game(start)
+    assert start.to_move == 1 and game.turn_start(1) is None
+    game.play(EARNING_PURCHASE)
+    assert game.position.pending == 1 and game.position.turn_cause.kind == "special"
+    game.play(game.legal_moves()[0])
+    while game.position.to_move == 0:  # the opponent's replies, however many
+        game.play("A")
+    replies = len(game.moves) - 2
+    assert replies >= 1 and game.turn_start(1) == len(game.moves)
+    taken = game.undo_turn(1)
+    assert len(taken) == replies + 2 and taken[-1] == Move.from_text(EARNING_PURCHASE)
+    assert game.position == start and game.moves == []
+    with pytest.raises(QuiltmakerError, match="player 1 has no move to undo"):
+        game.undo_turn(1)
+
+
+def test_undo_turn_stops_at_the_players_last_turn_not_their_first() -> None:
+    game = Game.new(circle=PLAIN_CIRCLE, first_player=0)
+    for move in ("A", "A", "A", "1R0@a1"):  # 0 advances, 1 passes, 0 passes again, 1 buys
+        game.play(move)
+    assert game.movers == [0, 1, 0, 1]
+    assert game.turn_start(0) == 2 and game.turn_start(1) == 1
+    game.undo_turn(0)
+    assert [m.text() for m in game.moves] == ["A", "A"] and game.position.to_move == 0
+
+
+def test_turn_causes_name_the_rule_with_its_numbers() -> None:
+    start = Position.initial(circle=PLAIN_CIRCLE, first_player=1)
+    assert start.turn_cause == ("start", 1, 0, 0, 0)
+    behind = start.play("A")  # 1 goes to space 1; 0 is behind
+    assert behind.turn_cause == ("behind", 0, 0, 1, 0)
+    on_top = behind.play("3R0@a1")  # patch 3 takes one space: 0 lands on 1, on top of 1
+    assert on_top.times == (1, 1) and on_top.turn_cause == ("on_top", 0, 1, 1, 0)
+    special = Position.from_text(EARNS_A_SPECIAL).play(EARNING_PURCHASE)
+    assert special.turn_cause == ("special", 1, special.times[1], special.times[0], 1)
+    finished = special.play(special.legal_moves()[0])
+    while not finished.is_over:
+        finished = finished.play(finished.legal_moves()[0])
+    assert finished.turn_cause.kind == "over" and finished.turn_cause.player is None
+
+
+def test_move_effects_account_for_every_button_space_and_patch() -> None:
+    """Position.effect, which every interface words, adds up to the position it leads to, move after move."""
+    rng = random.Random(5)
+    kinds = set()
+    for seed in range(20):
+        position = Position.initial(seed)
+        greedy = GreedyPlayer(seed)  # fills quilts, so some games earn the bonus
+        while not position.is_over:
+            move = greedy.choose_move(position) if seed % 2 else rng.choice(position.legal_moves())
+            effect = position.effect(move)
+            player = effect.player
+            assert effect.after == position.play(move) and player == position.to_move
+            assert effect.after.buttons[player] == position.buttons[player] - effect.cost + effect.advance_buttons + effect.income
+            assert effect.after.times[player] == position.times[player] + effect.spaces
+            assert effect.specials_earned == (effect.after.pending if not position.pending else 0)
+            assert effect.bonus_earned == (effect.after.bonus == player != position.bonus)
+            assert effect.income >= 0 and (effect.advance_buttons == effect.spaces) == (move.kind == "advance" or effect.spaces == 0)
+            kinds |= {move.kind} | ({"income"} if effect.income else set()) | ({"special"} if effect.specials_earned else set())
+            kinds |= {"bonus"} if effect.bonus_earned else set()
+            position = effect.after
+    assert kinds == {"advance", "buy", "special", "income", "bonus"}
 
 
 def test_game_rejects_illegal_moves_without_changing() -> None:

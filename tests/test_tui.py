@@ -32,6 +32,8 @@ from quiltmaker.tui.model import Ghost, advance_preview, first_fit, forecast
 from quiltmaker.tui.screens import GameOverScreen, HelpScreen, PathPrompt
 from quiltmaker.tui.widgets import MessageLine, OfferPanel, QuiltPanel, TurnBar
 
+from conftest import EARNS_A_SPECIAL
+
 SIZE = (120, 40)
 # Seed 1 gives player 0 the first move (as in test_cli.py).
 HUMAN_FIRST_SEED = 1
@@ -331,6 +333,22 @@ async def test_undo_against_the_ai_goes_back_to_your_turn(tmp_path: Path) -> Non
         await settle(pilot, app)
         assert app.game.moves == [] and app.game.position == start and "your turn again" in app.message
         assert record.load(save.read_text(encoding="utf-8")).moves == []
+
+
+@pytest.mark.asyncio
+async def test_undo_after_a_purchase_and_its_special_patch_takes_back_both(tmp_path: Path) -> None:
+    start = Position.from_text(EARNS_A_SPECIAL)  # seat 1 to move; any placement of patch 16 earns a special patch
+    app = QuiltApp(Game(start, ["beginner", "you"]), opponent=player_from_spec("beginner", 1), human_seat=1, save_path=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("1", "enter")  # patch 16 where its ghost first fits
+        assert app.game.position.pending and app.game.moves[0].patch == 16
+        await pilot.press("enter")  # the special patch where its ghost first fits
+        await settle(pilot, app)
+        assert len(app.game.moves) > 2 and app.game.position.to_move == 1
+        await pilot.press("u")
+        await settle(pilot, app)
+        assert app.game.moves == [] and app.game.position == start
 
 
 @pytest.mark.asyncio

@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 from web_helpers import first_legal_move, legal_moves, poll
 
 from quiltmaker import record
+from quiltmaker.moves import Move
 from quiltmaker.position import Position
 from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.store import EventRow, GameRow, GameStore, StoreError
@@ -296,6 +297,24 @@ def test_record_json_replays_to_the_final_position(client: TestClient, finished_
     assert game.players[0] == AI_GAME_NAME.strip()
 
 
+def test_the_replay_gets_every_position_drawn_by_the_server(client: TestClient, finished_ai_game: dict[str, Any]) -> None:
+    """GET .../positions: the board after every ply, as the live state draws it (the page rebuilds none)."""
+    body = client.get(f"/api/games/{finished_ai_game['id']}/positions").json()
+    game = record.from_json(client.get(f"/api/games/{finished_ai_game['id']}/record.json").text)
+    assert [p["ply"] for p in body["positions"]] == list(range(len(game.moves) + 1))
+    for shown, position in zip(body["positions"], game.positions):
+        assert shown["position"] == position.text()
+        assert shown["circle"] == list(position.circle) and shown["offered"] == list(position.offered)
+        assert (shown["times"], shown["on_top"], shown["to_move"]) == (list(position.times), position.on_top, position.to_move)
+        for seat in (0, 1):
+            covered = sum(cell is not None for row in shown["quilts"][seat] for cell in row)
+            assert covered == position.quilts[seat].bit_count()
+    final = body["positions"][-1]
+    state = finished_ai_game["state"]
+    assert {key: final[key] for key in final if key != "ply"} == {key: state[key] for key in final if key != "ply"}
+    assert client.get("/api/games/nonexistent/positions").status_code == 404
+
+
 def test_record_txt_loads_to_the_final_position(client: TestClient, finished_ai_game: dict[str, Any]) -> None:
     response = client.get(f"/api/games/{finished_ai_game['id']}/record.txt")
     assert response.status_code == 200
@@ -369,6 +388,10 @@ def test_pass_and_play_hint_is_a_legal_move_and_changes_nothing(client: TestClie
         assert hint["best_move"] in legal_moves(player.state)
         assert 0.0 <= hint["win_probability"] <= 1.0
         assert isinstance(hint["expected_margin"], (int, float))
+        # What the page draws and says of it comes with it: the page reads no move text.
+        move = Move.from_text(hint["best_move"])
+        assert hint["best_move_cells"] == [list(cell) for cell in move.cells] and hint["best_move_patch"] == move.patch
+        assert hint["best_move_words"] and (move.patch is None or f"patch {move.patch}" in hint["best_move_words"])
     assert snapshot(client, local_game["id"]) == before
 
 
@@ -395,6 +418,27 @@ def test_undo_against_the_ai_returns_to_the_humans_turn_taking_the_ai_reply_too(
     assert state["position"] == before_last_human_move["position"]
     assert state["moves"] == before_last_human_move["moves"]
     assert snapshot(client, game["id"]) == (version + 1, before_last_human_move["position"])
+
+
+def test_undo_after_a_purchase_and_its_special_patch_takes_back_both(client: TestClient) -> None:
+    """The whole turn goes: the special patch is not left to place again (Game.undo_turn decides it)."""
+    game = create(client, mode="ai", level="beginner", seat=0, seed=0)
+    human = 0
+    with connect(client, game["id"], game["token"]) as player:
+        while True:
+            state = player.wait_for(lambda s: s["to_move"] == human, "the human's turn")
+            position = Position.from_text(state["position"])
+            if position.pending:
+                break
+            before_earning = state
+            player.play_first_legal()
+        player.play_first_legal()  # the special patch
+        player.wait_for(lambda s: s["to_move"] == human and not Position.from_text(s["position"]).pending, "the AI's reply")
+        version = player.state["version"]
+        assert player.intent("undo")["type"] == "ack"
+        state = player.wait_for(lambda s: s["version"] == version + 1)
+    assert state["position"] == before_earning["position"] and not Position.from_text(state["position"]).pending
+    assert state["moves"] == before_earning["moves"]
 
 
 def test_undo_against_the_ai_before_any_human_move_is_not_allowed(client: TestClient) -> None:

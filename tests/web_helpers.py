@@ -25,7 +25,7 @@ def square(anchor: int) -> str:
 def legal_moves(state: dict[str, Any]) -> list[str]:
     """Every legal move of a state as text: specials, then purchases, then advancing."""
     legal = state["legal"]
-    moves = list(legal["specials"])
+    moves = [special["move"] for special in legal["specials"]]
     for buy in legal["buys"]:
         for orientation in buy["orientations"]:
             moves.extend(f"{buy['patch']}{orientation['transform']}@{square(a)}" for a in orientation["anchors"])

@@ -32,7 +32,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from ..components import BONUS_AREAS, INCOME_UP_TO, LAST_SPACE, PATCHES, SQUARES, TIME_TRACKS
+from ..components import BONUS_AREAS, DEFAULT_VARIANT, EMPTY_SQUARE_PENALTY, INCOME_UP_TO, LAST_SPACE, PATCHES, SQUARES, TIME_TRACKS
 from ..moves import ACTIONS, BUY, FIRST_BUY_ACTION, PLACEMENTS
 from ..position import NO_BONUS, Position
 
@@ -156,6 +156,8 @@ TIME = _T["time"]
 INCOME = _T["income"]
 INCOME_UP_TO_ARRAY = _T["income_up_to"]
 BONUS_AREA_WORDS = _T["bonus_areas"]
+PATCH_SIZE = np.array([patch.size for patch in PATCHES], dtype=np.int64)
+INCOMES_LEFT = np.array([INCOME_UP_TO[LAST_SPACE] - INCOME_UP_TO[s] for s in range(LAST_SPACE + 1)], dtype=np.int64)
 
 
 # Conversion from and to the Python engine ---------------------------------------
@@ -194,7 +196,7 @@ def from_position(position: Position) -> tuple[State, State]:
     return tuple(fields), ring
 
 
-def to_position(state: State, ring: State, variant: str = "revised") -> Position:
+def to_position(state: State, ring: State, variant: str = DEFAULT_VARIANT) -> Position:
     """The :class:`Position` of a compiled state."""
     remaining = int(state[REMAINING])
     head = int(state[HEAD])
@@ -432,6 +434,19 @@ step_inlined = _inline(_step)
 def apply_action(state, ring, action):
     """:func:`step` as a compiled entry point for Python callers."""
     return step(state, ring, action)
+
+
+@_inline
+def patch_value(patch, start):
+    """The greedy value of buying ``patch`` from space ``start``: the compiled twin of :func:`quiltmaker.players.patch_value`.
+
+    Income still to come, plus what its squares save at the end, less its
+    cost and the spaces it takes (each worth a button to an advancing
+    player). Playouts and the solver's move ordering use it; a test holds
+    it equal to the Python one for every patch and space.
+    """
+    end = min(start + TIME[patch], LAST_SPACE)
+    return INCOME[patch] * INCOMES_LEFT[start] + EMPTY_SQUARE_PENALTY * PATCH_SIZE[patch] - COST[patch] - (end - start)
 
 
 @_inline

@@ -42,6 +42,14 @@ SOLVER_TIME_SHARE = 0.5
 # Time kept back from the search for what follows it (reading the statistics, answering).
 ANSWER_RESERVE = 0.002
 EXPANSION_CACHE_SLOTS = 1 << 14
+MIN_CAPACITY = 1 << 14
+# A first guess of iterations a second (above what the search reaches here); each timed search then measures it.
+SEARCH_ITERATIONS_PER_SECOND = 250_000
+# Room reserved before a timed search, as a multiple of the nodes it is expected to add.
+ROOM_MARGIN = 1.5
+# At most this many nodes are reserved at once (about 2 GB of address space, used only as the tree grows);
+# a longer search grows its arrays as it goes.
+MAX_ROOM = 1 << 21
 
 
 @dataclass(frozen=True)
@@ -101,7 +109,7 @@ class SearchTree:
         position: Position,
         config: SearchConfig,
         seed: int,
-        capacity: int = 1 << 14,
+        capacity: int = MIN_CAPACITY,
         expansion_cache: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
         self.config = config
@@ -256,20 +264,33 @@ class SearchTree:
         stats.sort(key=lambda s: (-s.visits, -s.win_rate))
         return stats
 
-    def advance_to(self, position: Position) -> bool:
+    def advance_to(self, position: Position, room: int = 0) -> bool:
         """Move the root down to ``position`` if the tree holds it; returns whether it did.
 
         Keeps the subtree below it, so that what was searched is not lost. The
         walk follows the moves actually played (see
         :func:`~quiltmaker.ai.search_kernel.find_node`): it costs microseconds
-        whether or not the position is found.
+        whether or not the position is found. The tree is left with room for
+        ``room`` more nodes (see :meth:`reserve`).
         """
         node = self.find(position)
         if node is None:
             return False
         if node != self.root:
-            self._reroot(node)
+            # A subtree holds at most a node per visit; compacting copies it anyway, so room costs nothing more.
+            self._reroot(node, max(len(self.states), int(self.node_visits[node]) + 1 + room))
+        self.reserve(int(self.sizes[0]) + room)
         return True
+
+    def reserve(self, nodes: int) -> None:
+        """Make room for ``nodes`` nodes in all, so that a search does not stop to grow the arrays.
+
+        Room is allocated, not touched: it costs memory only once used. Growing
+        copies the tree, so callers reserve before a search, whose time counts
+        the copy, rather than let it grow while the clock runs.
+        """
+        if nodes > len(self.states):
+            self._grow(nodes)
 
     def find(self, position: Position) -> int | None:
         """The shallowest node under the root whose position is ``position``, or ``None``."""
@@ -297,10 +318,11 @@ class SearchTree:
         target[K.HEAD] = head
         return target
 
-    def _reroot(self, node: int) -> None:
+    def _reroot(self, node: int, capacity: int) -> None:
         # Copy the subtree into fresh arrays so that the abandoned part is freed.
         old = {name: getattr(self, name) for name in _ARRAYS}
-        self._allocate(len(old["states"]), len(old["edge_action"]))
+        edges_per_node = len(old["edge_action"]) / len(old["states"])
+        self._allocate(capacity, int(capacity * edges_per_node) + K.MAX_MOVES)
         compact(*(old[name] for name in _ARRAYS[:-1]), node, *(getattr(self, name) for name in _ARRAYS[:-1]), self.sizes)  # type: ignore[call-arg]
         self.root = 0
 
@@ -382,6 +404,7 @@ class MCTSPlayer(Player):
         # Built on first use: its table is 32 MB, and a player checked or used only early in a game never needs it.
         self._solver: EndgameSolver | None = None
         self._solver_rate = float(SOLVER_NODES_PER_SECOND)
+        self._search_rate = float(SEARCH_ITERATIONS_PER_SECOND)
 
     def solve_endgame(self, position: Position, limit: Limit | None = None, deadline: float | None = None) -> list[MoveStats] | None:
         """Perfect play near the end, when the solver finishes within a budget that fits the limit.
@@ -419,12 +442,16 @@ class MCTSPlayer(Player):
         margin = solution.margin if mover == 0 else -solution.margin
         return [MoveStats(solution.best_move.action, solution.nodes, 1.0 if solution.winner == mover else 0.0, float(margin))]
 
-    def tree_for(self, position: Position) -> SearchTree:
-        """The player's tree moved down to ``position``, or a new one there (keeping the expansion cache)."""
+    def tree_for(self, position: Position, room: int = 0) -> SearchTree:
+        """The player's tree moved down to ``position``, or a new one there (keeping the expansion cache).
+
+        Either way it has room for ``room`` more nodes.
+        """
         tree = self.tree
-        if tree is None or not tree.advance_to(position):
+        if tree is None or not tree.advance_to(position, room):
             cache = tree.expansion_cache if tree is not None else None  # same player, same configuration
-            tree = SearchTree(position, self.config, self._seeds.getrandbits(64), expansion_cache=cache)
+            capacity = max(MIN_CAPACITY, room + 1)
+            tree = SearchTree(position, self.config, self._seeds.getrandbits(64), capacity=capacity, expansion_cache=cache)
         self.tree = tree
         return tree
 
@@ -463,7 +490,13 @@ class MCTSPlayer(Player):
                 return solved
             before = clock()
             had_tree = self.tree
-            tree = self.tree_for(position)
+            # Room for what this search should add (a node an iteration at most), with a margin:
+            # allocated room costs nothing until used, and growing during a search costs a copy.
+            if limit.iterations is not None:
+                room = limit.iterations
+            else:
+                room = int(ROOM_MARGIN * self._search_rate * max(0.0, deadline - before))  # type: ignore[operator]
+            tree = self.tree_for(position, min(room, MAX_ROOM))
             report.reused_tree = tree is had_tree
             report.reroot_seconds = clock() - before
             already = int(tree.node_visits[tree.root]) if reused_visits_count else 0
@@ -473,6 +506,8 @@ class MCTSPlayer(Player):
                 grows, growth = tree.grows, tree.growth_seconds
                 report.iterations = tree.search(iterations=wanted, stop=stop, on_progress=on_progress, deadline=deadline, clock=clock)
                 report.search_seconds = clock() - before
+                if limit.time is not None and report.iterations and report.search_seconds > 0.05:
+                    self._search_rate = report.iterations / report.search_seconds
                 report.grows = tree.grows - grows
                 report.growth_seconds = tree.growth_seconds - growth
             return tree.root_stats()

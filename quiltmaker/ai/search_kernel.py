@@ -15,12 +15,8 @@ from . import kernel as K
 from .kernel import (
     ACTION_MASK,
     COST,
-    INCOME,
-    INCOME_UP_TO_ARRAY,
-    LAST_SPACE,
     PATCH_FIRST,
     SQUARES,
-    TIME,
     _anchor_action,
     _next_slot,
     _inline,
@@ -29,6 +25,7 @@ from .kernel import (
     free_anchors,
     offered_patch,
     offered_slots,
+    patch_value,
     placement_score,
     quilt_words,
     random_action,
@@ -42,8 +39,6 @@ from .kernel import (
 
 RANDOM_PLAYOUTS = 0
 GREEDY_PLAYOUTS = 1
-PATCH_SIZE = np.array([patch.size for patch in PATCHES], dtype=np.int64)
-INCOMES_LEFT = np.array([INCOME_UP_TO_ARRAY[LAST_SPACE] - INCOME_UP_TO_ARRAY[s] for s in range(LAST_SPACE + 1)], dtype=np.int64)
 MAX_DEPTH = 512
 SPECIAL_KEY = 1 + len(PATCHES)  # the cache key of a special patch's squares; patch p's is 1 + p
 
@@ -212,8 +207,7 @@ def _greedy_action(state, ring, rng, epsilon):
         patch = offered_patch(ring, slots, k)
         if COST[patch] > buttons:
             continue
-        end = min(start + TIME[patch], LAST_SPACE)
-        value = INCOME[patch] * INCOMES_LEFT[start] + 2 * PATCH_SIZE[patch] - COST[patch] - (end - start) + 0.0
+        value = patch_value(patch, start) + 0.0
         if value <= best_value:
             continue
         # Each orientation at its first free anchor in reading order; keep the snuggest.

@@ -15,9 +15,6 @@ import numpy as np
 from . import kernel as K
 from .kernel import (
     COST,
-    INCOME,
-    LAST_SPACE,
-    TIME,
     _inline,
     _jit,
     emit_placements,
@@ -25,13 +22,13 @@ from .kernel import (
     legal_actions,
     offered_patch,
     offered_slots,
+    patch_value,
     quilt_words,
     score,
     step,
     to_move,
     winner,
 )
-from .search_kernel import INCOMES_LEFT, PATCH_SIZE
 
 WIN = 1000  # larger than any score margin
 INFINITY = 1 << 40
@@ -77,8 +74,7 @@ def ordered_actions(state, ring, out):
     for k in range(offered):
         patch = offered_patch(ring, slots, k)
         if COST[patch] <= buttons:
-            end = min(start + TIME[patch], LAST_SPACE)
-            values[k] = INCOME[patch] * INCOMES_LEFT[start] + 2 * PATCH_SIZE[patch] - COST[patch] - (end - start) + 0.0
+            values[k] = patch_value(patch, start) + 0.0
     count = 0
     for _ in range(4):
         choice = np.argmax(values)

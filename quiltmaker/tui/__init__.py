@@ -4,6 +4,6 @@ Import :class:`QuiltApp` from here; the line-based game stays in
 :mod:`quiltmaker.terminal` for pipes and scripts.
 """
 
-from .app import QuiltApp, save_record
+from .app import QuiltApp
 
-__all__ = ["QuiltApp", "save_record"]
+__all__ = ["QuiltApp"]

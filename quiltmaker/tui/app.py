@@ -10,7 +10,6 @@ result that arrives after an undo or a load is dropped.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -39,13 +38,6 @@ GAME_OVER_KEYS = "The game is over: N starts a new one, U undoes, L loads anothe
 HINT_LIMIT = Limit(time=1.0)
 MIN_SIZE = (106, 34)  # columns and lines that show the whole board without scrolling
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-
-
-def save_record(game: Game, path: Path) -> None:
-    """Write the JSON record of ``game`` to ``path`` atomically: a crash never leaves half a record."""
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(record.to_json(game)) + "\n", encoding="utf-8")
-    temporary.replace(path)
 
 
 class QuiltApp(App[None]):
@@ -243,7 +235,7 @@ class QuiltApp(App[None]):
         if self.save_path is None:
             return None
         try:
-            save_record(self.game, self.save_path)
+            record.save(self.game, self.save_path)
         except OSError as error:
             return f"Could not save to {self.save_path}: {error}"
         return None
@@ -490,16 +482,10 @@ class QuiltApp(App[None]):
             move = self.game.undo()
             self.game_changed(f"Took back move {len(self.game.moves) + 1} ({move.text()}).")
             return
-        human = self._human
-        if human not in self.game.movers:
+        if self.game.turn_start(self._human) is None:
             self.say("Nothing of yours to undo yet.")
             return
-        while self.game.moves:
-            mover = self.game.movers[-1]
-            self.game.undo()
-            position = self.game.position
-            if mover == human and position.to_move == human and not position.pending:
-                break
+        self.game.undo_turn(self._human)
         self.game_changed(f"Undone back to move {len(self.game.moves) + 1}: your turn again.")
 
     def action_help(self) -> None:
@@ -519,7 +505,7 @@ class QuiltApp(App[None]):
             return
         path = Path(name)
         try:
-            save_record(self.game, path)
+            record.save(self.game, path)
         except OSError as error:
             self.say(f"Could not save to {path}: {error}", error=True)
             return

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..components import BOARD_SIZE, PATCHES, Cell
+from ..components import BOARD_SIZE, FLIPPED, PATCHES, TURNED, Cell
 from ..moves import Move
 from ..players import forecast as forecast  # re-exported: the screen and its tests read it here
 from ..position import Position
@@ -75,19 +75,13 @@ class Ghost:
         """The ghost turned a quarter clockwise (``R1`` to ``R2``, ``F3`` to ``F0``), top-left kept."""
         if self.patch is None:
             return self
-        turned = f"{self.transform[0]}{(int(self.transform[1]) + 1) % 4}"
-        return replace(self, transform=turned).clamped()
+        return replace(self, transform=TURNED[self.transform]).clamped()
 
     def flipped(self) -> Ghost:
-        """The ghost mirrored left to right, as it lies now, top-left kept.
-
-        Mirroring a shape turned k times equals turning the mirrored shape -k
-        times, so ``Rk`` becomes ``F(-k)`` and back.
-        """
+        """The ghost mirrored left to right, as it lies now, top-left kept (``Rk`` becomes ``F(-k)`` and back)."""
         if self.patch is None:
             return self
-        kind = "F" if self.transform[0] == "R" else "R"
-        return replace(self, transform=f"{kind}{(4 - int(self.transform[1])) % 4}").clamped()
+        return replace(self, transform=FLIPPED[self.transform]).clamped()
 
 
 def first_fit(position: Position, player: int, patch: int | None) -> Ghost:
@@ -136,21 +130,20 @@ def advance_preview(position: Position) -> tuple[int, int] | None:
 
 
 def turn_reason(position: Position, names: list[str]) -> str:
-    """Whose turn it is and why, in a sentence ("you is" reads "you are")."""
-    player = position.to_move
-    if player is None:
+    """Whose turn it is and why, in a sentence ("you is" reads "you are"); the rules decide it (:attr:`Position.turn_cause`)."""
+    cause = position.turn_cause
+    if cause.player is None:
         return "The game is over."
-    name = names[player]
+    name = names[cause.player]
     are = "are" if name == "you" else "is"
-    if position.pending:
-        count = position.pending
+    if cause.kind == "special":
+        count = cause.pending
         return f"{_capital(name)} must place the special 1x1 patch{'es' if count > 1 else ''} just earned ({count} to place)."
-    mine, theirs = position.times[player], position.times[1 - player]
-    if mine < theirs:
-        return f"{_capital(name)} {are} behind on the time track ({mine} < {theirs}), so {name} {'move' if name == 'you' else 'moves'}."
-    if mine == 0:
+    if cause.kind == "behind":
+        return f"{_capital(name)} {are} behind on the time track ({cause.space} < {cause.other_space}), so {name} {'move' if name == 'you' else 'moves'}."
+    if cause.kind == "start":
         return f"{_capital(name)} {'start' if name == 'you' else 'starts'} the game."
-    return f"{_capital(name)} {are} on top on space {mine}: the last to arrive acts first."
+    return f"{_capital(name)} {are} on top on space {cause.space}: the last to arrive acts first."
 
 
 def _capital(name: str) -> str:

@@ -33,14 +33,14 @@ from pydantic import BaseModel, Field, field_validator
 
 from .. import record
 from ..ai.levels import LEVELS
-from ..components import TIME_TRACKS, VARIANT_ALIASES
+from ..components import DEFAULT_VARIANT, TIME_TRACKS, VARIANT_ALIASES
 from ..errors import QuiltmakerError
 from ..moves import Move
 from ..position import Position
 from . import ai_worker
 from .pubsub import Broker, LocalBroker
 from .store import BOTH_SEATS, GameStore, StoredGame, StoreError
-from .views import catalogue, state_view, summary_view, turn_reason, with_names
+from .views import catalogue, hint_view, replay_view, state_view, summary_view, turn_reason, with_names
 
 STATIC = Path(__file__).parent / "static"
 MAX_MESSAGE_BYTES = 4096
@@ -79,7 +79,7 @@ class NewGame(BaseModel):
     mode: Literal["ai", "local", "online"]
     level: str = "casual"
     seat: Literal[0, 1] | None = None
-    variant: str = "revised"
+    variant: str = DEFAULT_VARIANT
     seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
     names: list[str] | None = Field(default=None, max_length=2)
 
@@ -411,11 +411,10 @@ class GameServer:
                 raise ProtocolError("not_allowed", "there is no move to undo")
             return 1
         # Against the AI: back to the human's last turn, taking the AI's replies with it.
-        human = 1 - (stored.ai_seat or 0)
-        for count, mover in enumerate(reversed(movers), start=1):
-            if mover == human:
-                return count
-        raise ProtocolError("not_allowed", "you have no move to undo yet")
+        count = stored.game.turn_start(1 - (stored.ai_seat or 0))
+        if count is None:
+            raise ProtocolError("not_allowed", "you have no move to undo yet")
+        return count
 
     async def _create_rematch(self, stored: StoredGame) -> str:
         """Store the next game between the same seats (see :meth:`GameStore.create_rematch`); return its id."""
@@ -448,7 +447,7 @@ class GameServer:
                 self.hints.popitem(last=False)
         # Shielded: one asker leaving (a closed socket) must not cancel the others' hint.
         result = await asyncio.shield(hint)
-        return {"type": "hint", "version": version, **result}
+        return {"type": "hint", "version": version, **result, **hint_view(position, result["best_move"])}
 
     def _forget_failed_hint(self, key: tuple[str, int], hint: asyncio.Task[Any]) -> None:
         if (hint.cancelled() or hint.exception() is not None) and self.hints.get(key) is hint:
@@ -605,6 +604,10 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
         return PlainTextResponse(
             record.to_text(stored.game), headers={"Content-Disposition": f'attachment; filename="quiltmaker-{game_id}.txt"'}
         )
+
+    @app.get("/api/games/{game_id}/positions")
+    async def get_positions(game_id: str) -> dict[str, Any]:
+        return replay_view(await load_or_404(game_id))
 
     @app.get("/api/games/{game_id}/analysis")
     async def get_analysis(game_id: str) -> Response:

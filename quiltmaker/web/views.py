@@ -13,13 +13,14 @@ from ..components import (
     BOARD_SIZE,
     BONUS_POINTS,
     BONUS_SIZE,
+    DEFAULT_VARIANT,
     EMPTY_SQUARE_PENALTY,
     LAST_SPACE,
     PATCHES,
     TIME_TRACKS,
 )
 from ..game import Game
-from ..moves import ACTIONS, ADVANCE, BUY, COLUMNS, SPECIAL, Move
+from ..moves import ACTIONS, ADVANCE, BUY, SPECIAL, Move
 from ..players import forecast
 from ..position import NO_BONUS, Position
 from .store import StoredGame
@@ -41,9 +42,17 @@ def catalogue(levels: dict[str, str]) -> dict[str, Any]:
                 "income": patch.income,
                 "size": patch.size,
                 "orientations": [
-                    {"transform": o.transform, "cells": [list(c) for c in o.cells], "height": o.height, "width": o.width}
+                    {
+                        "transform": o.transform,
+                        "cells": [list(c) for c in o.cells],
+                        "height": o.height,
+                        "width": o.width,
+                        "turned": o.turned,
+                        "flipped": o.flipped,
+                    }
                     for o in patch.orientations
                 ],
+                "transforms": patch.transform_to_orientation,
             }
             for patch in PATCHES
         ],
@@ -51,24 +60,24 @@ def catalogue(levels: dict[str, str]) -> dict[str, Any]:
             name: {"income_spaces": list(track.income_spaces), "special_spaces": list(track.special_spaces)}
             for name, track in TIME_TRACKS.items()
         },
+        "default_variant": DEFAULT_VARIANT,
         "levels": [{"name": name, "description": description} for name, description in levels.items()],
     }
 
 
 def turn_reason(position: Position, names: list[str]) -> str:
-    """Why the player to move is to move (turns follow the time track, not alternation)."""
-    player = position.to_move
-    if player is None:
+    """Why the player to move is to move, in words (the rules decide it: :attr:`Position.turn_cause`)."""
+    cause = position.turn_cause
+    if cause.player is None:
         return "the game is over"
-    name = names[player]
-    if position.pending:
+    name = names[cause.player]
+    if cause.kind == "special":
         return f"{name} must place the special patch just earned"
-    mine, theirs = position.times[player], position.times[1 - player]
-    if mine == theirs == 0:
+    if cause.kind == "start":
         return f"{name} starts the game"
-    if mine < theirs:
-        return f"{name} is behind on the time track (space {mine} against {theirs})"
-    return f"both tokens are on space {mine}: {name} arrived last, so is on top and moves first"
+    if cause.kind == "behind":
+        return f"{name} is behind on the time track (space {cause.space} against {cause.other_space})"
+    return f"both tokens are on space {cause.space}: {name} arrived last, so is on top and moves first"
 
 
 _PLAYER = re.compile(r"\bplayer ([01])\b")
@@ -79,10 +88,10 @@ def with_names(message: str, names: list[str]) -> str:
     return _PLAYER.sub(lambda match: names[int(match.group(1))], message)
 
 
-def quilt_grid(game: Game, player: int) -> list[list[int | str | None]]:
-    """Which patch covers each square of a quilt: a patch id, ``"S"`` (special) or ``None``."""
+def quilt_grid(game: Game, player: int, ply: int | None = None) -> list[list[int | str | None]]:
+    """Which patch covers each square of a quilt after ``ply`` moves (all by default): a patch id, ``"S"`` (special) or ``None``."""
     grid: list[list[int | str | None]] = [[None] * BOARD_SIZE for _ in range(BOARD_SIZE)]
-    for mover, move in zip(game.movers, game.moves):
+    for mover, move in list(zip(game.movers, game.moves))[:ply]:
         if mover == player:
             for row, col in move.cells:
                 grid[row][col] = "S" if move.kind == SPECIAL else move.patch
@@ -98,7 +107,7 @@ def legal_view(position: Position, names: list[str]) -> dict[str, Any]:
         return view
     moves = position.legal_moves()
     if position.pending:
-        view["specials"] = [m.text() for m in moves]
+        view["specials"] = [{"move": m.text(), "square": m.text()[2:], "cell": list(m.cells[0])} for m in moves]
         return view
     after = position.play_unchecked(Move.advance())
     view["advance"] = {
@@ -137,29 +146,22 @@ def _placements() -> dict[Move, tuple[str, int]]:
 _PLACEMENT = _placements()
 
 
-def move_summary(before: Position, after: Position, move: Move) -> str:
-    """One line saying what a move did, for the move list."""
-    player = before.to_move
-    assert player is not None
+def move_summary(before: Position, move: Move) -> str:
+    """One line saying what a move did, for the move list (the rules' :meth:`Position.effect`, in words)."""
+    effect = before.effect(move)
     parts: list[str] = []
     if move.kind == ADVANCE:
-        spaces = after.times[player] - before.times[player]
-        parts.append(f"advanced {_count(spaces, 'space')}: +{_count(spaces, 'button')}")
+        parts.append(f"advanced {_count(effect.spaces, 'space')}: +{_count(effect.advance_buttons, 'button')}")
     elif move.kind == BUY:
-        assert move.patch is not None
-        patch = PATCHES[move.patch]
-        parts.append(f"bought patch {patch.id} for {_count(patch.cost, 'button')}, {patch.time} time")
+        patch = PATCHES[move.patch]  # type: ignore[index]
+        parts.append(f"bought patch {patch.id} for {_count(effect.cost, 'button')}, {patch.time} time")
     elif move.kind == SPECIAL:
-        row, col = move.cells[0]
-        parts.append(f"placed a special patch on {COLUMNS[col]}{row + 1}")
-    if move.kind != SPECIAL:
-        paid = after.buttons[player] - before.buttons[player]
-        paid -= (after.times[player] - before.times[player]) if move.kind == ADVANCE else -PATCHES[move.patch].cost  # type: ignore[index]
-        if paid:
-            parts.append(f"income +{paid}")
-    if after.pending and not before.pending:
+        parts.append(f"placed a special patch on {move.text()[2:]}")
+    if effect.income:
+        parts.append(f"income +{effect.income}")
+    if effect.specials_earned:
         parts.append("earned a special patch")
-    if after.bonus != before.bonus:
+    if effect.bonus_earned:
         parts.append(f"earned the {BONUS_SIZE}x{BONUS_SIZE} bonus")
     return "; ".join(parts)
 
@@ -204,11 +206,10 @@ def state_view(stored: StoredGame, ai_thinking: bool = False) -> dict[str, Any]:
         if ply < len(cache) and cache[ply][0] == move:
             continue
         del cache[ply:]
-        entry = {"ply": ply + 1, "player": positions[ply].to_move, "move": move.text(), "summary": move_summary(positions[ply], positions[ply + 1], move)}
+        entry = {"ply": ply + 1, "player": positions[ply].to_move, "move": move.text(), "summary": move_summary(positions[ply], move)}
         cache.append((move, entry))
     del cache[len(game.moves):]
     moves = [entry for _, entry in cache]
-    track = TIME_TRACKS[position.variant]
     ai = None
     if stored.mode == "ai":
         ai = {"level": stored.ai_level, "seat": stored.ai_seat, "thinking": ai_thinking}
@@ -222,21 +223,8 @@ def state_view(stored: StoredGame, ai_thinking: bool = False) -> dict[str, Any]:
         "variant": position.variant,
         "names": stored.names,
         "ai": ai,
-        "position": position.text(),
-        "to_move": position.to_move,
-        "turn_reason": turn_reason(position, stored.names),
-        "times": list(position.times),
-        "buttons": list(position.buttons),
-        "income": list(position.income),
-        "on_top": position.on_top,
-        "specials": [s for s in track.special_spaces if position.specials >> s & 1],
-        "income_spaces": list(track.income_spaces),
-        "bonus": position.bonus if position.bonus != NO_BONUS else -1,
-        "pending": position.pending,
-        "quilts": [quilt_grid(game, 0), quilt_grid(game, 1)],
-        "circle": list(position.circle),
-        "offered": list(position.offered),
-        "scores": list(position.scores),
+        **board_view(game, len(game.moves), stored.names),
+        "income_spaces": list(TIME_TRACKS[position.variant].income_spaces),
         "forecast": [forecast(position, 0), forecast(position, 1)],
         "legal": legal_view(position, stored.names),
         "moves": moves,
@@ -244,6 +232,51 @@ def state_view(stored: StoredGame, ai_thinking: bool = False) -> dict[str, Any]:
         "hints": assisted and not position.is_over,
         "undo": assisted and bool(game.moves),
     }
+
+
+def board_view(game: Game, ply: int, names: list[str]) -> dict[str, Any]:
+    """What the board shows after ``ply`` moves of ``game``: the live state's drawing, and each step of a replay."""
+    position = game.positions[ply]
+    track = TIME_TRACKS[position.variant]
+    return {
+        "position": position.text(),
+        "to_move": position.to_move,
+        "turn_reason": turn_reason(position, names),
+        "times": list(position.times),
+        "buttons": list(position.buttons),
+        "income": list(position.income),
+        "on_top": position.on_top,
+        "specials": [s for s in track.special_spaces if position.specials >> s & 1],
+        "bonus": position.bonus if position.bonus != NO_BONUS else -1,
+        "pending": position.pending,
+        "quilts": [quilt_grid(game, 0, ply), quilt_grid(game, 1, ply)],
+        "circle": list(position.circle),
+        "offered": list(position.offered),
+        "scores": list(position.scores),
+    }
+
+
+def replay_view(stored: StoredGame) -> dict[str, Any]:
+    """The board after every ply of a game, the start first, for the replay (the page keeps no rules to rebuild them)."""
+    game = stored.game
+    return {
+        "version": stored.version,
+        "variant": game.position.variant,
+        "positions": [{"ply": ply, **board_view(game, ply, stored.names)} for ply in range(len(game.moves) + 1)],
+    }
+
+
+def hint_view(position: Position, best_move: str) -> dict[str, Any]:
+    """The squares a hinted move covers and what it does, in words, so the page need not read move text."""
+    move = Move.from_text(best_move)
+    effect = position.effect(move)
+    if move.kind == ADVANCE:
+        words = f"advance {_count(effect.spaces, 'space')} for {_count(effect.advance_buttons + effect.income, 'button')}"
+    elif move.kind == SPECIAL:
+        words = f"place the special patch on {move.text()[2:]}"
+    else:
+        words = f"buy patch {move.patch}"
+    return {"best_move_cells": [list(cell) for cell in move.cells], "best_move_words": words, "best_move_patch": move.patch}
 
 
 def summary_view(stored: StoredGame) -> dict[str, Any]:

@@ -91,12 +91,6 @@ export function squareName(row, col) {
   return `${COLUMNS[col]}${row + 1}`;
 }
 
-/** [row, col] of a square name such as "e5", or null. */
-export function parseSquare(name) {
-  const m = /^([a-i])([1-9])$/i.exec(String(name).trim());
-  return m ? [Number(m[2]) - 1, COLUMNS.indexOf(m[1].toLowerCase())] : null;
-}
-
 // ---------------------------------------------------------------- colours
 
 // Patch colours: 33 well separated hues (golden angle), light enough for the

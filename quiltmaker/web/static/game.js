@@ -3,13 +3,12 @@
 // server listed it in `legal`, and every refusal comes back as an `error`
 // message that is shown to the player.
 import {
-  ApiError, BOARD, SEAT_COLOURS, api, el, fill, icon, loadGames, parseSquare, patchColour, plural, saveGame,
+  ApiError, BOARD, SEAT_COLOURS, api, el, fill, icon, loadGames, patchColour, plural, saveGame,
   shapeNode, squareName, tokenBadge, uniqueId,
 } from "./common.js";
-import { flipIndex, rotateIndex, transformIndex } from "./geometry.js";
 import { GameSocket } from "./socket.js";
 import { buildQuilt, cellsOverlay, paintQuilt } from "./quilt.js";
-import { circleAt, evalGraph, onTopAt, quiltsAt, spinner } from "./replay.js";
+import { evalGraph, spinner } from "./replay.js";
 
 // ================================================================ the one state object
 
@@ -25,7 +24,7 @@ const ui = {
   hint: null,             // last hint reply, for the state version it was asked in
   pending: new Map(),     // intent id -> {kind, text}
   banners: [],            // transient banners: {id, text, kind, until}
-  replay: { ply: null, record: null, recordLoading: false, analysis: null, analysisState: "idle", analysisError: null },
+  replay: { ply: null, positions: null, positionsLoading: false, analysis: null, analysisState: "idle", analysisError: null },
   quilts: [],             // built quilt boards, one per seat
   lastMovesLength: 0,
 };
@@ -198,7 +197,7 @@ function onState(state) {
   if (state.result && !(previous && previous.result)) {
     ui.replay.analysisState = "idle";
     ui.replay.analysis = null;
-    ui.replay.record = null;
+    ui.replay.positions = null;
   }
   if (state.result && ui.replay.analysisState === "idle") loadAnalysis();
   if (state.rematch && !(previous && previous.rematch)) onRematch(state.rematch, !!previous);
@@ -223,11 +222,16 @@ function onRematch(id, live) {
   }
 }
 
-/** Banners for events worth a pause: the 7x7 bonus and the end of the game. */
+/** "7x7": the size of the bonus area, as the catalogue gives it. */
+function bonusArea() {
+  return `${ui.catalogue.bonus_size}x${ui.catalogue.bonus_size}`;
+}
+
+/** Banners for events worth a pause: the bonus area and the end of the game. */
 function noticeChanges(previous, state) {
   if (previous.bonus === -1 && state.bonus !== -1 && state.bonus !== null && state.bonus !== undefined) {
     const who = isMine(state.bonus) ? "You complete" : `${nameOf(state.bonus)} completes`;
-    banner(`${who} a ${ui.catalogue?.bonus_size ?? 7}x${ui.catalogue?.bonus_size ?? 7} area and takes the bonus: +${ui.catalogue?.bonus_points ?? 7} points.`, "bonus", 12000);
+    banner(`${who} a ${bonusArea()} area and takes the bonus: +${ui.catalogue.bonus_points} points.`, "bonus", 12000);
   }
   if (!previous.result && state.result) {
     const winner = state.result.winner;
@@ -296,7 +300,7 @@ function legalAnchors(patchId, oi) {
   const patch = ui.patches.get(patchId);
   if (!buy || !buy.affordable || !patch) return [];
   const entry = (buy.orientations || []).find(
-    (o) => o.transform === patch.orientations[oi].transform || transformIndex(patch, o.transform) === oi,
+    (o) => patch.transforms[o.transform] === oi,
   );
   return entry ? entry.anchors : [];
 }
@@ -315,25 +319,20 @@ function specialsPending() {
 function view() {
   const s = ui.state;
   const k = ui.replay.ply;
-  if (k === null || !ui.replay.record) {
+  const shown = k === null ? null : ui.replay.positions?.[k];
+  if (!shown) {
     return s
       ? { live: true, ply: (s.moves || []).length, quilts: s.quilts, times: s.times, buttons: s.buttons, income: s.income,
           on_top: s.on_top, specials: s.specials, circle: s.circle, offered: s.offered, scores: s.scores,
           forecast: s.forecast, to_move: s.to_move, bonus: s.bonus }
       : null;
   }
-  const record = ui.replay.record;
+  // A past position, as the server drew it (GET /api/games/{id}/positions): the page rebuilds nothing.
   const analysed = ui.replay.analysis?.positions?.find((p) => p.ply === k) || ui.replay.analysis?.positions?.[k] || null;
-  const circle = circleAt(record, k);
-  const times = analysed?.times ?? null;
-  const track = ui.catalogue?.tracks?.[s?.variant || record.variant] || {};
-  // A special patch is still on the track while no token has reached its space.
-  const specials = times ? (track.special_spaces || []).filter((space) => space > Math.max(...times)) : null;
   return {
-    live: false, ply: k, quilts: quiltsAt(record, k), times, buttons: analysed?.buttons ?? null,
-    income: analysed?.income ?? null, on_top: onTopAt(record, k), specials, circle, offered: circle.slice(0, 3),
-    scores: analysed?.scores ?? null, forecast: null, to_move: analysed?.to_move ?? null, bonus: null,
-    analysed,
+    live: false, ply: k, quilts: shown.quilts, times: shown.times, buttons: shown.buttons, income: shown.income,
+    on_top: shown.on_top, specials: shown.specials, circle: shown.circle, offered: shown.offered, scores: shown.scores,
+    forecast: null, to_move: shown.to_move, bonus: shown.bonus, analysed,
   };
 }
 
@@ -425,8 +424,8 @@ function renderTrack(v) {
   const track = $("track");
   const s = ui.state;
   if (!v || !ui.catalogue) return;
-  const last = ui.catalogue.last_space ?? 53;
-  const variant = s?.variant || ui.replay.record?.variant || "revised";
+  const last = ui.catalogue.last_space;
+  const variant = s?.variant || ui.catalogue.default_variant;
   const income = new Set(s?.income_spaces || ui.catalogue.tracks?.[variant]?.income_spaces || []);
   const specials = new Set(v.specials || []);
   const cells = [];
@@ -564,9 +563,9 @@ function renderPlayers(v) {
     if (isAiSeat(seat)) tags.push(el("span", { class: "tag" }, "computer"));
     else if (ui.seat === seat) tags.push(el("span", { class: "tag you" }, "you"));
     if (toMove) tags.push(el("span", { class: "tag move" }, "to move"));
-    if (v.live && s.bonus === seat) tags.push(el("span", { class: "tag bonus", title: "completed a 7x7 area first" }, `7x7 bonus +${ui.catalogue?.bonus_points ?? 7}`));
+    if (v.live && s.bonus === seat) tags.push(el("span", { class: "tag bonus", title: `completed a ${bonusArea()} area first` }, `${bonusArea()} bonus +${ui.catalogue.bonus_points}`));
     fill(q.head, tokenBadge(seat), el("h2", { class: "player-name" }, nameOf(seat)), el("span", { class: "seat-label" }, `player ${seat}`), tags);
-    const penalty = ui.catalogue?.empty_square_penalty ?? 2;
+    const penalty = ui.catalogue.empty_square_penalty;
     fill(q.stats,
       stat("Buttons", v.buttons?.[seat], `buttons-${seat}`, "buttons held: money now, points at the end"),
       stat("Income", v.income?.[seat], `income-${seat}`, "buttons paid each time you cross a button-income space"),
@@ -678,39 +677,9 @@ function renderHintBox() {
   const prob = typeof h.win_probability === "number" ? `${Math.round(h.win_probability * 100)}%` : "?";
   const margin = typeof h.expected_margin === "number" ? `${h.expected_margin >= 0 ? "+" : ""}${h.expected_margin.toFixed(1)}` : "?";
   fill(box,
-    el("p", {}, el("strong", {}, "Hint: "), describeMove(h.best_move), el("code", {}, ` ${h.best_move}`)),
+    el("p", {}, el("strong", {}, "Hint: "), h.best_move_words, el("code", {}, ` ${h.best_move}`)),
     el("p", { class: "caption" }, `Chance of winning with it: ${prob}; expected margin ${margin} points.`),
     el("button", { type: "button", class: "link-button", onclick: () => { ui.hint = null; render(); } }, "dismiss"));
-}
-
-/** Words for a move text: "A", "12R1@e5", "12@e5,e6", "S@e5". */
-function describeMove(text) {
-  if (!text) return "";
-  if (text.toUpperCase() === "A") {
-    const a = legal().advance;
-    return a ? `advance ${plural(a.spaces, "space")} for ${plural(a.buttons, "button")}` : "advance";
-  }
-  const special = /^S@([a-i][1-9])$/i.exec(text);
-  if (special) return `place the special patch on ${special[1]}`;
-  const buy = /^(\d+)/.exec(text);
-  return buy ? `buy patch ${buy[1]}` : text;
-}
-
-/** The squares a move text covers, or null ("A"). */
-function moveCells(text) {
-  if (!text) return null;
-  const special = /^S@([a-i][1-9])$/i.exec(text);
-  if (special) return [parseSquare(special[1])];
-  const listed = /^(\d+)@([a-i][1-9](?:,[a-i][1-9])+)$/i.exec(text);
-  if (listed) return listed[2].split(",").map(parseSquare);
-  const m = /^(\d+)([RF][0-3])?@([a-i][1-9])$/i.exec(text);
-  if (!m) return null;
-  const patch = ui.patches.get(Number(m[1]));
-  const at = parseSquare(m[3]);
-  if (!patch || !at) return null;
-  const oi = transformIndex(patch, (m[2] || "R0").toUpperCase());
-  if (oi < 0) return null;
-  return patch.orientations[oi].cells.map(([r, c]) => [at[0] + r, at[1] + c]);
 }
 
 // ---------------------------------------------------------------- links
@@ -759,19 +728,19 @@ function renderResult() {
   box.hidden = false;
   const r = s.result;
   const b = r.breakdown || [];
-  const penalty = ui.catalogue?.empty_square_penalty ?? 2;
+  const penalty = ui.catalogue.empty_square_penalty;
   const row = (label, get, cls = "") =>
     el("tr", { class: cls }, el("th", { scope: "row" }, label), [0, 1].map((p) => el("td", { "data-testid": `result-${cls || label.split(" ")[0].toLowerCase()}-${p}` }, b[p] ? get(b[p], p) : "–")));
   const signed = (n) => (n > 0 ? `−${n}` : n < 0 ? `−${-n}` : "0");
   fill(box,
     el("h2", { class: "panel-title" }, "Final score"),
     el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins${(r.scores || []).length === 2 ? `, ${r.scores[r.winner]} to ${r.scores[1 - r.winner]}` : ""}.`),
-    r.tiebreak ? el("p", { class: "tiebreak", "data-testid": "tiebreak" }, `Tied on points: ${nameOf(r.winner)} wins the tie-break by reaching space ${ui.catalogue?.last_space ?? 53} first.`) : null,
+    r.tiebreak ? el("p", { class: "tiebreak", "data-testid": "tiebreak" }, `Tied on points: ${nameOf(r.winner)} wins the tie-break by reaching space ${ui.catalogue.last_space} first.`) : null,
     el("table", { class: "score-table" },
       el("thead", {}, el("tr", {}, el("th", {}, ""), [0, 1].map((p) => el("th", { scope: "col" }, tokenBadge(p), ` ${nameOf(p)}`)))),
       el("tbody", {},
         row("Buttons", (x) => x.buttons),
-        row("7x7 bonus", (x) => (x.bonus ? `+${x.bonus}` : "0"), "bonus"),
+        row(`${bonusArea()} bonus`, (x) => (x.bonus ? `+${x.bonus}` : "0"), "bonus"),
         row("Empty squares", (x) => x.empty, "empty"),
         row(`Penalty (${penalty} each)`, (x) => signed(Math.abs(x.penalty)), "penalty"),
         row("Total", (x) => x.total, "total"))),
@@ -858,9 +827,10 @@ async function setReplay(ply) {
   // Remember the wanted position at once, so quick key presses add up while
   // the record is still loading.
   ui.replay.want = ply;
-  if (!ui.replay.record || ui.replay.record.moves.length < ply || (!s.result && ui.replay.record.moves.length < total)) {
-    if (ui.replay.recordLoading) return; // the load in flight goes to the latest wanted position
-    const ok = await loadRecord();
+  const have = ui.replay.positions?.length ?? 0;
+  if (have <= ply || (!s.result && have <= total)) {
+    if (ui.replay.positionsLoading) return; // the load in flight goes to the latest wanted position
+    const ok = await loadPositions();
     if (!ok) {
       ui.replay.want = undefined;
       return;
@@ -869,7 +839,7 @@ async function setReplay(ply) {
   const want = ui.replay.want;
   ui.replay.want = undefined;
   if (want === null || want === undefined) return;
-  ui.replay.ply = Math.min(want, ui.replay.record.moves.length);
+  ui.replay.ply = Math.min(want, ui.replay.positions.length - 1);
   if ((ui.replay.analysis?.positions?.length ?? 0) <= total && ui.replay.analysisState !== "loading") loadAnalysis();
   render();
 }
@@ -881,18 +851,18 @@ function replayTarget() {
   return ui.replay.ply === null ? total : ui.replay.ply;
 }
 
-async function loadRecord() {
-  if (ui.replay.recordLoading) return false;
-  ui.replay.recordLoading = true;
+async function loadPositions() {
+  if (ui.replay.positionsLoading) return false;
+  ui.replay.positionsLoading = true;
   try {
-    const { body } = await api(`/api/games/${encodeURIComponent(ui.id)}/record.json`);
-    ui.replay.record = body;
+    const { body } = await api(`/api/games/${encodeURIComponent(ui.id)}/positions`);
+    ui.replay.positions = body.positions;
     return true;
   } catch (error) {
-    say(`Could not load the game record: ${error.message}`, "error");
+    say(`Could not load the game's positions: ${error.message}`, "error");
     return false;
   } finally {
-    ui.replay.recordLoading = false;
+    ui.replay.positionsLoading = false;
   }
 }
 
@@ -957,12 +927,12 @@ function renderMoves() {
 
 function renderHelp() {
   const c = ui.catalogue || {};
-  const size = c.bonus_size ?? 7;
+  const size = c.bonus_size;
   fill($("help-list"),
     el("li", {}, el("span", { class: "mark-income" }, "◉"), " Each time your token crosses a button space on the time track, you are paid your quilt's ", el("strong", {}, "income"), ": the buttons printed on your patches."),
     el("li", {}, el("strong", {}, "Advancing"), " moves you just past your opponent and earns one button per space moved."),
-    el("li", {}, "Buttons pay for patches and are your points at the end; each ", el("strong", {}, "empty square"), ` costs ${c.empty_square_penalty ?? 2} points.`),
-    el("li", {}, `The first to cover a whole ${size}x${size} area takes the `, el("strong", {}, "bonus"), `: ${c.bonus_points ?? 7} points.`),
+    el("li", {}, "Buttons pay for patches and are your points at the end; each ", el("strong", {}, "empty square"), ` costs ${c.empty_square_penalty} points.`),
+    el("li", {}, `The first to cover a whole ${size}x${size} area takes the `, el("strong", {}, "bonus"), `: ${c.bonus_points} points.`),
     el("li", {}, el("strong", {}, "Score now"), " is the score if the game ended now; ", el("strong", {}, "forecast"), " adds what the player would still collect by only advancing."),
     el("li", {}, "Placing: pick a patch up, then turn it (R, right-click or wheel) and flip it (F); green means it fits."));
 }
@@ -1034,7 +1004,9 @@ function turnHold(quarterTurns) {
   const patch = holdPatch();
   // Turn about the patch's centre, so it stays under the pointer.
   const before = holdOrientation();
-  const next = rotateIndex(patch, ui.hold.oi, quarterTurns);
+  // The catalogue says where each quarter turn leads (the rules' own tables): the page computes no shapes.
+  let next = ui.hold.oi;
+  for (let i = 0; i < ((quarterTurns % 4) + 4) % 4; i++) next = patch.orientations[next].turned;
   moveHoldKeepingCentre(before, patch.orientations[next]);
   ui.hold.oi = next;
   clampHold();
@@ -1046,7 +1018,7 @@ function flipHold() {
   if (!ui.hold) return;
   const patch = holdPatch();
   const before = holdOrientation();
-  const next = flipIndex(patch, ui.hold.oi);
+  const next = patch.orientations[ui.hold.oi].flipped;
   moveHoldKeepingCentre(before, patch.orientations[next]);
   ui.hold.oi = next;
   clampHold();
@@ -1093,8 +1065,8 @@ function renderOverlays() {
     const s = ui.state;
     const live = ui.replay.ply === null;
     if (live && s && ui.hint && ui.hint.version === s.version && s.to_move === seat) {
-      const cells = moveCells(ui.hint.best_move);
-      if (cells) parts.push(cellsOverlay(cells, "hint-mark", { "data-testid": "hint-mark" }));
+      const cells = ui.hint.best_move_cells;
+      if (cells?.length) parts.push(cellsOverlay(cells, "hint-mark", { "data-testid": "hint-mark" }));
     }
     if (live && ui.hold && s && s.to_move === seat) parts.push(ghostNode());
     if (live && ui.cursor && s && s.to_move === seat && specialsPending()) {
@@ -1275,9 +1247,9 @@ function onBoardClick(event) {
 
 function placeSpecial(name) {
   const specials = legal().specials || [];
-  // Use the server's own text for that square when it lists one.
-  const listed = specials.find((m) => m.split("@")[1]?.toLowerCase() === name.toLowerCase());
-  sendMove(listed || `S@${name}`);
+  // The server's own move for that square; another square is sent as it is, so that the server says why not.
+  const listed = specials.find((special) => special.square === name.toLowerCase());
+  sendMove(listed ? listed.move : `S@${name}`);
 }
 
 // ================================================================ keyboard
@@ -1286,7 +1258,7 @@ function onBoardFocus(seat) {
   const s = ui.state;
   if (!s || seat !== s.to_move || ui.hold || !specialsPending() || ui.cursor) return;
   const first = (legal().specials || [])[0];
-  const at = first ? parseSquare(first.split("@")[1]) : [4, 4];
+  const at = first ? first.cell : [4, 4];
   ui.cursor = { row: at[0], col: at[1] };
   renderOverlays();
   announce(`Special patch: ${squareName(ui.cursor.row, ui.cursor.col)}. Arrow keys move, Enter places.`);

@@ -1,47 +1,8 @@
-// Drawing past positions for the replay, without any rules in the browser:
-// quilts are painted by laying down the cells each recorded move covers
-// (record.json lists them), and buttons and times come from the server's
-// analysis of every position.
-import { BOARD, el } from "./common.js";
+// The replay's evaluation graph. Past positions themselves come drawn by the
+// server (GET /api/games/{id}/positions), so nothing here knows the rules.
+import { el } from "./common.js";
 
 const SVG = "http://www.w3.org/2000/svg";
-
-function emptyQuilt() {
-  return Array.from({ length: BOARD }, () => Array(BOARD).fill(null));
-}
-
-/** Quilts after the first `ply` moves of `record` (quiltmaker-record/1). */
-export function quiltsAt(record, ply, startQuilts = null) {
-  const quilts = startQuilts ? startQuilts.map((q) => q.map((row) => row.slice())) : [emptyQuilt(), emptyQuilt()];
-  for (const move of record.moves.slice(0, ply)) {
-    if (move.type === "buy") {
-      for (const [r, c] of move.cells) quilts[move.player][r][c] = move.patch;
-    } else if (move.type === "special") {
-      const [r, c] = move.cell;
-      quilts[move.player][r][c] = "S";
-    }
-  }
-  return quilts;
-}
-
-/** The circle after the first `ply` moves: the record's circle lists the next
- * patch on offer first; buying one takes it out and the patches after it come
- * next (the order the server's `circle` also uses). */
-export function circleAt(record, ply) {
-  let circle = record.circle.slice();
-  for (const move of record.moves.slice(0, ply)) {
-    if (move.type !== "buy") continue;
-    const i = circle.indexOf(move.patch);
-    if (i >= 0) circle = circle.slice(i + 1).concat(circle.slice(0, i));
-  }
-  return circle;
-}
-
-/** Who is on top after `ply` moves: the last to move (the first player at the start). */
-export function onTopAt(record, ply) {
-  if (ply === 0) return record.first_player ?? 0;
-  return record.moves[ply - 1].player;
-}
 
 /**
  * The evaluation graph: player 0's win probability after every ply.
