@@ -565,6 +565,39 @@ def test_keyboard_only_placement_in_pass_and_play(pages: Pages, server: Server) 
     pages.assert_no_script_errors()
 
 
+def test_a_hint_marks_its_squares_and_says_what_it_does(pages: Pages, server: Server) -> None:
+    """The hint box words the move and the quilt marks its squares, both as the server sent them."""
+    from websockets.sync.client import connect
+
+    page = pages.open("player")
+    game = create_in_lobby(page, "local")
+    token = stored_token(page, game)
+    host = server.url.removeprefix("http://")
+    with connect(f"ws://{host}/ws/games/{game}") as ws:
+        ws.send(json.dumps({"type": "hello", "token": token}))
+        for number in range(12):  # until the hint is a purchase, playing the hinted moves meanwhile
+            before = version(page)
+            page.get_by_test_id("hint").click()
+            box = page.get_by_test_id("hint-box")
+            expect(box).to_be_visible(timeout=TIMEOUT_MS)
+            move = box.locator("code").inner_text().strip()
+            if move[0].isdigit():
+                break
+            ws.send(json.dumps({"type": "move", "move": move, "version": before, "id": f"m{number}"}))
+            while json.loads(ws.recv(timeout=30))["type"] != "ack":
+                pass
+            wait_above(page, before)
+        else:
+            raise AssertionError("no purchase was hinted in twelve moves")
+    patch = int(re.match(r"\d+", move).group())  # type: ignore[union-attr]
+    expect(box).to_contain_text(f"buy patch {patch}")
+    seat = synced_state(server, page)["to_move"]
+    mark = page.get_by_test_id(f"quilt-{seat}").locator("[data-testid=hint-mark] .overlay-cell")
+    expect(mark).to_have_count(len(server.patch(patch)["orientations"][0]["cells"]))
+    screenshot(page, "hint-00-purchase")
+    pages.assert_no_script_errors()
+
+
 # ---------------------------------------------------------------- 5. replay of a finished game
 
 
