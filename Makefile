@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 SYSTEM_STAMP := $(VENV)/.system-deps
 
-.PHONY: run play test lint bench clean
+.PHONY: run play test check lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,12 @@ test: $(STAMP) $(SYSTEM_STAMP)
 	$(BIN)/ruff check quiltmaker tests benchmarks
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q
+
+# The quick round while working: everything but the tests marked slow (see pyproject.toml).
+check: $(STAMP)
+	$(BIN)/ruff check quiltmaker tests benchmarks
+	$(BIN)/python -m mypy
+	$(BIN)/python -m pytest -q -m "not slow"
 
 bench: $(STAMP)
 	$(BIN)/quiltmaker bench

@@ -32,6 +32,7 @@ import pytest
 
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
 IN_CI = bool(os.environ.get("CI"))
+pytestmark = pytest.mark.slow  # a real browser against a real server: `make check` leaves it to `make test`
 
 if not IN_CI:
     pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed (pip install -e '.[dev]')")

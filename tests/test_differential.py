@@ -19,6 +19,7 @@ from quiltmaker.position import Position
 GAMES = 1000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["revised", "original"])
 def test_engine_agrees_with_plain_rules(variant: str) -> None:
     """Legal moves, full state, scores and winner agree after every move of seeded random games."""

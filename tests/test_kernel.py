@@ -31,6 +31,7 @@ def random_positions(count: int, seed: int) -> list[Position]:
     return positions
 
 
+@pytest.mark.slow
 def test_kernel_agrees_with_engine_on_10000_random_games() -> None:
     """Same legal actions, same state, same player to move, same result, after every move."""
     rng = random.Random(2024)

@@ -45,6 +45,7 @@ def check_invariants(position: Position, bought: list[list[int]], specials_place
     assert hash(Position.from_text(position.text())) == hash(position)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["revised", "original"])
 def test_invariants_hold_in_random_games(variant: str) -> None:
     rng = random.Random(f"invariants-{variant}")

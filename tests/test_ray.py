@@ -10,6 +10,7 @@ from quiltmaker import record
 from quiltmaker.match import run_match
 
 ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.slow  # starts a Ray instance
 
 
 def test_match_on_a_local_ray_instance(tmp_path: Path) -> None:

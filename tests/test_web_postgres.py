@@ -21,10 +21,10 @@ from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.store import GameStore, StoreError
 
 BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     not BINARIES and not os.environ.get("CI"),
     reason="needs PostgreSQL's server binaries (scripts/system-deps.sh installs them; CI always runs this)",
-)
+)]
 
 
 def _as_server_user(command: list[str]) -> list[str]:

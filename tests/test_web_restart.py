@@ -34,7 +34,7 @@ from websockets.sync.client import ClientConnection, connect
 from quiltmaker import record
 from quiltmaker.moves import Move
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "killpg"), reason="needs POSIX process groups")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not hasattr(os, "killpg"), reason="needs POSIX process groups")]
 
 GAMES = 4
 KILLS = 3

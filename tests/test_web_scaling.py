@@ -18,10 +18,10 @@ import pytest
 from web_helpers import free_port
 from websockets.sync.client import connect
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     shutil.which("redis-server") is None and not os.environ.get("CI"),
     reason="needs redis-server (scripts/system-deps.sh installs it; CI always runs this)",
-)
+)]
 
 
 
