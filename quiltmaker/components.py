@@ -17,6 +17,7 @@ BOARD_SIZE = 9
 SQUARES = BOARD_SIZE * BOARD_SIZE
 FULL_QUILT = (1 << SQUARES) - 1
 LAST_SPACE = 53
+OFFER_SIZE = 3  # the patches that may be bought: the next three of the circle
 
 
 def load_component_data() -> dict[str, Any]:

@@ -21,6 +21,7 @@ from .components import (
     EMPTY_SQUARE_PENALTY,
     INCOME_UP_TO,
     LAST_SPACE,
+    OFFER_SIZE,
     PATCH_COUNT,
     PATCHES,
     SQUARES,
@@ -231,7 +232,7 @@ class Position(NamedTuple):
     @property
     def offered(self) -> tuple[int, ...]:
         """The patches that may be bought now: the next three of the circle."""
-        return self.circle[:3]
+        return self.circle[:OFFER_SIZE]
 
     # Moves -----------------------------------------------------------------
 
@@ -245,7 +246,7 @@ class Position(NamedTuple):
             return [m for m in SPECIAL_MOVES if not m.mask & quilt]
         moves = [ADVANCE_MOVE]
         buttons = self.buttons[player]
-        for patch in self.circle[:3]:
+        for patch in self.circle[:OFFER_SIZE]:
             if PATCHES[patch].cost <= buttons:
                 moves.extend(m for m in PLACEMENTS[patch] if not m.mask & quilt)
         return moves
@@ -279,8 +280,8 @@ class Position(NamedTuple):
         patch = PATCHES[move.patch]
         if move.patch not in self.circle:
             return f"patch {move.patch} has already been bought"
-        if move.patch not in self.circle[:3]:
-            offered = ", ".join(map(str, self.circle[:3]))
+        if move.patch not in self.circle[:OFFER_SIZE]:
+            offered = ", ".join(map(str, self.circle[:OFFER_SIZE]))
             return f"patch {move.patch} is not among the next three patches (on offer: {offered})"
         if patch.cost > self.buttons[player]:
             return f"patch {move.patch} costs {patch.cost} buttons, player {player} has {self.buttons[player]}"

@@ -4,15 +4,18 @@ This is the second copy of the rules, and it exists only for speed; the
 differential tests hold it equal to :class:`quiltmaker.position.Position`
 move by move. Layout of a state (indices below):
 
-* the circle is a fixed *ring* of 33 patch ids beside the state, constant
-  for a whole search, packed 6 bits a slot, ten slots a word, into four
-  int64 (63 in unused slots): four words pass between functions more
-  cheaply than 33, and a slot is read with shifts rather than a jump table with ``REMAINING``, a bit mask of the ring
-  slots still holding a patch, and ``HEAD``, the slot the next offer starts
-  at. Buying the patch in slot ``k`` clears bit ``k`` and moves ``HEAD`` to
-  ``k + 1``, which is exactly the circle rotation of the rules;
-* a quilt is 81 bits, square ``9 * row + col``, split over two words:
-  ``QUILT*_LO`` holds bits 0..63 and ``QUILT*_HI`` bits 64..80;
+* the circle is a fixed *ring* of patch ids beside the state (one slot a
+  patch, :data:`RING_SIZE` slots), constant for a whole search and packed
+  :data:`SLOT_BITS` bits a slot, :data:`SLOTS_PER_WORD` slots a word, into
+  :data:`RING_WORDS` int64 (:data:`EMPTY_SLOT` in unused slots): four words
+  pass between functions more cheaply than a slot each, and a slot is read
+  with shifts rather than a jump table. The state's ``REMAINING`` is a bit
+  mask of the slots still holding a patch and ``HEAD`` the slot the next
+  offer starts at. Buying the patch in slot ``k`` clears bit ``k`` and moves
+  ``HEAD`` to ``k + 1``, which is exactly the circle rotation of the rules;
+* a quilt is one bit a square, square ``BOARD_SIZE * row + col``, split
+  over two words: ``QUILT*_LO`` holds squares 0..63 and ``QUILT*_HI`` the
+  rest;
 * moves are the action indices of :mod:`quiltmaker.moves`.
 
 States and rings are tuples, and :func:`step` returns a new state, as
@@ -32,7 +35,21 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from ..components import BONUS_AREAS, DEFAULT_VARIANT, EMPTY_SQUARE_PENALTY, INCOME_UP_TO, LAST_SPACE, PATCHES, SQUARES, TIME_TRACKS
+from ..components import (
+    BOARD_SIZE,
+    BONUS_AREAS,
+    BONUS_POINTS,
+    BONUS_SIZE,
+    DEFAULT_VARIANT,
+    EMPTY_SQUARE_PENALTY,
+    INCOME_UP_TO,
+    LAST_SPACE,
+    OFFER_SIZE,
+    PATCHES,
+    SQUARES,
+    TIME_TRACKS,
+    TRANSFORMS,
+)
 from ..moves import ACTIONS, BUY, FIRST_BUY_ACTION, PLACEMENTS
 from ..position import NO_BONUS, Position
 
@@ -40,11 +57,20 @@ REMAINING, HEAD, TIME0, TIME1, BUTTONS0, BUTTONS1, INCOME0, INCOME1 = range(8)
 QUILT0_LO, QUILT0_HI, QUILT1_LO, QUILT1_HI, ON_TOP, SPECIALS, BONUS, PENDING = range(8, 16)
 STATE_SIZE = 16
 RING_SIZE = len(PATCHES)
-RING_WORDS = 4
-EMPTY_SLOT = 63
+SLOT_BITS = 6  # a slot holds a patch id or EMPTY_SLOT
+SLOT_MASK = (1 << SLOT_BITS) - 1
+SLOTS_PER_WORD = 10  # ten 6-bit slots fit a 64-bit word
+RING_WORDS = -(-RING_SIZE // SLOTS_PER_WORD)
+EMPTY_SLOT = SLOT_MASK  # no patch: larger than any patch id
 RING_MASK = (1 << RING_SIZE) - 1
-MAX_MOVES = 1 + 3 * 8 * 81  # advance + three patches, eight orientations, every anchor
-_WORD = (1 << 64) - 1
+# Advancing, and every orientation of each patch on offer at every anchor: no position has more moves.
+MAX_MOVES = 1 + OFFER_SIZE * len(TRANSFORMS) * SQUARES
+MAX_CELLS = max(patch.size for patch in PATCHES)
+BONUS_CELLS = BONUS_SIZE * BONUS_SIZE
+WORD_BITS = 64
+_WORD = (1 << WORD_BITS) - 1
+assert RING_WORDS == 4 and len(PATCHES) <= EMPTY_SLOT, "ring_patch reads the ring as four words"
+assert SQUARES <= 2 * WORD_BITS, "a quilt is two words"
 
 # Compiled code is cached on disk next to this file, so only the first start compiles.
 _jit = njit(cache=True, nogil=True)
@@ -90,7 +116,7 @@ def _as_int64(word: int) -> int:
 
 def _build_tables() -> dict[str, np.ndarray]:
     orientation_count = sum(len(p.orientations) for p in PATCHES)
-    offsets = np.zeros((orientation_count, 8), dtype=np.uint64)
+    offsets = np.zeros((orientation_count, MAX_CELLS), dtype=np.uint64)
     cell_count = np.zeros(orientation_count, dtype=np.int64)
     valid = np.zeros((orientation_count, 2), dtype=np.uint64)
     base_action = np.zeros(orientation_count, dtype=np.int64)
@@ -102,16 +128,18 @@ def _build_tables() -> dict[str, np.ndarray]:
         patch_first[patch.id] = index
         for orientation in patch.orientations:
             for i, (r, c) in enumerate(orientation.cells):
-                offsets[index, i] = r * 9 + c
+                offsets[index, i] = r * BOARD_SIZE + c
             cell_count[index] = len(orientation.cells)
             anchors = 0
-            for r in range(10 - orientation.height):
-                for c in range(10 - orientation.width):
-                    anchors |= 1 << (r * 9 + c)
+            rows = BOARD_SIZE + 1 - orientation.height  # rows and columns the top-left can take
+            cols = BOARD_SIZE + 1 - orientation.width
+            for r in range(rows):
+                for c in range(cols):
+                    anchors |= 1 << (r * BOARD_SIZE + c)
             valid[index] = _split(anchors)
             base_action[index] = action
-            row_stride[index] = 10 - orientation.width
-            action += (10 - orientation.height) * (10 - orientation.width)
+            row_stride[index] = cols
+            action += rows * cols
             index += 1
     patch_first[len(PATCHES)] = index
     patch_actions = np.array([FIRST_BUY_ACTION + sum(len(m) for m in PLACEMENTS[:p]) for p in range(len(PATCHES) + 1)], dtype=np.int64)
@@ -168,12 +196,15 @@ State = tuple[int, ...]
 def pack_ring(patches: list[int] | tuple[int, ...]) -> State:
     """The ring words of a circle (next offered first), :data:`EMPTY_SLOT` in the unused slots."""
     slots = list(patches) + [EMPTY_SLOT] * (RING_SIZE - len(patches))
-    return tuple(sum(slots[10 * w + i] << (6 * i) for i in range(10) if 10 * w + i < RING_SIZE) for w in range(RING_WORDS))
+    return tuple(
+        sum(slots[SLOTS_PER_WORD * w + i] << (SLOT_BITS * i) for i in range(SLOTS_PER_WORD) if SLOTS_PER_WORD * w + i < RING_SIZE)
+        for w in range(RING_WORDS)
+    )
 
 
 def unpack_ring(ring: State) -> list[int]:
-    """The 33 slots of ring words."""
-    return [(int(ring[slot // 10]) >> (6 * (slot % 10))) & 63 for slot in range(RING_SIZE)]
+    """The :data:`RING_SIZE` slots of ring words."""
+    return [(int(ring[slot // SLOTS_PER_WORD]) >> (SLOT_BITS * (slot % SLOTS_PER_WORD))) & SLOT_MASK for slot in range(RING_SIZE)]
 
 
 def from_position(position: Position) -> tuple[State, State]:
@@ -282,8 +313,8 @@ def _next_slot(rotated, head):
 @_inline
 def ring_patch(ring, slot):
     """The patch id in a ring slot."""
-    word = ring[0] if slot < 10 else ring[1] if slot < 20 else ring[2] if slot < 30 else ring[3]
-    return (word >> (6 * (slot % 10))) & 63
+    word = ring[0] if slot < SLOTS_PER_WORD else ring[1] if slot < 2 * SLOTS_PER_WORD else ring[2] if slot < 3 * SLOTS_PER_WORD else ring[3]
+    return (word >> (SLOT_BITS * (slot % SLOTS_PER_WORD))) & SLOT_MASK
 
 
 @_inline
@@ -310,8 +341,8 @@ def free_anchors(orientation, low, high):
 
 @_inline
 def _anchor_action(orientation, anchor):
-    row = np.int64(anchor) // 9
-    col = np.int64(anchor) - 9 * row
+    row = np.int64(anchor) // BOARD_SIZE
+    col = np.int64(anchor) - BOARD_SIZE * row
     return BASE_ACTION[orientation] + row * ROW_STRIDE[orientation] + col
 
 
@@ -361,7 +392,7 @@ def emit_placements(patch, low, high, out, count):
 
 @_inline
 def _has_bonus_area(low, high):
-    if popcount(low) + popcount(high) < 49:
+    if popcount(low) + popcount(high) < BONUS_CELLS:
         return False
     for area in range(BONUS_AREA_WORDS.shape[0]):
         area_low = BONUS_AREA_WORDS[area, 0]
@@ -426,7 +457,7 @@ def _step(state, ring, action):
 
 step = _jit(_step)
 # The same function compiled into its callers: the hot loops call it once per move,
-# and a call passes the 16 state and 33 ring fields one by one.
+# and a call passes the state's and the ring's fields one by one.
 step_inlined = _inline(_step)
 
 
@@ -451,16 +482,16 @@ def patch_value(patch, start):
 
 @_inline
 def score(state, player):
-    """Buttons, plus 7 with the bonus, minus 2 per empty square."""
+    """Buttons, plus the bonus points, less the penalty of each empty square."""
     low, high = quilt_words(state, player)
     covered = np.int64(popcount(low) + popcount(high))
-    bonus = 7 if state[BONUS] == player else 0
-    return field(state, BUTTONS0, player) + bonus - 2 * (SQUARES - covered)
+    bonus = BONUS_POINTS if state[BONUS] == player else 0
+    return field(state, BUTTONS0, player) + bonus - EMPTY_SQUARE_PENALTY * (SQUARES - covered)
 
 
 @_inline
 def winner(state):
-    """The winner of a finished game: higher score, then whoever reached 53 first."""
+    """The winner of a finished game: higher score, then whoever reached the last space first."""
     s0 = score(state, 0)
     s1 = score(state, 1)
     if s0 != s1:
@@ -482,11 +513,13 @@ def player_to_move(state):
 
 # Placement heuristics -------------------------------------------------------------
 
-_FULL_HIGH = np.uint64((1 << (SQUARES - 64)) - 1)
-_COL_FIRST = _split(sum(1 << (9 * r) for r in range(9)))
-_COL_LAST = _split(sum(1 << (9 * r + 8) for r in range(9)))
-_ROW_FIRST = _split(sum(1 << c for c in range(9)))
-_ROW_LAST = _split(sum(1 << (72 + c) for c in range(9)))
+_FULL_HIGH = np.uint64((1 << (SQUARES - WORD_BITS)) - 1)
+_COL_FIRST = _split(sum(1 << (BOARD_SIZE * r) for r in range(BOARD_SIZE)))
+_COL_LAST = _split(sum(1 << (BOARD_SIZE * r + BOARD_SIZE - 1) for r in range(BOARD_SIZE)))
+_ROW_FIRST = _split(sum(1 << c for c in range(BOARD_SIZE)))
+_ROW_LAST = _split(sum(1 << (BOARD_SIZE * (BOARD_SIZE - 1) + c) for c in range(BOARD_SIZE)))
+# Weight of an isolated empty square in placement_score: only a special patch can fill it.
+HOLE_WEIGHT = 3
 COL_FIRST_LOW, COL_FIRST_HIGH = np.uint64(_COL_FIRST[0]), np.uint64(_COL_FIRST[1])
 COL_LAST_LOW, COL_LAST_HIGH = np.uint64(_COL_LAST[0]), np.uint64(_COL_LAST[1])
 ROW_FIRST_LOW = np.uint64(_ROW_FIRST[0])
@@ -517,8 +550,8 @@ def placement_score(low, high, mask_low, mask_high):
     Isolated empty squares can only be filled by special patches, so each
     costs about 2 points at the end; edges in contact keep the rest compact.
     """
-    up_low, up_high = _shift_up(mask_low, mask_high, 9)
-    down_low, down_high = _shift_down(mask_low, mask_high, 9)
+    up_low, up_high = _shift_up(mask_low, mask_high, BOARD_SIZE)
+    down_low, down_high = _shift_down(mask_low, mask_high, BOARD_SIZE)
     left_low, left_high = _shift_up(mask_low & ~COL_FIRST_LOW, mask_high & ~COL_FIRST_HIGH, 1)
     right_low, right_high = _shift_down(mask_low & ~COL_LAST_LOW, mask_high & ~COL_LAST_HIGH, 1)
     contact = (_count(up_low & low, up_high & high) + _count(down_low & low, down_high & high)
@@ -529,12 +562,12 @@ def placement_score(low, high, mask_low, mask_high):
     empty_low = ~(low | mask_low)
     empty_high = ~(high | mask_high) & _FULL_HIGH
     # Squares with an empty neighbour above, below, left or right.
-    a_low, a_high = _shift_down(empty_low, empty_high, 9)
-    b_low, b_high = _shift_up(empty_low, empty_high, 9)
+    a_low, a_high = _shift_down(empty_low, empty_high, BOARD_SIZE)
+    b_low, b_high = _shift_up(empty_low, empty_high, BOARD_SIZE)
     c_low, c_high = _shift_down(empty_low & ~COL_LAST_LOW, empty_high & ~COL_LAST_HIGH, 1)
     d_low, d_high = _shift_up(empty_low & ~COL_FIRST_LOW, empty_high & ~COL_FIRST_HIGH, 1)
     isolated = _count(empty_low & ~(a_low | b_low | c_low | d_low), empty_high & ~(a_high | b_high | c_high | d_high))
-    return contact + border - 3 * isolated
+    return contact + border - HOLE_WEIGHT * isolated
 
 
 @_jit
@@ -698,7 +731,7 @@ def new_game(rng, special_mask):
              np.int64(NO_BONUS), np.int64(0))
     words = np.zeros(RING_WORDS, dtype=np.int64)
     for slot in range(RING_SIZE):
-        words[slot // 10] |= order[slot] << (6 * (slot % 10))
+        words[slot // SLOTS_PER_WORD] |= order[slot] << (SLOT_BITS * (slot % SLOTS_PER_WORD))
     return state, (words[0], words[1], words[2], words[3]), rng
 
 

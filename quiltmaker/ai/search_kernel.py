@@ -39,7 +39,11 @@ from .kernel import (
 
 RANDOM_PLAYOUTS = 0
 GREEDY_PLAYOUTS = 1
-MAX_DEPTH = 512
+MAX_DEPTH = 512  # plies from the root a selection may descend (a game has far fewer)
+SPECIAL_TRIES = 4  # random empty squares a greedy playout compares for a special patch
+NO_SCORE = -1000  # below any placement score
+MARGIN_SCALE = 20.0  # points of margin at which the margin's share of a reward is about three quarters
+UNIT_SCALE = 1.0 / (1 << 53)  # turns the top 53 random bits into a float in [0, 1)
 SPECIAL_KEY = 1 + len(PATCHES)  # the cache key of a special patch's squares; patch p's is 1 + p
 
 
@@ -48,7 +52,7 @@ SPECIAL_KEY = 1 + len(PATCHES)  # the cache key of a special patch's squares; pa
 
 @_inline
 def _store_state(states, node, state):
-    for i in range(16):
+    for i in range(K.STATE_SIZE):
         states[node, i] = state[i]
 
 
@@ -181,7 +185,7 @@ def _candidates(state, ring, out, best_actions, best_scores, placements, special
 def _greedy_action(state, ring, rng, epsilon):
     """A heuristic playout move: the greedy player's patch value, a first-fit snug placement."""
     bits, rng = K.next_random(rng)
-    if (bits >> np.uint64(11)) * (1.0 / 9007199254740992.0) < epsilon:
+    if (bits >> np.uint64(11)) * UNIT_SCALE < epsilon:
         return random_action(state, ring, rng)
     player = to_move(state)
     if player < 0:
@@ -190,8 +194,8 @@ def _greedy_action(state, ring, rng, epsilon):
     if state[K.PENDING] > 0:
         # The snuggest of a few random empty squares.
         best_action = -1
-        best_value = -1000
-        for _ in range(4):
+        best_value = NO_SCORE
+        for _ in range(SPECIAL_TRIES):
             action, rng = random_action(state, ring, rng)
             value = placement_score(low, high, ACTION_MASK[action, 0], ACTION_MASK[action, 1])
             if value > best_value:
@@ -212,7 +216,7 @@ def _greedy_action(state, ring, rng, epsilon):
             continue
         # Each orientation at its first free anchor in reading order; keep the snuggest.
         placed = -1
-        placed_score = -1000
+        placed_score = NO_SCORE
         for orientation in range(PATCH_FIRST[patch], PATCH_FIRST[patch + 1]):
             free_low, free_high = free_anchors(orientation, low, high)
             if free_low:
@@ -338,7 +342,7 @@ def run_search(
             edge_visits[e] += 1
             edge_wins[e] += win
             edge_margin[e] += margin
-            edge_reward[e] += (1.0 - margin_weight) * win + margin_weight * (0.5 + 0.5 * math.tanh(margin / 20.0))
+            edge_reward[e] += (1.0 - margin_weight) * win + margin_weight * (0.5 + 0.5 * math.tanh(margin / MARGIN_SCALE))
             node = edge_child[e]
             node_visits[node] += 1
         done += 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..components import OFFER_SIZE
 from . import kernel as K
 from .kernel import (
     COST,
@@ -35,6 +36,9 @@ INFINITY = 1 << 40
 ABORTED = 1 << 50  # the node budget ran out: the value means nothing
 EXACT, LOWER, UPPER = 0, 1, 2
 MAX_PLY = 256
+ADVANCING = OFFER_SIZE  # move ordering: the patches on offer, then advancing
+CHOICES = OFFER_SIZE + 1
+UNAVAILABLE = -1.0e9  # the value of a patch that cannot be bought: below any real value
 
 
 @_inline
@@ -68,20 +72,20 @@ def ordered_actions(state, ring, out):
     start = field(state, K.TIME0, player)
     buttons = field(state, K.BUTTONS0, player)
     offered, slots = offered_slots(state)
-    # Values of advancing (index 3) and of each affordable patch, then a selection sort of four.
-    values = np.full(4, -1.0e9)
-    values[3] = 0.0
+    # Values of each affordable patch on offer and of advancing (last), then a selection sort of them.
+    values = np.full(CHOICES, UNAVAILABLE)
+    values[ADVANCING] = 0.0
     for k in range(offered):
         patch = offered_patch(ring, slots, k)
         if COST[patch] <= buttons:
             values[k] = patch_value(patch, start) + 0.0
     count = 0
-    for _ in range(4):
+    for _ in range(CHOICES):
         choice = np.argmax(values)
-        if values[choice] < -1.0e8:
+        if values[choice] == UNAVAILABLE:
             break
-        values[choice] = -1.0e9
-        if choice == 3:
+        values[choice] = UNAVAILABLE
+        if choice == ADVANCING:
             out[count] = 0
             count += 1
             continue
