@@ -18,8 +18,8 @@ import time
 
 from quiltmaker.ai.levels import player_from_spec
 from quiltmaker.ai.mcts import MCTSPlayer, warm_up
-from quiltmaker.players import Player
-from quiltmaker.position import Position
+from quiltmaker.ai.players import Player
+from quiltmaker.core.position import Position
 
 OPPONENTS = ("random", "greedy")
 DEFAULT_SPECS = ("mcts:time=0.2", "expert", "max")

@@ -13,8 +13,8 @@ import sys
 
 from quiltmaker.ai.levels import player_from_spec
 from quiltmaker.ai.solver import EndgameSolver
-from quiltmaker.players import play_game
-from quiltmaker.position import Position
+from quiltmaker.ai.players import play_game
+from quiltmaker.core.position import Position
 
 if __name__ == "__main__":
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 10

@@ -8,12 +8,12 @@
 1
 """
 
-from .components import DEFAULT_VARIANT, PATCHES, TIME_TRACKS, Patch, TimeTrack
-from . import record
-from .errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, InvalidRecordError, QuiltmakerError
-from .game import Game
-from .moves import ACTION_COUNT, Move
-from .position import MoveEffect, Position, TurnCause
+from .core.components import DEFAULT_VARIANT, PATCHES, TIME_TRACKS, Patch, TimeTrack
+from .core import record
+from .core.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, InvalidRecordError, QuiltmakerError
+from .core.game import Game
+from .core.moves import ACTION_COUNT, Move
+from .core.position import MoveEffect, Position, TurnCause
 
 __all__ = [
     "ACTION_COUNT",

@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .components import DEFAULT_VARIANT, TIME_TRACKS
-from .position import Position
+from .core.components import DEFAULT_VARIANT, TIME_TRACKS
+from .core.position import Position
 
 
 def _rate(work: Callable[[], int], seconds: float) -> float:
@@ -50,7 +50,7 @@ def python_random_game(seed: int) -> int:
 
 def run_benchmarks(seconds: float = 3.0) -> dict[str, float | str]:
     """Measure the compiled core (random games, move generation, MCTS) and the Python engine."""
-    from .ai import kernel
+    from .compiled import rules as kernel
     from .ai.mcts import SearchConfig, SearchTree
 
     special_mask = TIME_TRACKS[DEFAULT_VARIANT].special_mask

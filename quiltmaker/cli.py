@@ -14,8 +14,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .components import DEFAULT_VARIANT
-from .errors import QuiltmakerError
+from .core.components import DEFAULT_VARIANT
+from .core.errors import QuiltmakerError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -121,9 +121,9 @@ def _parser() -> argparse.ArgumentParser:
 def _play(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from . import record
-    from .game import Game
-    from .terminal import play_in_terminal
+    from .core import record
+    from .core.game import Game
+    from .tui.line import play_in_terminal
 
     full_screen = not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
     if args.two_players and not full_screen:
@@ -162,8 +162,8 @@ def _play(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from . import record
-    from .terminal import render_final, render_position
+    from .core import record
+    from .tui.line import render_final, render_position
 
     game = record.load(args.record.read_text(encoding="utf-8"))
     if args.format == "json":
@@ -188,9 +188,9 @@ def _simulate(args: argparse.Namespace) -> int:
     from rich.progress import track
     from rich.table import Table
 
-    from . import record
-    from .players import play_game
-    from .position import Position
+    from .core import record
+    from .ai.players import play_game
+    from .core.position import Position
 
     # Specifications may hold commas themselves (mcts:time=1,playouts=random), so '/' separates first.
     names = args.players.split("/") if "/" in args.players else args.players.split(",")
@@ -235,7 +235,7 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _perft(args: argparse.Namespace) -> int:
-    from .position import Position
+    from .core.position import Position
 
     position = Position.from_text(args.position) if args.position else Position.initial(args.seed)
     if args.depth < 0:
@@ -265,10 +265,10 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _analyse(args: argparse.Namespace) -> int:
-    from . import record
+    from .core import record
     from .ai.analysis import analyse_game, analyse_position
-    from .players import Limit
-    from .position import Position
+    from .ai.players import Limit
+    from .core.position import Position
 
     limit = Limit(iterations=args.iterations) if args.iterations else Limit(time=args.time)
     if (args.iterations is not None and args.iterations < 1) or (args.time is not None and not 0 < args.time < math.inf):
@@ -319,7 +319,7 @@ def _match(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import Progress
 
-    from .match import run_match
+    from .ai.match import run_match
 
     if args.games < 1:
         raise QuiltmakerError("--games must be at least 1")
@@ -358,7 +358,7 @@ def _match(args: argparse.Namespace) -> int:
 
 
 def _engine(args: argparse.Namespace) -> int:
-    from .protocol import serve
+    from .engine.server import serve
 
     serve(seed=args.seed)
     return 0

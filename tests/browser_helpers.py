@@ -26,7 +26,7 @@ import httpx
 
 from web_helpers import BOARD, COLUMNS, free_port, poll, square
 
-from quiltmaker.components import PATCHES
+from quiltmaker.core.components import PATCHES
 
 if TYPE_CHECKING:  # Playwright is only needed by the browser tests themselves.
     from playwright.sync_api import Page

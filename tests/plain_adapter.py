@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from quiltmaker.components import LAST_SPACE, mask_to_cells
-from quiltmaker.moves import ADVANCE, BUY, Move
-from quiltmaker.position import NO_BONUS, Position
+from quiltmaker.core.components import LAST_SPACE, mask_to_cells
+from quiltmaker.core.moves import ADVANCE, BUY, Move
+from quiltmaker.core.position import NO_BONUS, Position
 
 
 def plain_move(move: Move) -> tuple[Any, ...]:

@@ -69,7 +69,7 @@ from browser_helpers import (  # noqa: E402
     wait_above,
     wait_version,
 )
-from quiltmaker import record as record_module  # noqa: E402
+from quiltmaker.core import record as record_module  # noqa: E402
 from web_helpers import BOARD, poll  # noqa: E402
 
 expect.set_options(timeout=TIMEOUT_MS)

@@ -24,12 +24,12 @@ from rich.console import Console
 
 from conftest import EARNING_PURCHASE, EARNS_A_SPECIAL, run_cli
 
-from quiltmaker import record
-from quiltmaker.game import Game
-from quiltmaker.moves import ADVANCE, SPECIAL, Move
-from quiltmaker.players import GreedyPlayer, RandomPlayer, play_game
-from quiltmaker.position import Position
-from quiltmaker.terminal import play_in_terminal
+from quiltmaker.core import record
+from quiltmaker.core.game import Game
+from quiltmaker.core.moves import ADVANCE, SPECIAL, Move
+from quiltmaker.ai.players import GreedyPlayer, RandomPlayer, play_game
+from quiltmaker.core.position import Position
+from quiltmaker.tui.line import play_in_terminal
 
 SUBCOMMANDS = ("play", "replay", "simulate", "perft", "bench")
 # Seed 1 gives player 0 the first move, so a script for seat 0 starts from the setup itself.

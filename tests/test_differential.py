@@ -12,9 +12,9 @@ import pytest
 from plain_adapter import plain_move, plain_snapshot
 from plain_rules import PlainGame
 
-from quiltmaker.components import DATA, TIME_TRACKS
-from quiltmaker.moves import BUY
-from quiltmaker.position import Position
+from quiltmaker.core.components import DATA, TIME_TRACKS
+from quiltmaker.core.moves import BUY
+from quiltmaker.core.position import Position
 
 GAMES = 1000
 

@@ -15,10 +15,11 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from quiltmaker import ACTION_COUNT, PATCHES, Move, Position, record
+from quiltmaker import ACTION_COUNT, PATCHES, Move, Position
+from quiltmaker.core import record
 from quiltmaker.envs import observation as obs
-from quiltmaker.errors import IllegalMoveError, QuiltmakerError
-from quiltmaker.players import RandomPlayer
+from quiltmaker.core.errors import IllegalMoveError, QuiltmakerError
+from quiltmaker.ai.players import RandomPlayer
 
 gym = pytest.importorskip("gymnasium")
 pettingzoo = pytest.importorskip("pettingzoo")

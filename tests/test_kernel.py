@@ -8,11 +8,11 @@ import random
 import numpy as np
 import pytest
 
-from quiltmaker.ai import kernel as K
-from quiltmaker.components import LAST_SPACE, PATCHES, TIME_TRACKS
-from quiltmaker.moves import ACTIONS
-from quiltmaker.players import contact, patch_value
-from quiltmaker.position import Position
+from quiltmaker.compiled import rules as K
+from quiltmaker.core.components import LAST_SPACE, PATCHES, TIME_TRACKS
+from quiltmaker.core.moves import ACTIONS
+from quiltmaker.ai.players import contact, patch_value
+from quiltmaker.core.position import Position
 
 GAMES = 10_000
 

@@ -17,11 +17,12 @@ import pytest
 
 from conftest import run_cli
 
-from quiltmaker import Position, QuiltmakerError, record
+from quiltmaker import Position, QuiltmakerError
+from quiltmaker.core import record
 from quiltmaker.ai.levels import LEVELS, player_from_spec
 from quiltmaker.ai.mcts import MCTSPlayer, SearchConfig
-from quiltmaker.moves import Move
-from quiltmaker.players import GreedyPlayer, Limit, Player, RandomPlayer, play_game
+from quiltmaker.core.moves import Move
+from quiltmaker.ai.players import GreedyPlayer, Limit, Player, RandomPlayer, play_game
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -21,10 +21,11 @@ import pytest
 
 from conftest import run_cli
 
-from quiltmaker import Position, record
+from quiltmaker import Position
+from quiltmaker.core import record
 from quiltmaker.ai.mcts import MCTSPlayer
-from quiltmaker.match import MatchResult, elo_from_score, play_scheduled_game, run_match, schedule
-from quiltmaker.players import Limit
+from quiltmaker.ai.match import MatchResult, elo_from_score, play_scheduled_game, run_match, schedule
+from quiltmaker.ai.players import Limit
 
 SUMMARY_KEYS = {
     "players", "games", "a_wins", "b_wins", "a_score", "a_score_95", "a_wins_by_seat", "games_by_seat",

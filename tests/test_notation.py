@@ -27,19 +27,19 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from quiltmaker import record
-from quiltmaker.components import BOARD_SIZE, FLIPPED, PATCHES, TRANSFORMS, TURNED, transform_cells
-from quiltmaker.errors import (
+from quiltmaker.core import record
+from quiltmaker.core.components import BOARD_SIZE, FLIPPED, PATCHES, TRANSFORMS, TURNED, transform_cells
+from quiltmaker.core.errors import (
     IllegalMoveError,
     InvalidMoveError,
     InvalidPositionError,
     InvalidRecordError,
     QuiltmakerError,
 )
-from quiltmaker.game import Game
-from quiltmaker.moves import ACTION_COUNT, ACTIONS, ADVANCE, BUY, SPECIAL, Move, parse_square, square_name
-from quiltmaker.players import GreedyPlayer, RandomPlayer, play_game
-from quiltmaker.position import Position
+from quiltmaker.core.game import Game
+from quiltmaker.core.moves import ACTION_COUNT, ACTIONS, ADVANCE, BUY, SPECIAL, Move, parse_square, square_name
+from quiltmaker.ai.players import GreedyPlayer, RandomPlayer, play_game
+from quiltmaker.core.position import Position
 
 T = TypeVar("T")
 

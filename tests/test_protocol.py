@@ -27,9 +27,10 @@ import pytest
 from quiltmaker import Position, QuiltmakerError
 from quiltmaker.ai.levels import LEVELS, player_from_spec
 from quiltmaker.ai.mcts import MCTSPlayer
-from quiltmaker.moves import Move
-from quiltmaker.players import GreedyPlayer, Limit, play_game
-from quiltmaker.protocol import EnginePlayer, ProtocolError, parse_position
+from quiltmaker.core.moves import Move
+from quiltmaker.ai.players import GreedyPlayer, Limit, play_game
+from quiltmaker.engine.client import EnginePlayer
+from quiltmaker.engine.protocol import ProtocolError, parse_position
 
 T = TypeVar("T")
 

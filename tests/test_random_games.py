@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from quiltmaker.components import BONUS_AREAS, LAST_SPACE, PATCH_COUNT, PATCHES, SQUARES
-from quiltmaker.moves import ACTION_COUNT, BUY, SPECIAL, Move
-from quiltmaker.position import NO_BONUS, Position
+from quiltmaker.core.components import BONUS_AREAS, LAST_SPACE, PATCH_COUNT, PATCHES, SQUARES
+from quiltmaker.core.moves import ACTION_COUNT, BUY, SPECIAL, Move
+from quiltmaker.core.position import NO_BONUS, Position
 
 GAMES = 2000
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from quiltmaker import record
-from quiltmaker.match import run_match
+from quiltmaker.core import record
+from quiltmaker.ai.match import run_match
 
 ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.slow  # starts a Ray instance

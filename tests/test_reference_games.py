@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from conftest import load_test_data
 
-from quiltmaker import record
-from quiltmaker.moves import Move
+from quiltmaker.core import record
+from quiltmaker.core.moves import Move
 
 
 @functools.cache

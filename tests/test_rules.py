@@ -23,8 +23,8 @@ from quiltmaker import (
     Position,
     QuiltmakerError,
 )
-from quiltmaker.game import Game
-from quiltmaker.players import GreedyPlayer
+from quiltmaker.core.game import Game
+from quiltmaker.ai.players import GreedyPlayer
 
 from conftest import EARNING_PURCHASE, EARNS_A_SPECIAL
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from quiltmaker.ai import kernel as K
+from quiltmaker.compiled import rules as K
 from quiltmaker.ai.levels import player_from_spec
 from quiltmaker.ai.mcts import ANSWER_RESERVE, MCTSPlayer, SearchConfig, SearchTree
 from quiltmaker.ai.search_kernel import _candidates, new_expansion_cache
-from quiltmaker.moves import Move
-from quiltmaker.players import GreedyPlayer, Limit, play_game
-from quiltmaker.position import Position
+from quiltmaker.core.moves import Move
+from quiltmaker.ai.players import GreedyPlayer, Limit, play_game
+from quiltmaker.core.position import Position
 
 _ROWS_WITH_GAPS = ["xxx1xxx1x"] * 7  # 7 squares a row, never a 7x7 area
 
@@ -286,7 +286,7 @@ def test_every_node_records_who_acts() -> None:
     """Turns do not alternate: the stored player is the one the rules say, at every node."""
     tree = SearchTree(Position.initial(9), SearchConfig(), seed=4)
     tree.search(iterations=3000)
-    from quiltmaker.ai import kernel
+    from quiltmaker.compiled import rules as kernel
 
     rng = random.Random(0)
     for node in rng.sample(range(int(tree.sizes[0])), 300):

@@ -7,8 +7,8 @@ import functools
 import pytest
 
 from quiltmaker.ai.solver import EndgameSolver
-from quiltmaker.players import GreedyPlayer, RandomPlayer, play_game
-from quiltmaker.position import Position
+from quiltmaker.ai.players import GreedyPlayer, RandomPlayer, play_game
+from quiltmaker.core.position import Position
 
 
 def exhaustive(position: Position) -> tuple[int, int]:
@@ -63,7 +63,7 @@ def test_finished_position() -> None:
 def test_ordered_actions_are_exactly_the_legal_actions() -> None:
     import numpy as np
 
-    from quiltmaker.ai import kernel
+    from quiltmaker.compiled import rules as kernel
     from quiltmaker.ai.solver_kernel import ordered_actions
 
     out = np.empty(kernel.MAX_MOVES, dtype=np.int64)

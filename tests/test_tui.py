@@ -20,13 +20,13 @@ from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from quiltmaker import record
+from quiltmaker.core import record
 from quiltmaker.ai.levels import player_from_spec
-from quiltmaker.components import BOARD_SIZE, PATCHES, TRANSFORMS, transform_cells
-from quiltmaker.game import Game
-from quiltmaker.moves import ADVANCE, BUY, SPECIAL, Move
-from quiltmaker.players import Limit
-from quiltmaker.position import Position
+from quiltmaker.core.components import BOARD_SIZE, PATCHES, TRANSFORMS, transform_cells
+from quiltmaker.core.game import Game
+from quiltmaker.core.moves import ADVANCE, BUY, SPECIAL, Move
+from quiltmaker.ai.players import Limit
+from quiltmaker.core.position import Position
 from quiltmaker.tui import QuiltApp
 from quiltmaker.tui.model import Ghost, advance_preview, first_fit, forecast
 from quiltmaker.tui.screens import GameOverScreen, HelpScreen, PathPrompt
@@ -163,7 +163,7 @@ def test_forecast_and_advance_preview() -> None:
     # 5 buttons, a button for each of 53 spaces, no income, 81 empty squares at -2.
     assert forecast(start, 0) == 5 + 53 - 162
     assert advance_preview(start) == (1, 1)
-    from quiltmaker.players import GreedyPlayer, play_game
+    from quiltmaker.ai.players import GreedyPlayer, play_game
 
     final = play_game([GreedyPlayer(1), GreedyPlayer(2)], start).position
     # On space 53 nothing is left to earn: the forecast is the score.
@@ -209,7 +209,7 @@ async def test_a_whole_game_against_beginner_by_key_presses(tmp_path: Path) -> N
 @pytest.mark.asyncio
 async def test_the_end_screen_shows_the_scoring(tmp_path: Path) -> None:
     # A finished game loaded from its record opens on the final scoring.
-    from quiltmaker.players import GreedyPlayer, play_game
+    from quiltmaker.ai.players import GreedyPlayer, play_game
 
     finished = play_game([GreedyPlayer(1), GreedyPlayer(2)], Position.initial(3))
     finished.players = ["you", "greedy"]
@@ -468,7 +468,7 @@ async def test_a_terminal_too_small_for_the_board_is_warned_about() -> None:
 
 @pytest.mark.asyncio
 async def test_a_new_game_swaps_the_seats_and_keeps_the_old_record(tmp_path: Path) -> None:
-    from quiltmaker.players import GreedyPlayer, play_game
+    from quiltmaker.ai.players import GreedyPlayer, play_game
 
     finished = play_game([GreedyPlayer(1), GreedyPlayer(2)], Position.initial(3))
     finished.players = ["you", "beginner"]

@@ -24,9 +24,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from web_helpers import first_legal_move, legal_moves, poll
 
-from quiltmaker import record
-from quiltmaker.moves import Move
-from quiltmaker.position import Position
+from quiltmaker.core import record
+from quiltmaker.core.moves import Move
+from quiltmaker.core.position import Position
 from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.store import EventRow, GameRow, GameStore, StoreError
 

@@ -31,8 +31,8 @@ from web_helpers import first_legal_move, free_port, poll
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from quiltmaker import record
-from quiltmaker.moves import Move
+from quiltmaker.core import record
+from quiltmaker.core.moves import Move
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not hasattr(os, "killpg"), reason="needs POSIX process groups")]
 

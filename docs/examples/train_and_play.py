@@ -8,7 +8,7 @@ The whole path in one file, NumPy only:
 2. a linear softmax policy over the legal actions, each action described by
    a few features read from the observation, learns by REINFORCE from the
    final score margin (``info["margin"]``);
-3. the trained policy becomes a quiltmaker :class:`~quiltmaker.players.Player`
+3. the trained policy becomes a quiltmaker :class:`~quiltmaker.ai.players.Player`
    and plays a match against a level (``--against``), alternating seats; one
    game is saved as a record that ``quiltmaker replay`` reads.
 
@@ -30,12 +30,13 @@ import gymnasium as gym
 import numpy as np
 
 import quiltmaker.envs.gymnasium_env  # noqa: F401  (registers quiltmaker/Patchwork-v0)
-from quiltmaker import ACTION_COUNT, Move, Position, record
+from quiltmaker import ACTION_COUNT, Move, Position
+from quiltmaker.core import record
 from quiltmaker.ai.levels import player_from_spec
-from quiltmaker.components import BOARD_SIZE, LAST_SPACE, PATCHES, SQUARES
+from quiltmaker.core.components import BOARD_SIZE, LAST_SPACE, PATCHES, SQUARES
 from quiltmaker.envs.observation import BUTTONS_SCALE, INCOME_SPACES, LAYOUT, action_mask, encode
-from quiltmaker.moves import ADVANCE, SPECIAL
-from quiltmaker.players import Player, play_game
+from quiltmaker.core.moves import ADVANCE, SPECIAL
+from quiltmaker.ai.players import Player, play_game
 
 FEATURES = ("advance", "special", "income", "points", "cost", "time", "snug", "buy", "gain", "left")
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..game import Game
-from ..moves import Move
-from ..players import Limit
-from ..position import Position
+from ..core.game import Game
+from ..core.moves import Move
+from .players import Limit
+from ..core.position import Position
 from .mcts import MCTSPlayer, MoveStats, SearchConfig
 
 DEFAULT_LIMIT = Limit(time=1.0)

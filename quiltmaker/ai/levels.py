@@ -12,8 +12,8 @@ import math
 import shlex
 from dataclasses import dataclass
 
-from ..errors import QuiltmakerError
-from ..players import PLAYER_TYPES, Limit, Player
+from ..core.errors import QuiltmakerError
+from .players import PLAYER_TYPES, Limit, Player
 from .mcts import MCTSPlayer, SearchConfig
 
 
@@ -58,7 +58,8 @@ def player_from_spec(spec: str, seed: int | None = None, move_time: float | None
     """
     text = spec.strip()
     if text.startswith("engine:"):
-        from ..protocol import DEFAULT_MOVE_TIME, EnginePlayer
+        from ..engine.client import EnginePlayer
+        from ..engine.protocol import DEFAULT_MOVE_TIME
 
         try:
             command = shlex.split(text[len("engine:") :])

@@ -8,7 +8,7 @@ who chose the edge, never by flipping a sign.
 
 Hundreds of placements per purchase are tamed by choosing the patch and then
 the placement: a node's edges are advancing plus, for each patch on offer, its
-``placements`` best placements by :func:`~quiltmaker.ai.kernel.placement_score`
+``placements`` best placements by :func:`~quiltmaker.compiled.rules.placement_score`
 (all of them when ``placements`` is 0), and for a special patch its best squares.
 Those rankings depend only on the quilt and the patch, which recur all over a
 tree, so they are remembered across the tree and a player's moves.
@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..moves import Move
-from ..players import Limit, Player
-from ..position import Position
-from . import kernel as K
+from ..core.moves import Move
+from .players import Limit, Player
+from ..core.position import Position
+from ..compiled import rules as K
 from .search_kernel import GREEDY_PLAYOUTS, RANDOM_PLAYOUTS, compact, find_node, new_expansion_cache, run_search
 from .solver import EndgameSolver
 

@@ -10,9 +10,9 @@ import math
 
 import numpy as np
 
-from ..components import PATCHES
-from . import kernel as K
-from .kernel import (
+from ..core.components import PATCHES
+from ..compiled import rules as K
+from ..compiled.rules import (
     ACTION_MASK,
     COST,
     PATCH_FIRST,

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..moves import Move
-from ..position import Position
-from . import kernel as K
+from ..core.moves import Move
+from ..core.position import Position
+from ..compiled import rules as K
 from .solver_kernel import ABORTED, INFINITY, MAX_PLY, WIN, alphabeta
 
 DEFAULT_TABLE_BITS = 20

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..components import OFFER_SIZE
-from . import kernel as K
-from .kernel import (
+from ..core.components import OFFER_SIZE
+from ..compiled import rules as K
+from ..compiled.rules import (
     COST,
     _inline,
     _jit,

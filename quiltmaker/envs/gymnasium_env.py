@@ -1,7 +1,7 @@
 """A Gymnasium environment: one agent against a quiltmaker opponent.
 
 The agent takes one seat; the opponent, a level (``"beginner"`` ..
-``"max"``), any player specification or a :class:`~quiltmaker.players.Player`,
+``"max"``), any player specification or a :class:`~quiltmaker.ai.players.Player`,
 takes the other. Patchwork's turns follow the time track, so after the agent's
 action the opponent may move several times, or not at all, before the agent
 acts again; :meth:`PatchworkEnv.step` plays those moves itself and returns
@@ -29,12 +29,12 @@ try:
 except ImportError as error:  # pragma: no cover - depends on the installation
     raise ImportError("quiltmaker.envs.gymnasium_env needs Gymnasium: pip install 'quiltmaker[envs]'") from error
 
-from ..components import DEFAULT_VARIANT
-from ..errors import IllegalMoveError
-from ..game import Game
-from ..moves import ACTION_COUNT, Move
-from ..players import Player
-from ..position import Position
+from ..core.components import DEFAULT_VARIANT
+from ..core.errors import IllegalMoveError
+from ..core.game import Game
+from ..core.moves import ACTION_COUNT, Move
+from ..ai.players import Player
+from ..core.position import Position
 from .observation import OBSERVATION_HIGH, OBSERVATION_SIZE, action_mask, encode, outcome, render_text
 
 ENV_ID = "quiltmaker/Patchwork-v0"
@@ -61,7 +61,7 @@ class PatchworkEnv(gym.Env[Observation, np.int64]):
 
     Observations are ``{"observation": float32[864], "action_mask": int8[7431]}``
     from the agent's side; actions are the fixed action indices of
-    :mod:`quiltmaker.moves` (``Discrete(7431)``). The reward is 0 until the
+    :mod:`quiltmaker.core.moves` (``Discrete(7431)``). The reward is 0 until the
     game ends, then +1 for a win and -1 for a loss. The final ``info`` holds
     ``scores`` (agent's first), ``margin``, ``winner`` and ``tie_break``;
     every ``info`` holds ``position`` (its text), ``seat`` and
@@ -71,7 +71,7 @@ class PatchworkEnv(gym.Env[Observation, np.int64]):
     reward of -1 and ``info["illegal_action"]``, by default: generic agents
     and Gymnasium's own checker sample the whole ``Discrete`` space, and a
     forfeit is a signal they can learn from. ``illegal_action="raise"``
-    raises :class:`~quiltmaker.errors.IllegalMoveError` instead, for code that
+    raises :class:`~quiltmaker.IllegalMoveError` instead, for code that
     should never send one.
 
     Args:

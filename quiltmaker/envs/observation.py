@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..components import BOARD_SIZE, INCOME_UP_TO, LAST_SPACE, PATCH_COUNT, PATCHES, SQUARES, TIME_TRACKS
-from ..moves import ACTION_COUNT
-from ..position import NO_BONUS, Position
+from ..core.components import BOARD_SIZE, INCOME_UP_TO, LAST_SPACE, PATCH_COUNT, PATCHES, SQUARES, TIME_TRACKS
+from ..core.moves import ACTION_COUNT
+from ..core.position import NO_BONUS, Position
 
 FloatArray = npt.NDArray[np.float32]
 MaskArray = npt.NDArray[np.int8]

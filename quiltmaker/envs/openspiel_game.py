@@ -47,9 +47,9 @@ try:
 except ImportError as error:  # pragma: no cover - depends on the installation
     raise ImportError("quiltmaker.envs.openspiel_game needs OpenSpiel: pip install 'quiltmaker[envs]'") from error
 
-from ..components import DEFAULT_VARIANT, LAST_SPACE, PATCH_COUNT, SQUARES, STARTING_PATCH_ID, time_track
-from ..moves import ACTION_COUNT, Move
-from ..position import Position
+from ..core.components import DEFAULT_VARIANT, LAST_SPACE, PATCH_COUNT, SQUARES, STARTING_PATCH_ID, time_track
+from ..core.moves import ACTION_COUNT, Move
+from ..core.position import Position
 from .observation import MAX_SPECIALS, OBSERVATION_SIZE, PLANE_COUNT, encode, legal_actions
 
 GAME_NAME = "python_patchwork"

@@ -35,11 +35,11 @@ try:
 except ImportError as error:  # pragma: no cover - depends on the installation
     raise ImportError("quiltmaker.envs.pettingzoo_env needs PettingZoo: pip install 'quiltmaker[envs]'") from error
 
-from ..components import DEFAULT_VARIANT
-from ..errors import IllegalMoveError
-from ..game import Game
-from ..moves import ACTION_COUNT, Move
-from ..position import Position
+from ..core.components import DEFAULT_VARIANT
+from ..core.errors import IllegalMoveError
+from ..core.game import Game
+from ..core.moves import ACTION_COUNT, Move
+from ..core.position import Position
 from .observation import OBSERVATION_HIGH, OBSERVATION_SIZE, action_mask, encode, outcome, render_text
 
 AGENTS = ("player_0", "player_1")
@@ -63,7 +63,7 @@ class PatchworkAECEnv(AECEnv[str, Observation, "int | None"]):  # type: ignore[m
         illegal_action: ``"lose"`` (the default) ends the game with -1 for
             the agent that sent an action its mask ruled out and +1 for the
             other, with ``illegal_action`` in the infos; ``"raise"`` raises
-            :class:`~quiltmaker.errors.IllegalMoveError`.
+            :class:`~quiltmaker.IllegalMoveError`.
         render_mode: ``None`` or ``"ansi"`` (:meth:`render` returns text).
 
     ``reset(seed=s)`` starts the game ``Position.initial(s)``; without a seed

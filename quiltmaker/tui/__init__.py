@@ -1,7 +1,7 @@
 """The full-screen terminal game (Textual): ``quiltmaker play`` in a terminal.
 
 Import :class:`QuiltApp` from here; the line-based game stays in
-:mod:`quiltmaker.terminal` for pipes and scripts.
+:mod:`quiltmaker.tui.line` for pipes and scripts.
 """
 
 from .app import QuiltApp

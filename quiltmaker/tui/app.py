@@ -1,4 +1,4 @@
-"""The full-screen game: a Textual app around a :class:`~quiltmaker.game.Game`.
+"""The full-screen game: a Textual app around a :class:`~quiltmaker.Game`.
 
 The app owns the game, the chosen patch and its ghost; widgets only draw.
 Every change of the game goes through :meth:`QuiltApp.game_changed`, which
@@ -20,14 +20,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Footer
 
-from .. import record
+from ..core import record
 from ..ai.analysis import Analysis
 from ..ai.mcts import MCTSPlayer, warm_up
-from ..errors import QuiltmakerError
-from ..game import Game
-from ..moves import Move
-from ..players import Limit, Player
-from ..terminal import describe_move, patch_map
+from ..core.errors import QuiltmakerError
+from ..core.game import Game
+from ..core.moves import Move
+from ..ai.players import Limit, Player
+from .line import describe_move, patch_map
 from .model import Ghost, first_fit, ghost_for_move, turn_reason
 from .render import player_style
 from .screens import GameOverScreen, HelpScreen, PathPrompt

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..components import BOARD_SIZE, FLIPPED, PATCHES, TURNED, Cell
-from ..moves import Move
-from ..players import forecast as forecast  # re-exported: the screen and its tests read it here
-from ..position import Position
+from ..core.components import BOARD_SIZE, FLIPPED, PATCHES, TURNED, Cell
+from ..core.moves import Move
+from ..ai.players import forecast as forecast  # re-exported: the screen and its tests read it here
+from ..core.position import Position
 
 
 @dataclass(frozen=True)

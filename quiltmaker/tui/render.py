@@ -10,9 +10,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ..components import BOARD_SIZE, BONUS_POINTS, PATCHES, Cell
-from ..moves import COLUMNS
-from ..position import Position
+from ..core.components import BOARD_SIZE, BONUS_POINTS, PATCHES, Cell
+from ..core.moves import COLUMNS
+from ..core.position import Position
 from .model import Ghost, advance_preview, forecast
 
 PATCH_COLOURS = (

@@ -10,8 +10,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
-from ..position import Position
-from ..terminal import render_final
+from ..core.position import Position
+from .line import render_final
 
 HELP_TEXT = """\
 Choosing        1 2 3      choose a patch on offer (or ← → and Enter)

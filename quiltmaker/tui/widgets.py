@@ -12,9 +12,9 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.widgets import Static
 
-from ..components import Cell
-from ..position import Position
-from ..terminal import render_track
+from ..core.components import Cell
+from ..core.position import Position
+from .line import render_track
 from .model import Ghost
 from .render import player_style, render_log, render_offer, render_player, render_quilt
 

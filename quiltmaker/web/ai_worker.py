@@ -14,9 +14,9 @@ from typing import Any
 from ..ai import mcts
 from ..ai.analysis import analyse_game, analyse_position
 from ..ai.levels import LEVELS, player_from_spec
-from ..game import Game
-from ..players import Limit
-from ..position import Position
+from ..core.game import Game
+from ..ai.players import Limit
+from ..core.position import Position
 
 
 def warm_up() -> None:

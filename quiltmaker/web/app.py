@@ -31,12 +31,12 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Res
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, field_validator
 
-from .. import record
+from ..core import record
 from ..ai.levels import LEVELS
-from ..components import DEFAULT_VARIANT, TIME_TRACKS, VARIANT_ALIASES
-from ..errors import QuiltmakerError
-from ..moves import Move
-from ..position import Position
+from ..core.components import DEFAULT_VARIANT, TIME_TRACKS, VARIANT_ALIASES
+from ..core.errors import QuiltmakerError
+from ..core.moves import Move
+from ..core.position import Position
 from . import ai_worker
 from .pubsub import Broker, LocalBroker
 from .store import BOTH_SEATS, GameStore, StoredGame, StoreError

@@ -36,10 +36,10 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
-from ..errors import QuiltmakerError
-from ..game import Game
-from ..moves import Move
-from ..position import Position
+from ..core.errors import QuiltmakerError
+from ..core.game import Game
+from ..core.moves import Move
+from ..core.position import Position
 
 MODES = ("ai", "local", "online")
 BOTH_SEATS = "both"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..components import (
+from ..core.components import (
     BOARD_SIZE,
     BONUS_POINTS,
     BONUS_SIZE,
@@ -19,10 +19,10 @@ from ..components import (
     PATCHES,
     TIME_TRACKS,
 )
-from ..game import Game
-from ..moves import ACTIONS, ADVANCE, BUY, SPECIAL, Move
-from ..players import forecast
-from ..position import NO_BONUS, Position
+from ..core.game import Game
+from ..core.moves import ACTIONS, ADVANCE, BUY, SPECIAL, Move
+from ..ai.players import forecast
+from ..core.position import NO_BONUS, Position
 from .store import StoredGame
 
 

@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 
 from quiltmaker.ai.levels import player_from_spec
-from quiltmaker.players import play_game
-from quiltmaker.position import Position
+from quiltmaker.ai.players import play_game
+from quiltmaker.core.position import Position
 
 GAMES = (("mcts:iterations=300", 1), ("mcts:iterations=2000", 2), ("mcts:iterations=500,placements=0,playouts=random", 3))
 

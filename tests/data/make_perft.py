@@ -34,7 +34,7 @@ from plain_adapter import plain_move, plain_snapshot  # noqa: E402
 from plain_rules import PlainGame  # noqa: E402
 
 from quiltmaker import Move, Position  # noqa: E402
-from quiltmaker.moves import BUY  # noqa: E402
+from quiltmaker.core.moves import BUY  # noqa: E402
 
 OUTPUT = Path(__file__).resolve().parent / "perft.json"
 # The plain rules read the shared component data, not the engine's packaged copy.

@@ -5,7 +5,7 @@ Text notation (case-insensitive on input; :meth:`Move.text` writes the canonical
 * ``A``: advance and receive buttons.
 * ``12R1@e5``: buy patch 12, lay it in orientation ``R1`` with the top-left of
   its bounding box on square ``e5``. Orientations are named by
-  :data:`~quiltmaker.components.TRANSFORMS`: ``R<k>`` turns the printed shape
+  :data:`~quiltmaker.core.components.TRANSFORMS`: ``R<k>`` turns the printed shape
   ``k`` quarter turns clockwise, ``F<k>`` mirrors it left-right and then turns
   it. Several names can give the same squares; the canonical text uses the
   first. ``12@e5`` means ``12R0@e5``, and ``12@e5,f5,f6`` names the covered

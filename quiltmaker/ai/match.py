@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import record
-from .components import DEFAULT_VARIANT
-from .errors import QuiltmakerError
+from ..core import record
+from ..core.components import DEFAULT_VARIANT
+from ..core.errors import QuiltmakerError
 from .players import play_game
-from .position import Position
+from ..core.position import Position
 
 Z95 = 1.959963984540054
 
@@ -150,7 +150,7 @@ def schedule(
 
 def play_scheduled_game(spec: GameSpec) -> dict[str, Any]:
     """Play one scheduled game; returns its JSON record with the match's bookkeeping."""
-    from .ai.levels import player_from_spec
+    from .levels import player_from_spec
 
     a = player_from_spec(spec.players[0], spec.seeds[0], spec.move_time)
     b = player_from_spec(spec.players[1], spec.seeds[1], spec.move_time)
@@ -188,7 +188,7 @@ def run_match(
     Raises:
         QuiltmakerError: A player specification is not understood.
     """
-    from .ai.levels import player_from_spec
+    from .levels import player_from_spec
 
     for spec in players:
         if not spec.startswith("engine:"):

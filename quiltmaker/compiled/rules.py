@@ -1,7 +1,7 @@
 """The rules compiled with numba, for search: a state is a tuple of 16 int64.
 
 This is the second copy of the rules, and it exists only for speed; the
-differential tests hold it equal to :class:`quiltmaker.position.Position`
+differential tests hold it equal to :class:`quiltmaker.Position`
 move by move. Layout of a state (indices below):
 
 * the circle is a fixed *ring* of patch ids beside the state (one slot a
@@ -16,7 +16,7 @@ move by move. Layout of a state (indices below):
 * a quilt is one bit a square, square ``BOARD_SIZE * row + col``, split
   over two words: ``QUILT*_LO`` holds squares 0..63 and ``QUILT*_HI`` the
   rest;
-* moves are the action indices of :mod:`quiltmaker.moves`.
+* moves are the action indices of :mod:`quiltmaker.core.moves`.
 
 States and rings are tuples, and :func:`step` returns a new state, as
 ``Position.play_unchecked`` does. Tuples live in registers: passing numba
@@ -35,7 +35,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from ..components import (
+from ..core.components import (
     BOARD_SIZE,
     BONUS_AREAS,
     BONUS_POINTS,
@@ -50,8 +50,8 @@ from ..components import (
     TIME_TRACKS,
     TRANSFORMS,
 )
-from ..moves import ACTIONS, BUY, FIRST_BUY_ACTION, PLACEMENTS
-from ..position import NO_BONUS, Position
+from ..core.moves import ACTIONS, BUY, FIRST_BUY_ACTION, PLACEMENTS
+from ..core.position import NO_BONUS, Position
 
 REMAINING, HEAD, TIME0, TIME1, BUTTONS0, BUTTONS1, INCOME0, INCOME1 = range(8)
 QUILT0_LO, QUILT0_HI, QUILT1_LO, QUILT1_HI, ON_TOP, SPECIALS, BONUS, PENDING = range(8, 16)
@@ -469,7 +469,7 @@ def apply_action(state, ring, action):
 
 @_inline
 def patch_value(patch, start):
-    """The greedy value of buying ``patch`` from space ``start``: the compiled twin of :func:`quiltmaker.players.patch_value`.
+    """The greedy value of buying ``patch`` from space ``start``: the compiled twin of :func:`quiltmaker.ai.players.patch_value`.
 
     Income still to come, plus what its squares save at the end, less its
     cost and the spaces it takes (each worth a button to an advancing

@@ -11,10 +11,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from collections.abc import Callable, Sequence
 
-from .components import BOARD_SIZE, EMPTY_SQUARE_PENALTY, INCOME_UP_TO, LAST_SPACE, PATCHES, cells_to_mask
-from .game import Game
-from .moves import ADVANCE, BUY, Move
-from .position import Position
+from ..core.components import BOARD_SIZE, EMPTY_SQUARE_PENALTY, INCOME_UP_TO, LAST_SPACE, PATCHES, cells_to_mask
+from ..core.game import Game
+from ..core.moves import ADVANCE, BUY, Move
+from ..core.position import Position
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ def patch_value(patch_id: int, space: int) -> int:
     The income it will still pay, plus the points its squares save at the
     end, minus its cost, minus one button per space of time it takes (what
     advancing would have paid). The greedy player ranks purchases by it; its
-    compiled twin, :func:`quiltmaker.ai.kernel.patch_value`, does the same in
+    compiled twin, :func:`quiltmaker.compiled.rules.patch_value`, does the same in
     playouts and in the endgame solver's move ordering, and a test holds the
     two equal.
     """

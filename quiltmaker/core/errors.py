@@ -19,3 +19,9 @@ class InvalidPositionError(QuiltmakerError):
 
 class InvalidRecordError(QuiltmakerError):
     """A game record that is malformed, or whose moves do not replay."""
+
+
+# Users catch and read these as ``quiltmaker.IllegalMoveError`` and so on, and tracebacks and
+# pickles name them so (the package re-exports them), whatever module defines them.
+for _error in (QuiltmakerError, InvalidMoveError, IllegalMoveError, InvalidPositionError, InvalidRecordError):
+    _error.__module__ = "quiltmaker"

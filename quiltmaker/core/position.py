@@ -252,7 +252,7 @@ class Position(NamedTuple):
         return moves
 
     def legal_action_mask(self) -> list[bool]:
-        """A list of :data:`~quiltmaker.moves.ACTION_COUNT` flags, true for each legal action index."""
+        """A list of :data:`~quiltmaker.core.moves.ACTION_COUNT` flags, true for each legal action index."""
         mask = [False] * ACTION_COUNT
         for move in self.legal_moves():
             mask[move.action] = True
@@ -319,7 +319,7 @@ class Position(NamedTuple):
         >>> start.play("4R0@a1")
         Traceback (most recent call last):
         ...
-        quiltmaker.errors.IllegalMoveError: 4R0@a1 is illegal: patch 4 is not among the next three patches (on offer: 1, 2, 3)
+        quiltmaker.IllegalMoveError: 4R0@a1 is illegal: patch 4 is not among the next three patches (on offer: 1, 2, 3)
 
         Raises:
             InvalidMoveError: Text that is not a move.

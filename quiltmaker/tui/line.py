@@ -13,13 +13,13 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from . import record
-from .components import BOARD_SIZE, BONUS_POINTS, EMPTY_SQUARE_PENALTY, LAST_SPACE, PATCHES, TIME_TRACKS
-from .errors import QuiltmakerError
-from .game import Game
-from .moves import ADVANCE, COLUMNS, SPECIAL, Move, parse_square
-from .players import Player
-from .position import Position
+from ..core import record
+from ..core.components import BOARD_SIZE, BONUS_POINTS, EMPTY_SQUARE_PENALTY, LAST_SPACE, PATCHES, TIME_TRACKS
+from ..core.errors import QuiltmakerError
+from ..core.game import Game
+from ..core.moves import ADVANCE, COLUMNS, SPECIAL, Move, parse_square
+from ..ai.players import Player
+from ..core.position import Position
 
 _PALETTE = ["red", "green", "yellow", "blue", "magenta", "cyan", "bright_red", "bright_green", "bright_yellow", "bright_blue", "bright_magenta", "bright_cyan"]
 
@@ -263,8 +263,8 @@ def play_in_terminal(
 
 def _hint(position: Position) -> str:
     """The best move by a one-second search, with the chances it gives."""
-    from .ai.analysis import analyse_position
-    from .players import Limit
+    from ..ai.analysis import analyse_position
+    from ..ai.players import Limit
 
     analysis = analyse_position(position, Limit(time=1.0))
     return (

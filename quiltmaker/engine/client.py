@@ -1,0 +1,92 @@
+"""The client side of the protocol: :class:`EnginePlayer` plays with the moves of any program that speaks it."""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from ..ai.players import Player
+from ..core.moves import Move
+from ..core.position import Position
+from .protocol import ANSWER_GRACE, DEFAULT_MOVE_TIME, HANDSHAKE_TIMEOUT, ProtocolError
+
+
+class EnginePlayer(Player):
+    """A player that asks an outside engine, speaking this protocol, for its moves.
+
+    Args:
+        command: The engine's command line.
+        move_time: Seconds per move to ask for.
+        name: Name written into records.
+    """
+
+    def __init__(self, command: Sequence[str], move_time: float = DEFAULT_MOVE_TIME, name: str | None = None) -> None:
+        self.name = name or " ".join(command)
+        self.move_time = move_time
+        self._process: subprocess.Popen[str] | None = None
+        self._process = subprocess.Popen(
+            list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+        )
+        # A reader thread, so that an engine that goes silent times out instead of hanging us.
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read_lines, daemon=True).start()
+        self._send("protocol")
+        self._read_until("protocolok", HANDSHAKE_TIMEOUT)
+
+    def _read_lines(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        for line in self._process.stdout:
+            self._lines.put(line.strip())
+        self._lines.put(None)  # end of output
+
+    def _send(self, line: str) -> None:
+        assert self._process is not None and self._process.stdin is not None
+        try:
+            self._process.stdin.write(line + "\n")
+            self._process.stdin.flush()
+        except OSError as error:
+            raise ProtocolError(f"engine {self.name!r} no longer reads its input: {error}") from None
+
+    def _read_until(self, prefix: str, timeout: float, on_line: Callable[[str], None] | None = None) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise ProtocolError(f"engine {self.name!r} sent no '{prefix}' within {timeout:.0f} s") from None
+            if line is None:
+                self._lines.put(None)  # keep reporting the end to later reads
+                raise ProtocolError(f"engine {self.name!r} closed its output before '{prefix}'")
+            if line.startswith("error"):
+                raise ProtocolError(f"engine {self.name!r}: {line}")
+            if line.startswith(prefix):
+                return line
+            if on_line is not None:
+                on_line(line)
+
+    def choose_move(self, position: Position) -> Move:
+        self._send(f"position text {position.text()}")
+        self._send(f"go time {self.move_time}")
+        answer = self._read_until("bestmove", 2 * self.move_time + ANSWER_GRACE).split()
+        if len(answer) != 2:
+            raise ProtocolError(f"engine {self.name!r} answered {' '.join(answer)!r}")
+        move = Move.from_text(answer[1])
+        reason = position.why_illegal(move)
+        if reason is not None:
+            raise ProtocolError(f"engine {self.name!r} played an illegal move {answer[1]}: {reason}")
+        return move
+
+    def close(self) -> None:
+        """Ask the engine to quit and wait for it (also on garbage collection)."""
+        if self._process is not None and self._process.poll() is None:
+            try:
+                self._send("quit")
+                self._process.wait(timeout=5)
+            except (ProtocolError, subprocess.TimeoutExpired):
+                self._process.kill()
+
+    def __del__(self) -> None:
+        self.close()
