@@ -117,6 +117,8 @@ class SearchTree:
         self.rng = np.uint64(seed & ((1 << 64) - 1))
         state, ring = K.from_position(position)
         self.ring = ring
+        # The ring never changes for a tree: where each patch sits in it, for finding positions.
+        self._slot_of_patch = {patch: slot for slot, patch in enumerate(position.circle)}
         self.variant = position.variant
         self._allocate(capacity, capacity * 16)
         # Best placements by quilt and patch, kept across moves: they never go stale, but
@@ -305,7 +307,7 @@ class SearchTree:
         """``position`` as a state of this tree (its circle as slots of the tree's ring), or ``None`` if it cannot be one."""
         if position.variant != self.variant:
             return None
-        slots = {patch: slot for slot, patch in enumerate(K.unpack_ring(self.ring)) if patch != K.EMPTY_SLOT}
+        slots = self._slot_of_patch
         if any(patch not in slots for patch in position.circle):
             return None
         circle = [slots[patch] for patch in position.circle]
@@ -341,7 +343,7 @@ class SearchReport:
         solved: The endgame solver answered (exactly); nothing else ran.
         reused_tree: The tree from earlier moves held the position.
         iterations: Iterations searched for this move.
-        grows: Times the tree's arrays were doubled during the search.
+        grows: Times the tree's arrays were grown during the search.
         solver_seconds: Time in the endgame solver, answered or not.
         reroot_seconds: Time finding the position in the kept tree and moving the root there.
         search_seconds: Time in the search, growing the arrays included.
@@ -492,10 +494,10 @@ class MCTSPlayer(Player):
             had_tree = self.tree
             # Room for what this search should add (a node an iteration at most), with a margin:
             # allocated room costs nothing until used, and growing during a search costs a copy.
-            if limit.iterations is not None:
-                room = limit.iterations
+            if deadline is None or limit.iterations is not None:
+                room = limit.iterations or 0
             else:
-                room = int(ROOM_MARGIN * self._search_rate * max(0.0, deadline - before))  # type: ignore[operator]
+                room = int(ROOM_MARGIN * self._search_rate * max(0.0, deadline - before))
             tree = self.tree_for(position, min(room, MAX_ROOM))
             report.reused_tree = tree is had_tree
             report.reroot_seconds = clock() - before

@@ -25,7 +25,7 @@ from ..ai.analysis import Analysis
 from ..ai.mcts import MCTSPlayer, warm_up
 from ..core.errors import QuiltmakerError
 from ..core.game import Game
-from ..core.moves import Move
+from ..core.moves import Move, square_name
 from ..ai.players import Limit, Player
 from .line import describe_move, patch_map
 from .model import Ghost, first_fit, ghost_for_move, turn_reason
@@ -303,7 +303,7 @@ class QuiltApp(App[None]):
         if reason is not None:
             self.say(f"Here it would not be legal: {reason}.", error=True)
         elif ghost.patch is None:
-            self.say(f"Special patch on {ghost.move.text()[2:]}: Enter places it.")
+            self.say(f"Special patch on {square_name(ghost.row, ghost.col)}: Enter places it.")
         else:
             self.say(f"Patch {ghost.patch} {ghost.transform} at {ghost.move.text()}: Enter places it, Esc puts it back.")
         self._refresh()

@@ -17,7 +17,7 @@ from ..core import record
 from ..core.components import BOARD_SIZE, BONUS_POINTS, EMPTY_SQUARE_PENALTY, LAST_SPACE, PATCHES, TIME_TRACKS
 from ..core.errors import QuiltmakerError
 from ..core.game import Game
-from ..core.moves import ADVANCE, COLUMNS, SPECIAL, Move, parse_square
+from ..core.moves import ADVANCE, COLUMNS, SPECIAL, Move, parse_square, square_name
 from ..ai.players import Player
 from ..core.position import Position
 
@@ -144,7 +144,7 @@ def describe_move(before: Position, move: Move, subject: str) -> str:
     if move.kind == ADVANCE:
         text = f"advance{s} to space {effect.after.times[effect.player]}, earning {_buttons(effect.advance_buttons + effect.income)}"
     elif move.kind == SPECIAL:
-        text = f"place{s} a special patch on {move.text()[2:]}"
+        text = f"place{s} a special patch on {square_name(*move.cells[0])}"
     else:
         text = f"buy{s} patch {move.patch} for {_buttons(effect.cost)} and place{s} it at {move.text()}"
         if effect.income > 0:

@@ -20,7 +20,7 @@ from ..core.components import (
     TIME_TRACKS,
 )
 from ..core.game import Game
-from ..core.moves import ACTIONS, ADVANCE, BUY, SPECIAL, Move
+from ..core.moves import ACTIONS, ADVANCE, BUY, SPECIAL, Move, square_name
 from ..ai.players import forecast
 from ..core.position import NO_BONUS, Position
 from .store import StoredGame
@@ -107,7 +107,7 @@ def legal_view(position: Position, names: list[str]) -> dict[str, Any]:
         return view
     moves = position.legal_moves()
     if position.pending:
-        view["specials"] = [{"move": m.text(), "square": m.text()[2:], "cell": list(m.cells[0])} for m in moves]
+        view["specials"] = [{"move": m.text(), "square": square_name(*m.cells[0]), "cell": list(m.cells[0])} for m in moves]
         return view
     after = position.play_unchecked(Move.advance())
     view["advance"] = {
@@ -156,7 +156,7 @@ def move_summary(before: Position, move: Move) -> str:
         patch = PATCHES[move.patch]  # type: ignore[index]
         parts.append(f"bought patch {patch.id} for {_count(effect.cost, 'button')}, {patch.time} time")
     elif move.kind == SPECIAL:
-        parts.append(f"placed a special patch on {move.text()[2:]}")
+        parts.append(f"placed a special patch on {square_name(*move.cells[0])}")
     if effect.income:
         parts.append(f"income +{effect.income}")
     if effect.specials_earned:
@@ -273,7 +273,7 @@ def hint_view(position: Position, best_move: str) -> dict[str, Any]:
     if move.kind == ADVANCE:
         words = f"advance {_count(effect.spaces, 'space')} for {_count(effect.advance_buttons + effect.income, 'button')}"
     elif move.kind == SPECIAL:
-        words = f"place the special patch on {move.text()[2:]}"
+        words = f"place the special patch on {square_name(*move.cells[0])}"
     else:
         words = f"buy patch {move.patch}"
     return {"best_move_cells": [list(cell) for cell in move.cells], "best_move_words": words, "best_move_patch": move.patch}
