@@ -2,7 +2,7 @@
 
 The plain rules are the yardstick for differential tests against the fast
 engine, so they are checked here against data no one on this team wrote:
-the 500 reference games in shared/data, plus small hand-made positions for
+the 500 reference games (tests/data, a copy of shared/data), plus small hand-made positions for
 the rules that are easiest to get wrong.
 """
 
@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import TEST_DATA
 
 try:
     from plain_rules import PlainGame, orientations, shape_cells
@@ -22,9 +23,10 @@ except ImportError:  # tests/ imported as a package, or importlib import mode
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from plain_rules import PlainGame, orientations, shape_cells
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"
-COMPONENTS_FILE = DATA_DIR / "patchwork-components.json"
-GAMES_FILE = DATA_DIR / "reference-games.json"
+# Copies of the shared data that travel with every clone (tests/test_package.py holds them equal
+# to ../shared/data where that folder exists); read as files, not through the package under test.
+COMPONENTS_FILE = Path(__file__).resolve().parents[1] / "quiltmaker" / "data" / "patchwork-components.json"
+GAMES_FILE = TEST_DATA / "reference-games.json"
 
 REVISED = [26, 32, 38, 44, 50]
 ORIGINAL = [20, 26, 32, 44, 50]
@@ -33,36 +35,30 @@ ALL_CELLS = [(r, c) for r in range(9) for c in range(9)]
 
 @functools.lru_cache(maxsize=None)
 def load_components() -> dict:
-    """Loads the component data once, or skips if shared/data is missing.
+    """Loads the component data once.
 
     Returns:
         The parsed components JSON.
     """
-    if not COMPONENTS_FILE.exists():
-        pytest.skip(f"component data not found at {COMPONENTS_FILE}")
-    return json.loads(COMPONENTS_FILE.read_text())
+    return json.loads(COMPONENTS_FILE.read_text(encoding="utf-8"))
 
 
 @functools.lru_cache(maxsize=None)
 def load_games() -> list:
-    """Loads the reference games once, or skips if shared/data is missing.
+    """Loads the reference games once.
 
     Returns:
         The list of game records.
     """
-    if not GAMES_FILE.exists():
-        pytest.skip(f"reference games not found at {GAMES_FILE}")
-    return json.loads(GAMES_FILE.read_text())
+    return json.loads(GAMES_FILE.read_text(encoding="utf-8"))
 
 
 def game_indices() -> list:
     """Lists one pytest parameter per reference game, for clear failures.
 
     Returns:
-        Game indices, or a single skipped parameter when the data is missing.
+        Game indices.
     """
-    if not GAMES_FILE.exists():
-        return [pytest.param(-1, marks=pytest.mark.skip(reason="no shared/data"))]
     return list(range(len(load_games())))
 
 

@@ -37,8 +37,9 @@ from quiltmaker import Move, Position  # noqa: E402
 from quiltmaker.core.moves import BUY  # noqa: E402
 
 OUTPUT = Path(__file__).resolve().parent / "perft.json"
-# The plain rules read the shared component data, not the engine's packaged copy.
-COMPONENTS = Path(__file__).resolve().parents[3] / "shared" / "data" / "patchwork-components.json"
+# The plain rules read the component data file itself (the package's copy of the shared data,
+# held equal to it by tests/test_package.py), not the engine's tables built from it.
+COMPONENTS = Path(__file__).resolve().parents[2] / "quiltmaker" / "data" / "patchwork-components.json"
 # Stop deepening an entry once the engine's next count would take about this long.
 ENGINE_BUDGET_S = 2.0
 MAX_DEPTH = 8
