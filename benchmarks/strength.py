@@ -1,7 +1,9 @@
 """The strength ladder: matches between neighbouring levels, and expert against greedy.
 
 Run: ``python benchmarks/strength.py [GAMES] [OUT_DIR] [PAIR ...]``, where a
-pair is ``a/b`` (default: the whole ladder). Each match plays every setup
+pair is ``a/b`` (default: the whole ladder). ``STRENGTH_WORKERS`` sets how
+many games play at once (default: one per core); fewer leaves a core free
+without slowing the games that are timed. Each match plays every setup
 twice with seats swapped, writes its records under OUT_DIR, and appends its
 summary as a JSON line to OUT_DIR/summary.jsonl. A match stopped part-way
 carries on where it stopped: games already recorded are counted, not
@@ -11,6 +13,7 @@ replayed. The figures in docs/strength.md come from this script.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -27,7 +30,14 @@ if __name__ == "__main__":
     for pair in pairs:
         a, b = pair.split("/")
         started = time.time()
-        result = run_match((a, b), games, seed=2026, records=out / f"{a}-vs-{b}", resume=True)
+        result = run_match(
+            (a, b),
+            games,
+            seed=2026,
+            records=out / f"{a}-vs-{b}",
+            resume=True,
+            workers=int(os.environ.get("STRENGTH_WORKERS", "0")) or None,
+        )
         summary = {**result.summary(), "seconds": round(time.time() - started, 1)}
         with open(out / "summary.jsonl", "a", encoding="utf-8") as log:
             log.write(json.dumps(summary) + "\n")

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from conftest import EARNING_PURCHASE, EARNS_A_SPECIAL, run_cli
+from helpers import EARNING_PURCHASE, EARNS_A_SPECIAL, run_cli
 
 from quiltmaker.core import record
 from quiltmaker.core.game import Game

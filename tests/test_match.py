@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli
+from helpers import run_cli
 
 from quiltmaker import Position
 from quiltmaker.core import record

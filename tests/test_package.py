@@ -9,7 +9,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from conftest import SHARED_DATA, TEST_DATA
+from helpers import SHARED_DATA, TEST_DATA
 
 import pytest
 

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import TEST_DATA
+from helpers import TEST_DATA
 
 try:
     from plain_rules import PlainGame, orientations, shape_cells

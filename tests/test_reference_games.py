@@ -6,7 +6,7 @@ import functools
 from typing import Any
 
 import pytest
-from conftest import load_test_data
+from helpers import load_test_data
 
 from quiltmaker.core import record
 from quiltmaker.core.moves import Move

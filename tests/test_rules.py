@@ -26,7 +26,7 @@ from quiltmaker import (
 from quiltmaker.core.game import Game
 from quiltmaker.ai.players import GreedyPlayer
 
-from conftest import EARNING_PURCHASE, EARNS_A_SPECIAL
+from helpers import EARNING_PURCHASE, EARNS_A_SPECIAL
 
 Cell = tuple[int, int]
 

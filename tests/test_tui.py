@@ -32,7 +32,7 @@ from quiltmaker.tui.model import Ghost, advance_preview, first_fit, forecast
 from quiltmaker.tui.screens import GameOverScreen, HelpScreen, PathPrompt
 from quiltmaker.tui.widgets import MessageLine, OfferPanel, QuiltPanel, TurnBar
 
-from conftest import EARNS_A_SPECIAL
+from helpers import EARNS_A_SPECIAL
 
 SIZE = (120, 40)
 # Seed 1 gives player 0 the first move (as in test_cli.py).

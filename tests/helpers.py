@@ -1,4 +1,4 @@
-"""Shared test helpers: where the project's shared data lives, and how to reach it."""
+"""Helpers shared by the tests: where the test data lives, running the command line, a purchase that earns a special patch."""
 
 from __future__ import annotations
 

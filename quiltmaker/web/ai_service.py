@@ -1,0 +1,236 @@
+"""The AI's side of a server process: its worker pool, its moves, hints and analyses.
+
+The search runs in worker processes (:mod:`.ai_worker`), never on the event
+loop. Moves are the AI's turn in an ``ai`` game; hints and analyses are
+optional work, bounded so they cannot queue ahead of the AI's moves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Coroutine
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Protocol
+
+from . import ai_worker
+from .protocol import ProtocolError
+from .settings import Settings
+from .store import GameStore, StoredGame
+from .views import hint_view
+
+CACHED = 2000  # hints and attempt counts remembered, oldest forgotten first
+AI_ATTEMPTS = 3  # tries at one version before the AI waits for someone to reconnect
+log = logging.getLogger("quiltmaker.web")
+
+
+def seed_for(game_id: str, version: int) -> int:
+    # The AI's seed follows from the game and its version: a replayed game replays the same AI.
+    return zlib.crc32(f"{game_id}:{version}".encode())
+
+
+class Games(Protocol):
+    """What the AI needs of the server's games (:class:`.games.GameServer`): to load, lock, store and announce."""
+
+    store: GameStore
+    locks: dict[str, asyncio.Lock]
+
+    async def load(self, game_id: str) -> StoredGame: ...
+
+    async def changed(self, stored: StoredGame) -> None: ...
+
+
+class AIService:
+    """The worker pool and the work in flight on it, for the games of one server process."""
+
+    def __init__(self, server: Games, settings: Settings, executor: Executor | None = None) -> None:
+        self.server = server
+        self.settings = settings
+        self.executor = executor
+        self.in_flight: dict[str, int] = {}  # game id -> the version the AI is thinking about
+        self.attempts: dict[tuple[str, int], int] = {}
+        self.analysing: set[str] = set()
+        # One hint per game and version, shared by everyone in this process who asks for it.
+        self.hints: OrderedDict[tuple[str, int], asyncio.Task[Any]] = OrderedDict()
+        self.optional_work = 0  # hints and analyses in the worker queue
+        self.pool_lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # The worker pool ---------------------------------------------------------
+
+    async def start(self) -> None:
+        if self.executor is None:
+            # Spawned, not forked: a fork of a running event loop and its threads is unsafe.
+            self.executor = ProcessPoolExecutor(
+                max_workers=self.settings.ai_workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=ai_worker.warm_up,
+            )
+
+    def stop(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        if self.executor is not None:
+            self.executor.shutdown(wait=False, cancel_futures=True)
+
+    async def in_worker(self, function: Any, *args: Any) -> Any:
+        """Run ``function(*args)`` in the AI worker pool; a broken pool is replaced once, for every caller."""
+        executor = self.executor
+        try:
+            return await asyncio.get_running_loop().run_in_executor(executor, function, *args)
+        except BrokenProcessPool:
+            # A worker died (killed, out of memory). Whoever sees it first swaps
+            # in a fresh pool; the others find it already swapped.
+            async with self.pool_lock:
+                if self.executor is executor:
+                    log.error("the AI worker pool broke; starting a new one")
+                    if executor is not None:
+                        executor.shutdown(wait=False, cancel_futures=True)
+                    self.executor = None
+                    await self.start()
+            raise ProtocolError("internal", "the AI's worker stopped; please ask again") from None
+
+    def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _spawn_optional(self, make: Callable[[], Coroutine[Any, Any, Any]]) -> asyncio.Task[Any] | None:
+        """Start hint or analysis work, counted against ``optional_work_limit``; ``None`` when there is no room."""
+        if self.optional_work >= self.settings.optional_work_limit:
+            return None
+        self.optional_work += 1
+        task = self._spawn(make())
+        task.add_done_callback(lambda _task: self._optional_done())
+        return task
+
+    def _optional_done(self) -> None:
+        self.optional_work -= 1
+
+    # The AI's moves ------------------------------------------------------------
+
+    def is_thinking(self, stored: StoredGame) -> bool:
+        return self.in_flight.get(stored.id) == stored.version
+
+    def maybe_move(self, stored: StoredGame) -> None:
+        """Start the AI's move if it is its turn and it is not already thinking about this version."""
+        position = stored.game.position
+        if stored.mode != "ai" or position.to_move is None or position.to_move != stored.ai_seat:
+            return
+        if self.is_thinking(stored):
+            return
+        attempts = self.attempts.get((stored.id, stored.version), 0)
+        if attempts >= AI_ATTEMPTS:
+            return  # failed every time at this version: wait for a reconnect rather than loop
+        self.attempts[(stored.id, stored.version)] = attempts + 1
+        if len(self.attempts) > CACHED:
+            self.attempts.clear()
+        self.in_flight[stored.id] = stored.version
+        self._spawn(self._move(stored.id, stored.version, position.text(), stored.ai_level or "casual"))
+
+    def retry(self, stored: StoredGame) -> None:
+        """Someone (re)connected: forget past failures at this version, and move if it is the AI's turn."""
+        self.attempts.pop((stored.id, stored.version), None)
+        self.maybe_move(stored)
+
+    async def _move(self, game_id: str, version: int, position_text: str, level: str) -> None:
+        server = self.server
+        try:
+            move = await self.in_worker(ai_worker.choose_move, position_text, level, seed_for(game_id, version))
+            async with server.locks[game_id]:
+                stored = await server.load(game_id)
+                if stored.version != version:
+                    return  # the game moved on (an undo) while the AI thought
+                stored.game.position.play(move)  # the rules check the AI like anyone else
+                await asyncio.to_thread(server.store.append, game_id, version, "move", move, None, None)
+                stored.apply([(version, "move", move, None)])
+        except Exception as error:  # a broken worker, the database: log it; the AI tries again below
+            log.warning("AI move in game %s at version %d failed: %s", game_id, version, error)
+        finally:
+            if self.in_flight.get(game_id) == version:
+                del self.in_flight[game_id]
+        with contextlib.suppress(Exception):
+            stored = await server.load(game_id)
+            await server.changed(stored)  # the new state, or "not thinking" and a fresh try after a failure
+
+    # Hints ---------------------------------------------------------------------
+
+    async def hint(self, stored: StoredGame, version: int) -> dict[str, Any]:
+        """The hint message for the player to move at ``version`` (searched once, shared by every asker)."""
+        if stored.mode == "online":
+            raise ProtocolError("not_allowed", "hints are not given in online games")
+        position = stored.game.position
+        if position.to_move is None:
+            raise ProtocolError("game_over", "the game is over")
+        if version != stored.version:
+            raise ProtocolError("stale", f"you saw version {version}, the game is at version {stored.version}")
+        key = (stored.id, version)
+        hint = self.hints.get(key)
+        if hint is None:
+            text, seed = position.text(), seed_for(stored.id, version)
+            hint = self._spawn_optional(lambda: self.in_worker(ai_worker.hint, text, self.settings.hint_seconds, seed))
+            if hint is None:
+                raise ProtocolError("busy", "the AI is busy with other requests; ask again in a moment")
+            hint.add_done_callback(lambda done: self._forget_failed_hint(key, done))
+            self.hints[key] = hint
+            while len(self.hints) > CACHED:
+                self.hints.popitem(last=False)
+        # Shielded: one asker leaving (a closed socket) must not cancel the others' hint.
+        result = await asyncio.shield(hint)
+        return {"type": "hint", "version": version, **result, **hint_view(position, result["best_move"])}
+
+    def _forget_failed_hint(self, key: tuple[str, int], hint: asyncio.Task[Any]) -> None:
+        if (hint.cancelled() or hint.exception() is not None) and self.hints.get(key) is hint:
+            del self.hints[key]  # a failure is not an answer: the next request tries again
+
+    # Analysis of finished games --------------------------------------------------
+
+    async def analysis(self, stored: StoredGame) -> tuple[int, dict[str, Any]]:
+        """The HTTP status and body of a game's analysis: every position, evaluated once the game is over."""
+        game = stored.game
+        positions = [
+            {
+                "ply": ply,
+                "to_move": p.to_move,
+                "times": list(p.times),
+                "buttons": list(p.buttons),
+                "income": list(p.income),
+                "scores": list(p.scores),
+                "win_probability_player0": None,
+                "expected_margin_player0": None,
+                "best_move": None,
+            }
+            for ply, p in enumerate(game.positions)
+        ]
+        # Only finished games are evaluated: in an online game evaluations would be
+        # hints, and a live game would need a fresh analysis after every move.
+        if not game.position.is_over:
+            return 200, {"status": "positions only", "positions": positions}
+        saved = await asyncio.to_thread(self.server.store.analysis, stored.id)
+        if saved is None or saved.get("version") != stored.moves_version:
+            if stored.id not in self.analysing:
+                if self._spawn_optional(lambda: self._analyse(stored)) is None:
+                    return 202, {"status": "waiting", "positions": positions}  # asked again, it starts when there is room
+                self.analysing.add(stored.id)
+            return 202, {"status": "computing", "positions": positions}
+        for entry, evaluation in zip(positions, saved["positions"]):
+            entry.update(evaluation)
+        return 200, {"status": "done", "positions": positions}
+
+    async def _analyse(self, stored: StoredGame) -> None:
+        # Read now: the game may change (an undo) while the analysis runs, and
+        # the result must be filed under the version it describes.
+        version, start, moves = stored.moves_version, stored.game.start.text(), [m.text() for m in stored.game.moves]
+        try:
+            evaluations = await self.in_worker(ai_worker.analyse, start, moves, self.settings.analysis_iterations, 0)
+            await asyncio.to_thread(self.server.store.save_analysis, stored.id, {"version": version, "positions": evaluations})
+        except Exception as error:
+            log.warning("analysis of game %s failed: %s", stored.id, error)
+        finally:
+            self.analysing.discard(stored.id)

@@ -1,0 +1,238 @@
+"""The live games of one server process: loading, the intents of the players, telling the sockets.
+
+Every intent is checked against the stored game with the rules engine,
+appended to the game's log, committed, and only then acknowledged and
+broadcast (see docs/web.md). Blocking work (the database, the rules) runs
+in threads; the AI runs in worker processes (:mod:`.ai_service`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections import OrderedDict, defaultdict
+from concurrent.futures import Executor
+from typing import Any
+
+from ..core.errors import QuiltmakerError
+from ..core.moves import Move
+from ..core.position import Position
+from .ai_service import AIService
+from .protocol import GAME_ID, SEND_SECONDS, Connection, ProtocolError, client_id_of
+from .pubsub import Broker, LocalBroker
+from .settings import Settings
+from .store import BOTH_SEATS, GameStore, StoredGame, StoreError
+from .views import state_view, turn_reason, with_names
+
+CACHED_GAMES = 2000
+log = logging.getLogger("quiltmaker.web")
+
+
+class GameServer:
+    """The live part of a server process: games in memory, sockets by game, the AI, the broker."""
+
+    def __init__(self, settings: Settings, executor: Executor | None = None) -> None:
+        self.settings = settings
+        self.store = GameStore(settings.database_url)
+        self.broker: Broker = settings.broker or LocalBroker()
+        self.ai = AIService(self, settings, executor)
+        self.connections: dict[str, set[Connection]] = defaultdict(set)
+        self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self.cache: OrderedDict[str, StoredGame] = OrderedDict()
+
+    async def start(self) -> None:
+        await self.ai.start()
+        await self.broker.start(self.on_change)
+
+    async def stop(self) -> None:
+        await self.broker.close()
+        self.ai.stop()
+        self.store.close()
+
+    # Loading and broadcasting ---------------------------------------------------
+
+    async def load(self, game_id: str) -> StoredGame:
+        """The game at its latest version (``not_found`` for anything that is not a game id).
+
+        Games stay in memory once loaded; a load reads only the events
+        appended since (by this process or another) and replays them.
+        """
+        if not GAME_ID.fullmatch(game_id):
+            raise ProtocolError("not_found", f"no game {game_id[:40]!r}")
+        try:
+            stored = self.cache.get(game_id)
+            if stored is None:
+                stored = await asyncio.to_thread(self.store.load, game_id)
+                self.cache[game_id] = stored
+                if len(self.cache) > CACHED_GAMES:
+                    evicted, _ = self.cache.popitem(last=False)
+                    lock = self.locks.get(evicted)
+                    if lock is not None and not lock.locked():
+                        del self.locks[evicted]
+            else:
+                self.cache.move_to_end(game_id)
+                # Applied here on the event loop, never in the thread, so no two coroutines apply at once.
+                stored.apply(await asyncio.to_thread(self.store.refresh, stored))
+            return stored
+        except StoreError as error:
+            if error.code == "corrupt":
+                self.cache.pop(game_id, None)
+            raise ProtocolError(error.code, str(error)) from None
+
+    def state(self, stored: StoredGame) -> dict[str, Any]:
+        return state_view(stored, ai_thinking=self.ai.is_thinking(stored))
+
+    async def on_change(self, game_id: str, version: int) -> None:
+        """Another server process changed a game: send its state to our sockets."""
+        if not self.connections.get(game_id):
+            return
+        with contextlib.suppress(ProtocolError):
+            await self.broadcast(await self.load(game_id))
+
+    async def send_state(self, connection: Connection, stored: StoredGame) -> None:
+        await self._send_states([connection], stored.version, json.dumps({"type": "state", "state": self.state(stored)}))
+
+    async def broadcast(self, stored: StoredGame) -> None:
+        text = json.dumps({"type": "state", "state": self.state(stored)})
+        await self._send_states(list(self.connections.get(stored.id, ())), stored.version, text)
+
+    async def _send_states(self, connections: list[Connection], version: int, text: str) -> None:
+        fresh = []
+        for connection in connections:
+            # Two broadcasts of one game can interleave at the awaits below;
+            # the version check keeps each socket's states in order.
+            if version >= connection.version_sent:
+                connection.version_sent = version
+                fresh.append(connection)
+        await asyncio.gather(*(self._send(connection, text) for connection in fresh))
+
+    async def _send(self, connection: Connection, text: str) -> None:
+        """Send one message; a socket that does not take it within SEND_SECONDS is closed, never waited on."""
+        try:
+            await asyncio.wait_for(connection.socket.send_text(text), SEND_SECONDS)
+        except Exception:  # closed, or too slow: its handler cleans up; a reload reconnects it
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(connection.socket.close(code=1013), 1.0)
+
+    async def changed(self, stored: StoredGame) -> None:
+        """The game changed here: start the AI if it is its turn, tell our sockets, then the other processes.
+
+        The change is already committed, so a failure to tell anyone is
+        logged, never reported as a failure of the intent: a reload shows it.
+        """
+        self.ai.maybe_move(stored)
+        try:
+            await self.broadcast(stored)
+            await self.broker.publish(stored.id, stored.version)
+        except Exception:
+            log.exception("telling the sockets and processes about game %s failed", stored.id)
+
+    # Intents ------------------------------------------------------------------
+
+    async def handle(self, game_id: str, connection: Connection, message: dict[str, Any]) -> dict[str, Any]:
+        """Carry out one intent and return the reply; raise ProtocolError to refuse it."""
+        kind = message.get("type")
+        if kind == "hello":
+            return await self._hello(game_id, connection, message.get("token"))
+        if kind not in ("move", "undo", "hint", "rematch"):
+            raise ProtocolError("malformed", f"unknown message type {kind!r}: expected hello, move, undo, hint or rematch")
+        client_id = client_id_of(message)
+        version = message.get("version")
+        if type(version) is not int:
+            raise ProtocolError("malformed", "'version' must be the integer version of the state you saw")
+        if connection.seat is None:
+            raise ProtocolError("forbidden", "spectators cannot act: open the game with a seat's link")
+        if kind == "hint":
+            return await self.ai.hint(await self.load(game_id), version)
+        async with self.locks[game_id]:
+            stored = await self.load(game_id)
+            if client_id is not None and client_id in stored.client_ids:
+                raise ProtocolError("duplicate", f"message {client_id!r} was already carried out")
+            if version != stored.version:
+                raise ProtocolError("stale", f"you saw version {version}, the game is at version {stored.version}")
+            if kind == "move":
+                value = self._check_move(stored, connection, message.get("move"))
+            elif kind == "undo":
+                value = str(self._undo_count(stored))
+            else:
+                value = await self._create_rematch(stored)
+            try:
+                new_version = await asyncio.to_thread(
+                    self.store.append, game_id, version, kind, value, _seat_number(connection.seat, stored), client_id
+                )
+            except BaseException as error:
+                if kind == "rematch":  # not recorded (another process started one first, a database error): drop ours
+                    with contextlib.suppress(Exception):
+                        await asyncio.to_thread(self.store.delete_unplayed, value)
+                if isinstance(error, StoreError):
+                    raise ProtocolError(error.code, str(error)) from None
+                raise
+            stored.apply([(version, kind, value, client_id)])  # skipped if a refresh already brought it in
+        await self.changed(stored)
+        return {"type": "ack", "version": new_version}
+
+    async def _hello(self, game_id: str, connection: Connection, token: Any) -> dict[str, Any]:
+        if token is not None and (not isinstance(token, str) or len(token) > 128):
+            raise ProtocolError("malformed", "the token must be a string")
+        stored = await self.load(game_id)
+        seat = stored.seat_of(token)
+        if token and seat is None:
+            connection.seat = None
+            raise ProtocolError("forbidden", "this token holds no seat in this game: you are watching")
+        connection.seat = seat
+        return {"type": "welcome", "seat": seat}
+
+    def _check_move(self, stored: StoredGame, connection: Connection, text: Any) -> str:
+        position = stored.game.position
+        if stored.status == "waiting":
+            raise ProtocolError("not_allowed", "the game starts when your friend opens the invitation link")
+        if position.to_move is None:
+            raise ProtocolError("game_over", "the game is over")
+        if connection.seat != BOTH_SEATS and connection.seat != position.to_move:
+            raise ProtocolError("not_your_turn", f"it is not your turn: {turn_reason(position, stored.names)}")
+        if not isinstance(text, str) or len(text) > 64:
+            raise ProtocolError("malformed", "'move' must be the text of a move, such as 'A' or '12R1@e5'")
+        try:
+            move = Move.from_text(text)
+        except QuiltmakerError as error:
+            raise ProtocolError("malformed", str(error)) from None
+        reason = position.why_illegal(move) if move.exists else "no such move"
+        if reason is not None:
+            raise ProtocolError("illegal", f"{move.text()} is illegal: {with_names(reason, stored.names)}")
+        return move.text()
+
+    def _undo_count(self, stored: StoredGame) -> int:
+        if stored.mode == "online":
+            raise ProtocolError("not_allowed", "there is no undo in an online game")
+        if stored.rematch is not None:
+            raise ProtocolError("not_allowed", "the rematch has started: this game can no longer change")
+        movers = stored.game.movers
+        if stored.mode == "local":
+            if not movers:
+                raise ProtocolError("not_allowed", "there is no move to undo")
+            return 1
+        # Against the AI: back to the human's last turn, taking the AI's replies with it.
+        count = stored.game.turn_start(1 - (stored.ai_seat or 0))
+        if count is None:
+            raise ProtocolError("not_allowed", "you have no move to undo yet")
+        return count
+
+    async def _create_rematch(self, stored: StoredGame) -> str:
+        """Store the next game between the same seats (see :meth:`GameStore.create_rematch`); return its id."""
+        if not stored.game.position.is_over:
+            raise ProtocolError("not_allowed", "a rematch can be asked for once the game is over")
+        if stored.rematch is not None:
+            raise ProtocolError("not_allowed", f"the rematch has already started: game {stored.rematch}")
+        start = Position.initial(secrets.randbits(63), first_player=0, variant=stored.game.position.variant)
+        return str(await asyncio.to_thread(self.store.create_rematch, stored, start))
+
+
+def _seat_number(seat: int | str | None, stored: StoredGame) -> int | None:
+    """The seat an event is recorded for: pass-and-play's one token acts for the player to move (seat 0 once over)."""
+    if seat == BOTH_SEATS:
+        to_move = stored.game.position.to_move
+        return 0 if to_move is None else to_move
+    return seat if isinstance(seat, int) else None

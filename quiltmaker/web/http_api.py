@@ -1,0 +1,162 @@
+"""The HTTP API: the catalogue, creating and joining games, states, records, replays and analyses."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from typing import Any, Literal
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from pydantic import BaseModel, Field, field_validator
+
+from ..ai.levels import LEVELS
+from ..core import record
+from ..core.components import DEFAULT_VARIANT, TIME_TRACKS, VARIANT_ALIASES
+from ..core.position import Position
+from .games import GameServer
+from .protocol import ProtocolError
+from .store import BOTH_SEATS, StoredGame, StoreError
+from .views import catalogue, replay_view, summary_view
+
+router = APIRouter(prefix="/api")
+LEVEL_DESCRIPTIONS = {name: level.description for name, level in LEVELS.items()}
+
+
+class NewGame(BaseModel):
+    mode: Literal["ai", "local", "online"]
+    level: str = "casual"
+    seat: Literal[0, 1] | None = None
+    variant: str = DEFAULT_VARIANT
+    seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
+    names: list[str] | None = Field(default=None, max_length=2)
+
+    @field_validator("level")
+    @classmethod
+    def _known_level(cls, level: str) -> str:
+        if level not in LEVELS:
+            raise ValueError(f"unknown level {level!r}: expected one of {', '.join(LEVELS)}")
+        return level
+
+    @field_validator("variant")
+    @classmethod
+    def _known_variant(cls, variant: str) -> str:
+        variant = VARIANT_ALIASES.get(variant, variant)
+        if variant not in TIME_TRACKS:
+            raise ValueError(f"unknown variant {variant!r}: expected one of {', '.join(TIME_TRACKS)}")
+        return variant
+
+    @field_validator("names")
+    @classmethod
+    def _short_names(cls, names: list[str] | None) -> list[str] | None:
+        if names is not None and any(len(n) > 40 for n in names):
+            raise ValueError("a name is at most 40 characters")
+        try:
+            "".join(names or []).encode()
+        except UnicodeEncodeError:
+            raise ValueError("a name must be Unicode text") from None
+        if any("\x00" in n for n in names or []):
+            raise ValueError("a name cannot hold a NUL character")
+        return names
+
+
+class Join(BaseModel):
+    invite: str = Field(max_length=64)
+
+
+def _server(request: Request) -> GameServer:
+    server: GameServer = request.app.state.server
+    return server
+
+
+async def _load_or_404(request: Request, game_id: str) -> StoredGame:
+    try:
+        return await _server(request).load(game_id)
+    except ProtocolError as error:
+        raise HTTPException(404 if error.code == "not_found" else 500, str(error)) from None
+
+
+@router.get("/catalogue")
+async def get_catalogue() -> dict[str, Any]:
+    return catalogue(LEVEL_DESCRIPTIONS)
+
+
+@router.post("/games")
+async def create_game(request: Request, new: NewGame) -> dict[str, Any]:
+    rng = random.Random(new.seed)
+    # Seat 0 moves first, so choosing a seat is choosing to start or not.
+    start = Position.initial(rng.randrange(2**63), first_player=0, variant=new.variant)
+    seat = new.seat if new.seat is not None else rng.randrange(2)
+    if new.mode == "ai":
+        # A name, not "You": messages speak of players in the third person.
+        names = ["Player", f"quiltmaker {new.level}"] if seat == 0 else [f"quiltmaker {new.level}", "Player"]
+    else:
+        names = ["Player 1", "Player 2"]
+    for index, name in enumerate(new.names or []):
+        if name.strip() and not (new.mode == "ai" and index != seat):
+            names[index] = name.strip()
+    game_id, token, invite = await asyncio.to_thread(
+        _server(request).store.create,
+        new.mode,
+        start,
+        names,
+        new.level if new.mode == "ai" else None,
+        1 - seat if new.mode == "ai" else None,
+        seat,
+    )
+    return {"id": game_id, "token": token, "seat": BOTH_SEATS if new.mode == "local" else seat, "invite": invite}
+
+
+@router.post("/games/{game_id}/join")
+async def join_game(request: Request, game_id: str, join: Join) -> dict[str, Any]:
+    server = _server(request)
+    try:
+        token, seat = await asyncio.to_thread(server.store.join, game_id, join.invite)
+    except StoreError as error:
+        raise HTTPException(404 if error.code == "not_found" else 403, str(error)) from None
+    with contextlib.suppress(Exception):  # the seat is taken: the token must reach its owner whatever happens
+        await server.changed(await server.load(game_id))  # the game leaves "waiting" for everyone watching
+    return {"token": token, "seat": seat}
+
+
+@router.get("/games")
+async def list_games(request: Request, ids: str = "") -> dict[str, Any]:
+    wanted = [i for i in ids.split(",") if i][:100]
+    games = []
+    for game_id in wanted:
+        with contextlib.suppress(HTTPException):
+            games.append(summary_view(await _load_or_404(request, game_id)))
+    return {"games": games}
+
+
+@router.get("/games/{game_id}")
+async def get_game(request: Request, game_id: str) -> dict[str, Any]:
+    return _server(request).state(await _load_or_404(request, game_id))
+
+
+@router.get("/games/{game_id}/record.json")
+async def record_json(request: Request, game_id: str) -> Response:
+    stored = await _load_or_404(request, game_id)
+    return JSONResponse(
+        record.to_json(stored.game), headers={"Content-Disposition": f'attachment; filename="quiltmaker-{game_id}.json"'}
+    )
+
+
+@router.get("/games/{game_id}/record.txt")
+async def record_text(request: Request, game_id: str) -> Response:
+    stored = await _load_or_404(request, game_id)
+    return PlainTextResponse(
+        record.to_text(stored.game), headers={"Content-Disposition": f'attachment; filename="quiltmaker-{game_id}.txt"'}
+    )
+
+
+@router.get("/games/{game_id}/positions")
+async def get_positions(request: Request, game_id: str) -> dict[str, Any]:
+    return replay_view(await _load_or_404(request, game_id))
+
+
+@router.get("/games/{game_id}/analysis")
+async def get_analysis(request: Request, game_id: str) -> Response:
+    status, body = await _server(request).ai.analysis(await _load_or_404(request, game_id))
+    return JSONResponse(body, status_code=status)

@@ -1,0 +1,70 @@
+"""The WebSocket protocol's wire level: reading a frame, the refusal every intent can meet.
+
+What each message means is docs/web.md; what the server does with it is
+:mod:`.games`. Everything here is about a frame from an untrusted client:
+its size, its encoding, its shape.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+from collections.abc import Mapping
+
+from fastapi import WebSocket
+
+MAX_MESSAGE_BYTES = 4096
+MAX_CLIENT_ID = 64
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")  # ids are secrets.token_urlsafe: nothing else reaches the database
+SEND_SECONDS = 5.0  # a socket that cannot take a state this fast is closed, so it cannot stall a game
+
+
+class ProtocolError(Exception):
+    """An intent refused: sent back as an ``error`` message; nothing changed."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(eq=False)
+class Connection:
+    """One open socket on a game: whose seat it holds (``None`` for a spectator)."""
+
+    socket: WebSocket
+    seat: int | str | None = None
+    version_sent: int = -1  # the newest state sent: never follow it with an older one
+
+
+def read_message(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON object of one received frame, text or bytes; ``ProtocolError`` for anything else."""
+    text = raw.get("text")
+    if text is None:
+        data = raw.get("bytes") or b""
+        if len(data) > MAX_MESSAGE_BYTES:
+            raise ProtocolError("too_large", f"messages are at most {MAX_MESSAGE_BYTES} bytes")
+        try:
+            text = data.decode()
+        except UnicodeDecodeError:
+            raise ProtocolError("malformed", "messages are JSON text") from None
+    if len(text.encode()) > MAX_MESSAGE_BYTES:
+        raise ProtocolError("too_large", f"messages are at most {MAX_MESSAGE_BYTES} bytes")
+    try:
+        message = json.loads(text)
+        # Strings that are not Unicode text (lone surrogates, legal in JSON) would fail later, in the database.
+        json.dumps(message, ensure_ascii=False).encode()
+    except (ValueError, RecursionError):
+        raise ProtocolError("malformed", 'messages are JSON objects such as {"type": "move", ...}') from None
+    if not isinstance(message, dict):
+        raise ProtocolError("malformed", 'messages are JSON objects such as {"type": "move", ...}')
+    return message
+
+
+def client_id_of(message: Mapping[str, Any]) -> str | None:
+    """The id a client gave its message, checked: repeated in the reply, and refused as a duplicate."""
+    client_id = message.get("id")
+    if client_id is not None and (not isinstance(client_id, str) or len(client_id) > MAX_CLIENT_ID or "\x00" in client_id):
+        raise ProtocolError("malformed", f"'id' must be a string of at most {MAX_CLIENT_ID} characters")
+    return client_id

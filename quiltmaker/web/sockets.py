@@ -1,0 +1,69 @@
+"""The WebSocket endpoint: one socket per player or spectator of a game, intents in, states out."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from .games import GameServer
+from .protocol import Connection, ProtocolError, read_message
+
+router = APIRouter()
+log = logging.getLogger("quiltmaker.web")
+
+
+@router.websocket("/ws/games/{game_id}")
+async def play(socket: WebSocket, game_id: str) -> None:
+    server: GameServer = socket.app.state.server
+    await socket.accept()
+    try:
+        stored = await server.load(game_id)
+    except ProtocolError as error:
+        await socket.send_json({"type": "error", "id": None, "code": error.code, "message": str(error)})
+        await socket.close(code=4404)
+        return
+    connection = Connection(socket)
+    server.connections[game_id].add(connection)
+    try:
+        server.ai.retry(stored)  # after a restart, an AI turn left hanging resumes here
+        await server.send_state(connection, stored)
+        while True:
+            raw = await socket.receive()
+            if raw["type"] == "websocket.disconnect":
+                break
+            reply = await _reply(server, game_id, connection, raw)
+            await socket.send_json(reply)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        server.connections[game_id].discard(connection)
+        if not server.connections[game_id]:
+            del server.connections[game_id]
+
+
+async def _reply(server: GameServer, game_id: str, connection: Connection, raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Read one frame and carry it out; every failure becomes an error reply."""
+    client_id: Any = None
+    try:
+        message = read_message(raw)
+        client_id = message.get("id") if isinstance(message.get("id"), str) else None
+        reply = await server.handle(game_id, connection, message)
+    except ProtocolError as error:
+        reply = {"type": "error", "code": error.code, "message": str(error)}
+        if error.code == "stale":
+            # Send the fresh state along, so the client can show what changed.
+            with contextlib.suppress(ProtocolError):
+                await server.send_state(connection, await server.load(game_id))
+    except Exception:  # a bug or a broken worker: the player hears of it, the server carries on
+        log.exception("intent in game %s failed", game_id)
+        reply = {
+            "type": "error",
+            "code": "internal",
+            "message": "the server hit an error doing that; reload to see the game as stored",
+        }
+    reply["id"] = client_id
+    return reply

@@ -1,0 +1,121 @@
+"""The event store under the server: a second server, duplicate appends, corrupt logs, lost rematches."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
+from web_client import (
+    Player,
+    connect,
+    create,
+    get_state,
+    make_app,
+    snapshot,
+)
+
+from quiltmaker.core.position import Position
+from quiltmaker.web.store import EventRow, GameStore, StoreError
+
+
+# Persistence and the store ---------------------------------------------------------
+
+
+def test_second_server_on_the_same_database_sees_the_same_game(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+    with TestClient(make_app(path)) as first:
+        game = create(first, mode="local", seed=7)
+        with connect(first, game["id"], game["token"]) as player:
+            player.play_first_legal()
+            player.play_first_legal()
+        seen_by_first = snapshot(first, game["id"])
+        with TestClient(make_app(path)) as second:
+            assert snapshot(second, game["id"]) == seen_by_first
+            # And a move through the second server is seen by the first, with the same token.
+            with connect(second, game["id"], game["token"]) as player:
+                player.play_first_legal()
+            assert snapshot(first, game["id"]) == snapshot(second, game["id"])
+            assert snapshot(first, game["id"])[0] == 3
+    with TestClient(make_app(path)) as reopened:
+        assert snapshot(reopened, game["id"])[0] == 3
+
+
+def test_store_refuses_a_second_append_of_the_same_event_number(tmp_path: Path) -> None:
+    store = GameStore(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    try:
+        game_id, _, _ = store.create("local", Position.initial(0), ["a", "b"])
+        assert store.append(game_id, 0, "move", "A", 0, "one") == 1
+        with pytest.raises(StoreError) as error:
+            store.append(game_id, 0, "move", "A", 0, "two")
+        assert error.value.code == "stale"
+        loaded = store.load(game_id)
+        assert loaded.version == 1 and loaded.client_ids == {"one"}
+    finally:
+        store.close()
+
+
+@pytest.fixture
+def corrupt_game(client: TestClient) -> str:
+    """A game whose log holds an illegal move, written past the server straight into the database."""
+    game = create(client, mode="local", seed=11)
+    state = get_state(client, game["id"])
+    not_offered = next(p for p in state["circle"] if p not in state["offered"])
+    store = client.app.state.server.store  # type: ignore[attr-defined]
+    with Session(store.engine) as session, session.begin():
+        session.add(
+            EventRow(
+                game_id=game["id"],
+                number=0,
+                kind="move",
+                value=f"{not_offered}R0@a1",
+                seat=0,
+                client_id=None,
+                created=datetime.now(timezone.utc),
+            )
+        )
+    return str(game["id"])
+
+
+def test_store_load_of_a_corrupt_log_raises_corrupt(client: TestClient, corrupt_game: str) -> None:
+    store = client.app.state.server.store  # type: ignore[attr-defined]
+    with pytest.raises(StoreError) as error:
+        store.load(corrupt_game)
+    assert error.value.code == "corrupt"
+
+
+def test_corrupt_game_is_a_500_with_a_message_and_the_server_lives_on(client: TestClient, corrupt_game: str) -> None:
+    response = client.get(f"/api/games/{corrupt_game}")
+    assert response.status_code == 500
+    assert "corrupt" in response.json()["detail"]
+    assert client.get(f"/api/games/{corrupt_game}/record.json").status_code == 500
+    assert client.get("/api/games", params={"ids": corrupt_game}).json() == {"games": []}
+    with client.websocket_connect(f"/ws/games/{corrupt_game}") as ws:
+        player = Player(ws)
+        assert player.first["type"] == "error" and player.first["code"] == "corrupt"
+        assert player.receive()["type"] == "closed"
+    # Other games are served as before.
+    assert client.get("/api/catalogue").status_code == 200
+    other = create(client, mode="local", seed=12)
+    assert get_state(client, other["id"])["version"] == 0
+
+
+def test_a_log_with_a_rematch_before_the_end_is_corrupt(tmp_path: Path) -> None:
+    store = GameStore(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    game_id, _token, _invite = store.create("local", Position.initial(1, first_player=0), ["A", "B"])
+    store.append(game_id, 0, "rematch", "elsewhere", 0, None)
+    with pytest.raises(StoreError) as error:
+        store.load(game_id)
+    assert error.value.code == "corrupt" and "rematch" in str(error.value)
+
+
+def test_only_a_game_without_events_is_deleted_as_a_lost_rematch(tmp_path: Path) -> None:
+    store = GameStore(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    played, _token, _invite = store.create("local", Position.initial(1, first_player=0), ["A", "B"])
+    store.append(played, 0, "move", "A", 0, None)
+    fresh = store.create_rematch(store.load(played), Position.initial(2, first_player=0))
+    assert store.load(fresh).names == ["B", "A"]
+    assert not store.delete_unplayed(played) and store.exists(played)
+    assert store.delete_unplayed(fresh) and not store.exists(fresh)

@@ -1,0 +1,164 @@
+"""The web server's tests' client: an app in a TestClient, a WebSocket player, and a few requests.
+
+The app runs inside Starlette's TestClient (which runs its lifespan), with a
+thread pool in place of the AI's process pool and the ``beginner`` level
+(greedy, instant) for every AI game, so that whole games take a second.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import anyio
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+from web_helpers import first_legal_move
+
+from quiltmaker.web.app import Settings, create_app
+from quiltmaker.web.store import GameRow
+
+TIMEOUT = 20.0  # seconds to wait for any one message; generous for a loaded machine
+
+
+def make_app(path: Path) -> Any:
+    settings = Settings(database_url=f"sqlite:///{path}", hint_seconds=0.05, analysis_iterations=50)
+    return create_app(settings, executor=ThreadPoolExecutor(1))
+
+
+
+# A WebSocket client -------------------------------------------------------------
+
+
+class Player:
+    """One WebSocket connection to a game; keeps the newest state the server sent.
+
+    States may arrive at any time (the AI, another player), so requests read
+    past them to their reply; a state older than one already seen is ignored,
+    as the page ignores it.
+    """
+
+    _ids = itertools.count(1)
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.state: dict[str, Any] = {}
+        self.received: list[dict[str, Any]] = []
+        first = self.receive()
+        assert first["type"] in ("state", "error"), first
+        self.first = first
+
+    def receive(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        # TestClient's receive() waits forever; this one fails the test after a deadline instead.
+        async def get() -> Any:
+            with anyio.fail_after(timeout):
+                return await self.ws._send_rx.receive()
+
+        raw = self.ws.portal.call(get)
+        if raw["type"] == "websocket.close":
+            message = {"type": "closed", "code": raw.get("code")}
+        else:
+            message = json.loads(raw["text"])
+        self.received.append(message)
+        if message["type"] == "state" and message["state"]["version"] >= self.state.get("version", -1):
+            self.state = message["state"]
+        return message
+
+    def reply(self) -> dict[str, Any]:
+        """The next message that is not a state (the reply to the last request)."""
+        while True:
+            message = self.receive()
+            if message["type"] != "state":
+                return message
+
+    def send(self, message: Any) -> dict[str, Any]:
+        self.ws.send_text(message if isinstance(message, str) else json.dumps(message))
+        return self.reply()
+
+    def hello(self, token: str | None) -> dict[str, Any]:
+        return self.send({"type": "hello", "token": token})
+
+    def intent(self, kind: str, version: int | None = None, id: str | None = None, **fields: Any) -> dict[str, Any]:
+        message = {"type": kind, "version": self.state["version"] if version is None else version, **fields}
+        message["id"] = id or f"c{next(self._ids)}"
+        return self.send(message)
+
+    def move(self, text: str, **kw: Any) -> dict[str, Any]:
+        return self.intent("move", move=text, **kw)
+
+    def play_first_legal(self) -> dict[str, Any]:
+        reply = self.move(first_legal_move(self.state))
+        assert reply["type"] == "ack", reply
+        return reply
+
+    def wait_for(self, check: Any, what: str = "a state") -> dict[str, Any]:
+        """Read messages until the newest state passes ``check``."""
+        for _ in range(1000):
+            if self.state and check(self.state):
+                return self.state
+            self.receive()
+        raise AssertionError(f"no state came for {what}")
+
+
+@contextlib.contextmanager
+def connect(client: TestClient, game_id: str, token: str | None = None) -> Iterator[Player]:
+    with client.websocket_connect(f"/ws/games/{game_id}") as ws:
+        player = Player(ws)
+        if token is not None:
+            welcome = player.hello(token)
+            assert welcome["type"] == "welcome", welcome
+        yield player
+
+
+def create(client: TestClient, **body: Any) -> dict[str, Any]:
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+def get_state(client: TestClient, game_id: str) -> dict[str, Any]:
+    response = client.get(f"/api/games/{game_id}")
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+def snapshot(client: TestClient, game_id: str) -> tuple[int, str]:
+    state = get_state(client, game_id)
+    return state["version"], state["position"]
+
+
+def game_count(client: TestClient) -> int:
+    store = client.app.state.server.store  # type: ignore[attr-defined]
+    with Session(store.engine) as session:
+        return session.scalar(select(func.count()).select_from(GameRow)) or 0
+
+
+AI_GAME_NAME = 'Ada "the\nquilter"; [x]'  # quotes, a line break, ';' and brackets: the records must escape them
+
+
+
+def play_against_the_beginner(client: TestClient, **body: Any) -> dict[str, Any]:
+    """A whole game against the beginner, played through the socket by always taking the first legal move."""
+    game = create(client, mode="ai", level="beginner", seat=0, seed=3, **body)
+    seat = game["seat"]
+    with connect(client, game["id"], game["token"]) as player:
+        for _ in range(400):
+            state = player.wait_for(lambda s: s["result"] is not None or s["to_move"] == seat, "the human's turn")
+            if state["result"] is not None:
+                break
+            player.play_first_legal()
+        else:
+            raise AssertionError("the game did not end")
+    return {**game, "state": player.state}
+
+
+def join(client: TestClient, game: dict[str, Any], code: str | None = None) -> Any:
+    return client.post(f"/api/games/{game['id']}/join", json={"invite": code or game["invite"]})
