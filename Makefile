@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 SYSTEM_STAMP := $(VENV)/.system-deps
+# TypeScript checks the page's plain JavaScript (tsconfig.json); nothing is built.
+NODE_STAMP := node_modules/.installed
 
 .PHONY: run play test check lint bench clean
 
@@ -18,25 +20,31 @@ $(SYSTEM_STAMP): scripts/system-deps.sh $(STAMP)
 	scripts/system-deps.sh
 	touch $(SYSTEM_STAMP)
 
+$(NODE_STAMP): package.json package-lock.json $(SYSTEM_STAMP)
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
 run: $(STAMP)
 	$(BIN)/quiltmaker serve
 
 play: $(STAMP)
 	$(BIN)/quiltmaker play
 
-test: $(STAMP) $(SYSTEM_STAMP)
+test: $(STAMP) $(SYSTEM_STAMP) $(NODE_STAMP)
 	$(BIN)/ruff check quiltmaker tests benchmarks
 	$(BIN)/python -m mypy
+	npm run --silent check
 	$(BIN)/python -m pytest -q
 
 # The quick round while working: everything but the tests marked slow (see pyproject.toml).
-check: $(STAMP)
+check: $(STAMP) $(NODE_STAMP)
 	$(BIN)/ruff check quiltmaker tests benchmarks
 	$(BIN)/python -m mypy
+	npm run --silent check
 	$(BIN)/python -m pytest -q -m "not slow"
 
 bench: $(STAMP)
 	$(BIN)/quiltmaker bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) node_modules build *.egg-info

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from importlib import resources
@@ -155,6 +156,9 @@ PAGE_RULE_FRAGMENTS = {
     "LAST_SPACE = 53": "type the last space of the time track",
     "income_spaces = [": "type the income spaces",
     "special_spaces = [": "type the special spaces",
+    "abcdefghi": "type the column letters of square names",
+    "BOARD = 9": "type the size of the quilt board",
+    "repeat(54": "type the spaces of the time track (style sheet)",
 }
 
 
@@ -162,7 +166,7 @@ def test_the_web_server_checks_moves_with_the_rules_engine_and_holds_no_rules_in
     """The browser draws what the server sends: it parses no move text, replays no moves, turns no shapes."""
     static = PACKAGE / "web" / "static"
     assert (static / "index.html").is_file() and (static / "game.html").is_file()
-    for script in sorted(static.glob("*.js")):
+    for script in sorted([*static.glob("*.js"), static / "style.css"]):
         source = script.read_text(encoding="utf-8")
         for fragment, what in PAGE_RULE_FRAGMENTS.items():
             assert fragment not in source, f"{script.name} holds a rule: it would {what} ({fragment!r})"
@@ -176,3 +180,27 @@ def test_package_is_typed_and_carries_its_data() -> None:
 def test_module_and_console_entry_points() -> None:
     out = subprocess.run([sys.executable, "-m", "quiltmaker", "--help"], capture_output=True, text=True, check=True).stdout
     assert "replay" in out and "simulate" in out
+
+
+def test_the_page_modules_import_one_way() -> None:
+    """The page's ES modules form no import cycle: a module never runs before one it needs has loaded."""
+    static = PACKAGE / "web" / "static"
+    graph = {
+        script.name: set(re.findall(r'^import [^;]*? from "\./([\w.]+)";', script.read_text(encoding="utf-8"), re.M | re.S))
+        for script in static.glob("*.js")
+    }
+    assert graph["game.js"] >= {"store.js", "panels.js", "input.js"}, graph["game.js"]  # the reader reads the real imports
+    state: dict[str, int] = {}
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for imported in sorted(graph[module]):
+            assert imported in graph, f"{module} imports {imported}, which is not in static/"
+            assert state.get(imported) != 1, f"import cycle: {' -> '.join([*path, imported])}"
+            if imported not in state:
+                visit(imported, [*path, imported])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])

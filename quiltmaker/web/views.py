@@ -20,7 +20,7 @@ from ..core.components import (
     TIME_TRACKS,
 )
 from ..core.game import Game
-from ..core.moves import ACTIONS, ADVANCE, BUY, SPECIAL, Move, square_name
+from ..core.moves import ACTIONS, ADVANCE, BUY, COLUMNS, SPECIAL, Move, square_name
 from ..ai.players import forecast
 from ..core.position import NO_BONUS, Position
 from .store import StoredGame
@@ -30,6 +30,7 @@ def catalogue(levels: dict[str, str]) -> dict[str, Any]:
     """The components, for drawing: patches with every orientation, and both time tracks."""
     return {
         "board_size": BOARD_SIZE,
+        "columns": COLUMNS,  # the letters of square names, column by column
         "last_space": LAST_SPACE,
         "bonus_points": BONUS_POINTS,
         "bonus_size": BONUS_SIZE,

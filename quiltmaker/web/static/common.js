@@ -1,10 +1,57 @@
+// @ts-check
 // Shared helpers of the lobby and the game page: the browser's own storage of
 // seats, the HTTP API, square names, colours and small DOM helpers.
 // Nothing here knows the rules of Patchwork: legality always comes from the server.
 
 export const STORAGE_KEY = "quiltmaker.games";
-export const COLUMNS = "abcdefghi";
-export const BOARD = 9;
+
+/**
+ * The quilt board as the catalogue describes it: its size and the letters of its
+ * columns (square names are the core's: column letter, then row number).
+ */
+export const geometry = { size: 0, columns: "" };
+
+/** Take the board's size and column letters from the catalogue, for the scripts and the style sheet. */
+export function setBoard(catalogue) {
+  geometry.size = catalogue.board_size;
+  geometry.columns = catalogue.columns;
+  document.documentElement.style.setProperty("--board", String(geometry.size));
+  document.documentElement.style.setProperty("--spaces", String(catalogue.last_space + 1));
+}
+
+/**
+ * The element with this id, of the kind the caller names (`$("advance", HTMLButtonElement)`):
+ * a page whose markup lost or changed an element fails here, by name, not later.
+ * @template {HTMLElement} T
+ * @param {string} id
+ * @param {{ new (): T, prototype: T }} [kind] HTMLElement when not given
+ * @returns {T}
+ */
+export function $(id, kind) {
+  const node = document.getElementById(id);
+  if (!(node instanceof (kind || HTMLElement))) throw new Error(`the page has no ${kind ? kind.name : "element"} #${id}`);
+  return /** @type {T} */ (node);
+}
+
+/**
+ * The first element under `root` that matches a CSS selector, or null.
+ * @param {string} selector
+ * @param {ParentNode} [root]
+ * @returns {HTMLElement | null}
+ */
+export function find(selector, root = document) {
+  return root.querySelector(selector);
+}
+
+/**
+ * Every element under `root` that matches a CSS selector.
+ * @param {string} selector
+ * @param {ParentNode} [root]
+ * @returns {HTMLElement[]}
+ */
+export function findAll(selector, root = document) {
+  return /** @type {HTMLElement[]} */ ([...root.querySelectorAll(selector)]);
+}
 
 // ---------------------------------------------------------------- storage
 
@@ -41,13 +88,20 @@ export class ApiError extends Error {
   }
 }
 
-/** Fetch JSON; throws ApiError with the server's explanation on a non-2xx answer. */
+/**
+ * Fetch JSON; throws ApiError with the server's explanation on a non-2xx answer.
+ * @param {string} path
+ * @param {RequestInit & { json?: unknown }} [options] `json` is sent as the body of a POST
+ * @returns {Promise<{ status: number, body: any }>}
+ */
 export async function api(path, options = {}) {
-  const init = { headers: { Accept: "application/json" }, ...options };
+  /** @type {Record<string, string>} */
+  const headers = { Accept: "application/json" };
+  const init = { ...options, headers };
   if (options.json !== undefined) {
     init.method = init.method || "POST";
     init.body = JSON.stringify(options.json);
-    init.headers = { ...init.headers, "Content-Type": "application/json" };
+    headers["Content-Type"] = "application/json";
     delete init.json;
   }
   let response;
@@ -88,7 +142,7 @@ function explain(body, response) {
 // ---------------------------------------------------------------- squares
 
 export function squareName(row, col) {
-  return `${COLUMNS[col]}${row + 1}`;
+  return `${geometry.columns[col]}${row + 1}`;
 }
 
 // ---------------------------------------------------------------- colours

@@ -1,13 +1,14 @@
+// @ts-check
 // The lobby: create a game, list the games this browser holds a seat in.
-import { api, el, fill, forgetGame, loadGames, saveGame } from "./common.js";
+import { $, api, el, fill, forgetGame, loadGames, saveGame } from "./common.js";
 
-const form = document.getElementById("new-game");
-const modeSelect = document.getElementById("mode");
-const levelSelect = document.getElementById("level");
-const levelDescription = document.getElementById("level-description");
-const seatSelect = document.getElementById("seat");
-const message = document.getElementById("lobby-message");
-const gamesBox = document.getElementById("your-games");
+const form = $("new-game", HTMLFormElement);
+const modeSelect = $("mode", HTMLSelectElement);
+const levelSelect = $("level", HTMLSelectElement);
+const levelDescription = $("level-description");
+const seatSelect = $("seat", HTMLSelectElement);
+const message = $("lobby-message");
+const gamesBox = $("your-games");
 
 let levels = [];
 
@@ -21,11 +22,11 @@ function say(text, kind = "info") {
 /** Show only the fields that mean something for the chosen mode. */
 function updateFields() {
   const mode = modeSelect.value;
-  document.getElementById("level-field").hidden = mode !== "ai";
-  document.getElementById("seat-field").hidden = mode === "local";
-  document.getElementById("name1-field").hidden = mode === "ai";
-  document.getElementById("name0-label").textContent = mode === "local" ? "First player's name" : "Your name";
-  document.getElementById("name1-label").textContent = mode === "online" ? "Your friend's name" : "Second player's name";
+  $("level-field").hidden = mode !== "ai";
+  $("seat-field").hidden = mode === "local";
+  $("name1-field").hidden = mode === "ai";
+  $("name0-label").textContent = mode === "local" ? "First player's name" : "Your name";
+  $("name1-label").textContent = mode === "online" ? "Your friend's name" : "Second player's name";
 }
 
 function describeLevel() {
@@ -52,11 +53,11 @@ async function loadLevels() {
 
 async function createGame(event) {
   event.preventDefault();
-  const submit = document.getElementById("create-game");
+  const submit = $("create-game", HTMLButtonElement);
   const mode = modeSelect.value;
   const seatValue = seatSelect.value;
-  const name0 = document.getElementById("name0").value.trim();
-  const name1 = document.getElementById("name1").value.trim();
+  const name0 = $("name0", HTMLInputElement).value.trim();
+  const name1 = $("name1", HTMLInputElement).value.trim();
   // The server reads `names` by seat. With a random seat the lobby draws it
   // itself, so the names can be put in the right order.
   const seat = mode === "local" ? null : seatValue === "random" ? (Math.random() < 0.5 ? 0 : 1) : Number(seatValue);
@@ -69,7 +70,7 @@ async function createGame(event) {
     const other = mode === "ai" ? "" : name1 || "Guest";
     names = seat === 0 ? [mine, other] : [other, mine];
   }
-  const request = { mode, variant: document.getElementById("variant").value, seed: null, seat, names };
+  const request = { mode, variant: $("variant", HTMLSelectElement).value, seed: null, seat, names };
   if (mode === "ai") request.level = levelSelect.value;
   submit.disabled = true;
   say("Creating the game…");

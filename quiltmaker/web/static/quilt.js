@@ -1,6 +1,7 @@
+// @ts-check
 // A quilt board: 9x9 squares named a1..i9, built once and repainted in place
 // (so keyboard focus on the board survives every new state).
-import { BOARD, COLUMNS, el, patchColour, squareName } from "./common.js";
+import { geometry, el, patchColour, squareName } from "./common.js";
 
 /**
  * Build the board of `seat` inside `frame`.
@@ -14,14 +15,14 @@ export function buildQuilt(frame, seat) {
     "data-seat": seat,
     role: "grid",
     "aria-label": `Quilt of player ${seat}`,
-    "aria-rowcount": BOARD,
-    "aria-colcount": BOARD,
+    "aria-rowcount": geometry.size,
+    "aria-colcount": geometry.size,
   });
   const squares = [];
-  for (let r = 0; r < BOARD; r++) {
+  for (let r = 0; r < geometry.size; r++) {
     const row = el("div", { role: "row", class: "quilt-row", "aria-rowindex": r + 1 });
     squares.push([]);
-    for (let c = 0; c < BOARD; c++) {
+    for (let c = 0; c < geometry.size; c++) {
       const name = squareName(r, c);
       const square = el("div", {
         class: "sq",
@@ -41,9 +42,9 @@ export function buildQuilt(frame, seat) {
   const overlay = el("div", { class: "quilt-overlay", "aria-hidden": "true" });
   board.append(overlay);
 
-  // Coordinates a..i above and 1..9 to the left, as in the notation.
-  const columns = el("div", { class: "quilt-cols", "aria-hidden": "true" }, [...COLUMNS].map((c) => el("span", {}, c)));
-  const rows = el("div", { class: "quilt-rows", "aria-hidden": "true" }, Array.from({ length: BOARD }, (_, i) => el("span", {}, String(i + 1))));
+  // Column letters above and row numbers to the left, as in the notation.
+  const columns = el("div", { class: "quilt-cols", "aria-hidden": "true" }, [...geometry.columns].map((c) => el("span", {}, c)));
+  const rows = el("div", { class: "quilt-rows", "aria-hidden": "true" }, Array.from({ length: geometry.size }, (_, i) => el("span", {}, String(i + 1))));
   frame.append(el("div", { class: "quilt-frame" }, el("span", { class: "quilt-corner" }), columns, rows, board));
   return { board, squares, overlay, seat };
 }
@@ -56,15 +57,15 @@ function describe(value) {
 }
 
 /**
- * Paint the squares of `quilt` from `grid` (9 rows of null | patch id | "S").
+ * Paint the squares of `quilt` from `grid` (a row per board row, each square null | patch id | "S").
  * Patch outlines are drawn where a neighbour holds something else, so patches
  * stay distinguishable without relying on colour.
  */
 export function paintQuilt(quilt, grid) {
-  const at = (r, c) => (r < 0 || c < 0 || r >= BOARD || c >= BOARD ? undefined : grid?.[r]?.[c] ?? null);
+  const at = (r, c) => (r < 0 || c < 0 || r >= geometry.size || c >= geometry.size ? undefined : grid?.[r]?.[c] ?? null);
   let empty = 0;
-  for (let r = 0; r < BOARD; r++) {
-    for (let c = 0; c < BOARD; c++) {
+  for (let r = 0; r < geometry.size; r++) {
+    for (let c = 0; c < geometry.size; c++) {
       const square = quilt.squares[r][c];
       const value = at(r, c);
       square.dataset.value = value === null ? "" : String(value);
@@ -100,7 +101,7 @@ export function paintQuilt(quilt, grid) {
 /** An element covering `cells` ([row, col] on the board), for ghosts and hint marks. */
 export function cellsOverlay(cells, className, attrs = {}) {
   const node = el("div", { class: className, ...attrs });
-  const unit = 100 / BOARD;
+  const unit = 100 / geometry.size;
   for (const [r, c] of cells) {
     node.append(
       el("span", {

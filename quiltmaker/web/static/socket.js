@@ -1,3 +1,4 @@
+// @ts-check
 // The game's WebSocket: one connection, re-opened with backoff when it drops.
 // Every (re)connection starts with the hello message, so a reloaded or
 // reconnected page gets its seat and the current state back.

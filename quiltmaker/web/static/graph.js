@@ -1,4 +1,5 @@
-// The replay's evaluation graph. Past positions themselves come drawn by the
+// @ts-check
+// The evaluation graph of a finished game, and a spinner for what is still loading.
 // server (GET /api/games/{id}/positions), so nothing here knows the rules.
 import { el } from "./common.js";
 

@@ -1,0 +1,194 @@
+// @ts-check
+// The board: the time track, the circle of patches, each player's panel and
+// quilt, and what lies over a quilt (the ghost, the hint's squares, the cursor).
+import { $, el, fill, findAll, icon, plural, SEAT_COLOURS, shapeNode, tokenBadge } from "./common.js";
+import { buildQuilt, cellsOverlay, paintQuilt } from "./quilt.js";
+import { bonusArea, buyEntry, canAct, canPlace, isAiSeat, legal, nameOf, possessive, specialsPending, ui } from "./store.js";
+import { ghostNode } from "./hand.js";
+
+// ---------------------------------------------------------------- time track
+
+export function renderTrack(v) {
+  const track = $("track");
+  const s = ui.state;
+  if (!v || !ui.catalogue) return;
+  const last = ui.catalogue.last_space;
+  const variant = s?.variant || ui.catalogue.default_variant;
+  const income = new Set(s?.income_spaces || ui.catalogue.tracks?.[variant]?.income_spaces || []);
+  const specials = new Set(v.specials || []);
+  const cells = [];
+  for (let space = 0; space <= last; space++) {
+    const here = v.times ? [0, 1].filter((p) => v.times[p] === space) : [];
+    // With both tokens on one space, the one on top is drawn last (above).
+    if (here.length === 2 && v.on_top === 0) here.reverse();
+    const tokens = here.map((p) => {
+      const top = here.length === 2 && p === v.on_top;
+      return el("span", { class: `track-token token token-${p}${top ? " on-top" : ""}`, title: `${nameOf(p)}${top ? " (on top)" : ""}`, "data-testid": `token-${p}` }, String(p));
+    });
+    const parts = [];
+    if (income.has(space)) parts.push("button income");
+    if (specials.has(space)) parts.push("special patch");
+    for (const p of here) parts.push(`${nameOf(p)}'s token${here.length === 2 && p === v.on_top ? " (on top)" : ""}`);
+    cells.push(
+      el("div", {
+        class: `track-space${income.has(space) ? " income" : ""}${specials.has(space) ? " has-special" : ""}${space % 10 === 0 ? " tens" : ""}`,
+        role: "listitem",
+        "data-space": space,
+        "aria-label": `space ${space}${parts.length ? `: ${parts.join(", ")}` : ""}`,
+      },
+      el("span", { class: "space-number" }, String(space)),
+      el("span", { class: "space-marks", "aria-hidden": "true" },
+        income.has(space) ? el("span", { class: "mark-income", title: "button income" }, "◉") : null,
+        specials.has(space) ? el("span", { class: "mark-special", title: "special patch" }, "■") : null),
+      el("span", { class: `space-tokens${here.length === 2 ? " stacked" : ""}` }, tokens)),
+    );
+  }
+  fill(track, cells);
+  let caption = "";
+  if (v.times) {
+    caption = `${nameOf(0)} (0) on space ${v.times[0]}, ${nameOf(1)} (1) on space ${v.times[1]}.`;
+    if (v.times[0] === v.times[1]) {
+      const mover = v.times[0] < last ? " and moves first" : "";
+      caption += ` Same space: ${possessive(v.on_top)} token is on top${mover}.`;
+    }
+  } else if (!v.live) {
+    caption = ui.replay.analysisState === "loading" ? "Times of past positions are being computed…" : "Times of past positions come with the analysis at the end of the game.";
+  }
+  $("track-caption").textContent = caption;
+}
+
+// ---------------------------------------------------------------- the patch circle
+
+function patchFacts(patch) {
+  return `costs ${plural(patch.cost, "button")}, ${patch.time} time, income ${patch.income}, ${plural(patch.size ?? patch.orientations[0].cells.length, "square")}`;
+}
+
+let circleKey = "";
+export function renderCircle(v) {
+  const box = $("circle");
+  if (!v || !ui.catalogue) return;
+  const offered = new Set(v.offered || []);
+  const acting = v.live && canAct() && !specialsPending();
+  // Rebuild only when something shown changed: replacing the offer under a
+  // finger would break its touch drag (the pointer is captured by that element).
+  const key = JSON.stringify([v.circle, v.offered, acting, v.live && legal().buys, ui.state?.version]);
+  if (key === circleKey && box.childElementCount) {
+    for (const node of findAll(".offer", box)) {
+      const held = !!ui.hold && ui.hold.patch === Number(node.dataset.patch);
+      node.classList.toggle("held", held);
+      node.setAttribute("aria-pressed", held ? "true" : "false");
+    }
+    return;
+  }
+  circleKey = key;
+  const items = (v.circle || []).map((id, index) => {
+    const patch = ui.patches.get(id);
+    if (!patch) return el("span", { class: "circle-item" }, `#${id}`);
+    const isOffered = offered.has(id);
+    const facts = el("span", { class: "facts" },
+      el("span", { class: "fact cost", title: "cost in buttons" }, `${patch.cost}◉`),
+      el("span", { class: "fact time", title: "time" }, `${patch.time}`, icon("time")),
+      el("span", { class: `fact income${patch.income ? "" : " none"}`, title: "button income" }, `+${patch.income}`));
+    if (!isOffered) {
+      return el("span", { class: "circle-item", "data-patch": id, role: "img", "aria-label": `patch ${id}, ${index + 1} in the circle: ${patchFacts(patch)}` },
+        shapeNode(id, patch.orientations[0].cells, 8), facts);
+    }
+    const buy = v.live ? buyEntry(id) : null;
+    // Pickable: affordable and placeable somewhere (the server lists the anchors).
+    const affordable = acting && buy && buy.affordable && canPlace(buy);
+    const reason = v.live && buy && !(buy.affordable && canPlace(buy)) ? buy.reason || "cannot be bought now" : "";
+    const held = ui.hold && ui.hold.patch === id;
+    const label = `Patch ${id} on offer: ${patchFacts(patch)}.` +
+      (affordable ? " Press Enter to pick it up." : reason ? ` Cannot buy: ${reason}.` : acting ? "" : " Not your turn.");
+    return el("button", {
+      type: "button",
+      class: `circle-item offer${affordable ? " affordable" : ""}${held ? " held" : ""}${reason ? " unaffordable" : ""}`,
+      "data-testid": `offer-${id}`,
+      "data-patch": id,
+      "data-focus-key": `offer-${id}`,
+      "data-affordable": affordable ? "true" : "false",
+      "aria-disabled": affordable ? "false" : "true",
+      "aria-pressed": held ? "true" : "false",
+      "aria-label": label,
+      title: reason || (affordable ? "Pick up, then place it on your quilt" : ""),
+    },
+    shapeNode(id, patch.orientations[0].cells, 13),
+    facts,
+    reason ? el("span", { class: "reason" }, reason) : null);
+  });
+  if (!items.length) items.push(el("p", { class: "caption" }, "The circle is empty."));
+  fill(box, items);
+}
+
+// ---------------------------------------------------------------- players and quilts
+
+export function buildPlayerPanel(seat) {
+  const panel = $(`player-${seat}`);
+  const head = el("header", { class: "player-head" });
+  const stats = el("dl", { class: "stats" });
+  panel.append(head, stats);
+  const quilt = buildQuilt(panel, seat);
+  ui.quilts[seat] = { ...quilt, head, stats, panel };
+}
+
+function stat(label, value, testid, title) {
+  return [el("dt", { title }, label), el("dd", { "data-testid": testid }, value === null || value === undefined ? "–" : String(value))];
+}
+
+export function renderPlayers(v) {
+  const s = ui.state;
+  for (const seat of [0, 1]) {
+    const q = ui.quilts[seat];
+    const grid = v?.quilts?.[seat];
+    const empty = paintQuilt(q, grid);
+    if (!s) continue;
+    const toMove = v.to_move === seat && !s.result;
+    q.panel.classList.toggle("to-move", toMove);
+    q.panel.style.setProperty("--seat-colour", SEAT_COLOURS[seat]);
+    const tags = [];
+    if (isAiSeat(seat)) tags.push(el("span", { class: "tag" }, "computer"));
+    else if (ui.seat === seat) tags.push(el("span", { class: "tag you" }, "you"));
+    if (toMove) tags.push(el("span", { class: "tag move" }, "to move"));
+    if (v.live && s.bonus === seat) tags.push(el("span", { class: "tag bonus", title: `completed a ${bonusArea()} area first` }, `${bonusArea()} bonus +${ui.catalogue.bonus_points}`));
+    fill(q.head, tokenBadge(seat), el("h2", { class: "player-name" }, nameOf(seat)), el("span", { class: "seat-label" }, `player ${seat}`), tags);
+    const penalty = ui.catalogue.empty_square_penalty;
+    fill(q.stats,
+      stat("Buttons", v.buttons?.[seat], `buttons-${seat}`, "buttons held: money now, points at the end"),
+      stat("Income", v.income?.[seat], `income-${seat}`, "buttons paid each time you cross a button-income space"),
+      stat("Space", v.times?.[seat], `space-${seat}`, "position on the time track"),
+      stat("Empty", `${empty} (−${empty * penalty})`, `empty-${seat}`, `empty squares, ${penalty} points each at the end`),
+      stat("Score now", v.scores?.[seat], `score-${seat}`, "the score if the game ended now"),
+      stat("Forecast", v.forecast?.[seat], `forecast-${seat}`, "the score if this player only advanced from now on, collecting income"),
+    );
+    const acting = v.live && canAct() && s.to_move === seat;
+    q.board.classList.toggle("acting", acting);
+    q.board.classList.toggle("placing-special", acting && specialsPending());
+    q.board.tabIndex = acting || ui.seat === seat ? 0 : -1;
+    q.board.setAttribute("aria-label", boardLabel(seat, acting));
+  }
+}
+
+function boardLabel(seat, acting) {
+  let text = `Quilt of ${nameOf(seat)}`;
+  if (acting && ui.hold) text += ": arrow keys move the patch, R turns, F flips, Enter places, Escape cancels";
+  else if (acting && specialsPending()) text += ": place your special patch; arrow keys choose a square, Enter places it";
+  return text;
+}
+
+export function renderOverlays() {
+  for (const seat of [0, 1]) {
+    const q = ui.quilts[seat];
+    const parts = [];
+    const s = ui.state;
+    const live = ui.replay.ply === null;
+    if (live && s && ui.hint && ui.hint.version === s.version && s.to_move === seat) {
+      const cells = ui.hint.best_move_cells;
+      if (cells?.length) parts.push(cellsOverlay(cells, "hint-mark", { "data-testid": "hint-mark" }));
+    }
+    if (live && ui.hold && s && s.to_move === seat) parts.push(ghostNode());
+    if (live && ui.cursor && s && s.to_move === seat && specialsPending()) {
+      parts.push(cellsOverlay([[ui.cursor.row, ui.cursor.col]], "cursor-mark", { "data-testid": "special-cursor" }));
+    }
+    fill(q.overlay, parts);
+  }
+}

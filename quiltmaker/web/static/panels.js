@@ -1,0 +1,276 @@
+// @ts-check
+// Everything around the board (the header, banners, whose turn, the action
+// buttons, the hint, links, the final score, the move list, the help) and
+// drawAll(), which draws the whole page from the store.
+import { $, el, fill, find, plural, squareName, tokenBadge } from "./common.js";
+import { bonusArea, canAct, legal, nameOf, render, replayAvailable, specialsPending, storedEntry, ui, view } from "./store.js";
+import { sendIntent } from "./intents.js";
+import { holdIsLegal } from "./hand.js";
+import { renderCircle, renderOverlays, renderPlayers, renderTrack } from "./board.js";
+import { renderReplay, setReplay } from "./review.js";
+
+export function drawAll() {
+  const v = view();
+  keepFocus(() => {
+    renderHeader();
+    renderBanners();
+    renderTrack(v);
+    renderCircle(v);
+    renderPlayers(v);
+    renderTurn(v);
+    renderActions();
+    renderHintBox();
+    renderLinks();
+    renderResult();
+    renderReplay();
+    renderMoves();
+    renderOverlays();
+  });
+}
+
+/** Re-rendering replaces buttons; put keyboard focus back on their successor. */
+function keepFocus(draw) {
+  const active = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+  const key = active && active !== document.body ? active.dataset.focusKey || active.id : null;
+  draw();
+  if (key && !document.contains(active)) {
+    let next = find(`[data-focus-key="${CSS.escape(key)}"]`) || document.getElementById(key);
+    // The focused patch was bought: move to the patches now on offer.
+    if (!next && key.startsWith("offer-")) next = find(".offer");
+    if (next) next.focus({ preventScroll: true });
+  }
+}
+
+function renderHeader() {
+  const s = ui.state;
+  $("version").textContent = s ? `v${s.version}` : "";
+  if (!s) return;
+  const modes = { ai: `against quiltmaker ${s.ai?.level ?? ""}`.trim(), local: "pass-and-play", online: "online" };
+  const seat = ui.seat === "both" ? "you play both seats" : ui.seat === null ? "you are watching" : ui.seat === undefined ? "" : `you are player ${ui.seat}`;
+  fill(
+    $("game-title"),
+    el("strong", {}, `${nameOf(0)} vs ${nameOf(1)}`),
+    ` · ${modes[s.mode] || s.mode} · ${s.variant} track${seat ? ` · ${seat}` : ""}`,
+  );
+}
+
+function renderBanners() {
+  const items = [];
+  const s = ui.state;
+  if (s && ui.replay.ply !== null) {
+    items.push(
+      el("div", { class: "banner replay-banner", "data-testid": "replay-banner" },
+        `Replay: the position after move ${ui.replay.ply} of ${(s.moves || []).length}. `,
+        el("button", { type: "button", class: "link-button", onclick: () => setReplay(null) }, "Back to the game")),
+    );
+  } else if (s && s.pending > 0 && !s.result) {
+    if (specialsPending()) {
+      items.push(el("div", { class: "banner special-banner", "data-testid": "special-banner", role: "alert" },
+        el("strong", {}, "You earned a special patch: place it."),
+        " Click any empty square of your quilt (or focus your quilt, move with the arrow keys and press Enter)."));
+    } else {
+      items.push(el("div", { class: "banner special-banner", "data-testid": "special-banner" },
+        `${nameOf(s.to_move)} earned a special 1x1 patch and is placing it.`));
+    }
+  }
+  for (const b of ui.banners) items.push(el("div", { class: `banner ${b.kind}-banner`, "data-testid": `${b.kind}-banner` }, b.text));
+  fill($("banners"), items);
+}
+
+// ---------------------------------------------------------------- whose turn
+
+let turnKey = "";
+function renderTurn(v) {
+  const s = ui.state;
+  const node = $("turn");
+  // The turn box is a live region: redraw it only when it says something new,
+  // so a screen reader does not repeat it after every message.
+  const key = JSON.stringify([s?.version, s?.status, v?.live, ui.seat, ui.connection === "open", s?.ai?.thinking]);
+  if (key === turnKey) return;
+  turnKey = key;
+  if (!s) {
+    node.textContent = ui.connection === "open" ? "Waiting for the game…" : "Connecting to the game…";
+    return;
+  }
+  if (s.result) {
+    const w = s.result.winner;
+    fill(node, el("p", { class: "turn-main" }, tokenBadge(w), ` Game over: ${nameOf(w)} wins${ui.seat === w ? " (you)" : ""}.`));
+  } else if (s.status === "waiting") {
+    fill(node, el("p", { class: "turn-main" }, "Waiting for your friend to open the invitation."));
+  } else if (!v.live) {
+    fill(node, el("p", { class: "turn-main" }, "Replaying a past position."), el("p", { class: "turn-reason" }, "Go to the last move to play on."));
+  } else {
+    const p = s.to_move;
+    const who = canAct() ? (ui.seat === "both" ? `${nameOf(p)}'s turn (player ${p})` : "Your turn") : `${nameOf(p)} to move`;
+    fill(node,
+      el("p", { class: "turn-main" }, tokenBadge(p), ` ${who}`),
+      s.turn_reason ? el("p", { class: "turn-reason" }, `Why: ${s.turn_reason}.`.replace(/\.\.$/, ".")) : null,
+      ui.seat === null ? el("p", { class: "turn-reason" }, "You are watching this game.") : null);
+  }
+  // Also while it is simply the computer's turn: a page that connects before
+  // the server has started the computer's search gets thinking: false.
+  // The tab's title says when it is your turn, for a game left in the background.
+  document.title = `${canAct() ? "● Your turn · " : s.result ? "Game over · " : ""}${nameOf(0)} vs ${nameOf(1)} · quiltmaker`;
+  const thinking = !!s.ai && !s.result && (!!s.ai.thinking || (s.status === "playing" && s.to_move === s.ai.seat));
+  const ai = $("ai-thinking");
+  ai.hidden = !thinking;
+  if (thinking) fill(ai, el("span", { class: "spinner", "aria-hidden": "true" }), ` ${nameOf(s.ai.seat)} is thinking…`);
+}
+
+// ---------------------------------------------------------------- action buttons
+
+export function renderActions() {
+  const s = ui.state;
+  const advance = $("advance", HTMLButtonElement);
+  const player = ui.seat !== null && ui.seat !== undefined;
+  const live = ui.replay.ply === null;
+  const act = canAct() && ui.connection === "open";
+  const a = legal().advance;
+  if (a && s && !s.result) {
+    advance.textContent = `Advance ${plural(a.spaces, "space")} · +${plural(a.buttons, "button")}`;
+    advance.setAttribute("aria-label", `Advance ${plural(a.spaces, "space")} and take ${plural(a.buttons, "button")} (key A)`);
+  } else {
+    advance.textContent = "Advance";
+    advance.setAttribute("aria-label", "Advance (not possible now)");
+  }
+  advance.disabled = !(act && a);
+  advance.hidden = !player || !!s?.result;
+  const undo = $("undo", HTMLButtonElement);
+  undo.hidden = !(player && s && s.undo && !s.result && live);
+  undo.disabled = ui.connection !== "open";
+  const hint = $("hint", HTMLButtonElement);
+  hint.hidden = !(player && s && s.hints && !s.result && live);
+  hint.disabled = !act;
+
+  const holding = !!ui.hold;
+  $("hold-controls").hidden = !holding;
+  if (holding) {
+    const patch = ui.patches.get(ui.hold.patch);
+    const o = patch.orientations[ui.hold.oi];
+    const ok = holdIsLegal();
+    fill($("hold-label"),
+      `Patch ${ui.hold.patch} (${o.transform}) at ${squareName(ui.hold.row, ui.hold.col)}: `,
+      el("strong", { class: ok ? "ok" : "bad" }, ok ? "fits ✓" : "not allowed here ✗"));
+  }
+}
+
+function renderHintBox() {
+  const box = $("hint-box");
+  const h = ui.hint;
+  if (!h || h.version !== ui.state?.version) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  const prob = typeof h.win_probability === "number" ? `${Math.round(h.win_probability * 100)}%` : "?";
+  const margin = typeof h.expected_margin === "number" ? `${h.expected_margin >= 0 ? "+" : ""}${h.expected_margin.toFixed(1)}` : "?";
+  fill(box,
+    el("p", {}, el("strong", {}, "Hint: "), h.best_move_words, el("code", {}, ` ${h.best_move}`)),
+    el("p", { class: "caption" }, `Chance of winning with it: ${prob}; expected margin ${margin} points.`),
+    el("button", { type: "button", class: "link-button", onclick: () => { ui.hint = null; render(); } }, "dismiss"));
+}
+
+function renderLinks() {
+  const s = ui.state;
+  const entry = storedEntry();
+  const waiting = s && s.mode === "online" && s.status === "waiting";
+  const invite = $("invite");
+  invite.hidden = !(waiting && entry && entry.invite);
+  if (!invite.hidden) {
+    const link = `${location.origin}/game/${encodeURIComponent(ui.id)}?invite=${encodeURIComponent(entry.invite)}`;
+    $("invite-link", HTMLAnchorElement).href = link;
+    $("invite-link", HTMLAnchorElement).textContent = link;
+  }
+}
+
+// ---------------------------------------------------------------- the end: score breakdown
+
+function renderResult() {
+  const s = ui.state;
+  const box = $("result");
+  if (!s || !s.result) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  const r = s.result;
+  const b = r.breakdown || [];
+  const penalty = ui.catalogue.empty_square_penalty;
+  const row = (label, get, cls = "") =>
+    el("tr", { class: cls }, el("th", { scope: "row" }, label), [0, 1].map((p) => el("td", { "data-testid": `result-${cls || label.split(" ")[0].toLowerCase()}-${p}` }, b[p] ? get(b[p], p) : "–")));
+  const signed = (n) => (n > 0 ? `−${n}` : n < 0 ? `−${-n}` : "0");
+  fill(box,
+    el("h2", { class: "panel-title" }, "Final score"),
+    el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins${(r.scores || []).length === 2 ? `, ${r.scores[r.winner]} to ${r.scores[1 - r.winner]}` : ""}.`),
+    r.tiebreak ? el("p", { class: "tiebreak", "data-testid": "tiebreak" }, `Tied on points: ${nameOf(r.winner)} wins the tie-break by reaching space ${ui.catalogue.last_space} first.`) : null,
+    el("table", { class: "score-table" },
+      el("thead", {}, el("tr", {}, el("th", {}, ""), [0, 1].map((p) => el("th", { scope: "col" }, tokenBadge(p), ` ${nameOf(p)}`)))),
+      el("tbody", {},
+        row("Buttons", (x) => x.buttons),
+        row(`${bonusArea()} bonus`, (x) => (x.bonus ? `+${x.bonus}` : "0"), "bonus"),
+        row("Empty squares", (x) => x.empty, "empty"),
+        row(`Penalty (${penalty} each)`, (x) => signed(Math.abs(x.penalty)), "penalty"),
+        row("Total", (x) => x.total, "total"))),
+    rematchOffer());
+}
+
+/** A link to the rematch once it exists; before that, the button that starts it (players only). */
+function rematchOffer() {
+  const s = ui.state;
+  if (s.rematch) {
+    const watching = ui.seat === null || ui.seat === undefined;
+    return el("p", { class: "rematch", "data-testid": "rematch-started" },
+      "The rematch has started, seats swapped: ",
+      el("a", { href: `/game/${encodeURIComponent(s.rematch)}`, "data-testid": "rematch-link" }, watching ? "watch it" : "play it"),
+      ".");
+  }
+  if (ui.seat === null || ui.seat === undefined) return null;
+  return el("p", { class: "rematch" },
+    el("button", {
+      type: "button", class: "primary", "data-testid": "rematch",
+      onclick: () => sendIntent({ type: "rematch" }, { kind: "rematch", text: "rematch" }),
+    }, "Rematch"),
+    " the same players, seats swapped: the side that moved second starts.");
+}
+
+// ---------------------------------------------------------------- move list
+
+function renderMoves() {
+  const list = $("moves");
+  const moves = ui.state?.moves || [];
+  const replaying = replayAvailable();
+  const current = ui.replay.ply;
+  const items = moves.map((m, i) =>
+    el("li", {
+      class: `move${current !== null && i === current - 1 ? " current" : ""}`,
+      "data-ply": m.ply,
+      value: m.ply,
+      tabindex: replaying ? "0" : null,
+      role: replaying ? "button" : null,
+      "aria-label": replaying ? `Move ${m.ply}, ${nameOf(m.player)}: ${m.move}, ${m.summary || ""}. Show the position after it.` : null,
+      onclick: replaying ? () => setReplay(i + 1) : null,
+      onkeydown: replaying ? (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); setReplay(i + 1); } } : null,
+    },
+    tokenBadge(m.player, "small"),
+    el("code", { class: "move-text" }, m.move),
+    el("span", { class: "move-summary" }, m.summary || "")));
+  if (!items.length) items.push(el("li", { class: "caption empty-list" }, "No moves yet."));
+  fill(list, items);
+  if (moves.length !== ui.lastMovesLength && current === null) list.scrollTop = list.scrollHeight;
+  ui.lastMovesLength = moves.length;
+  if (current !== null) list.querySelector(".current")?.scrollIntoView({ block: "nearest" });
+}
+
+// ---------------------------------------------------------------- help
+
+export function renderHelp() {
+  const c = ui.catalogue || {};
+  const size = c.bonus_size;
+  fill($("help-list"),
+    el("li", {}, el("span", { class: "mark-income" }, "◉"), " Each time your token crosses a button space on the time track, you are paid your quilt's ", el("strong", {}, "income"), ": the buttons printed on your patches."),
+    el("li", {}, el("strong", {}, "Advancing"), " moves you just past your opponent and earns one button per space moved."),
+    el("li", {}, "Buttons pay for patches and are your points at the end; each ", el("strong", {}, "empty square"), ` costs ${c.empty_square_penalty} points.`),
+    el("li", {}, `The first to cover a whole ${size}x${size} area takes the `, el("strong", {}, "bonus"), `: ${c.bonus_points} points.`),
+    el("li", {}, el("strong", {}, "Score now"), " is the score if the game ended now; ", el("strong", {}, "forecast"), " adds what the player would still collect by only advancing."),
+    el("li", {}, "Placing: pick a patch up, then turn it (R, right-click or wheel) and flip it (F); green means it fits."));
+}

@@ -1,0 +1,125 @@
+// @ts-check
+// Going back through a game: past positions as the server drew them
+// (GET /api/games/{id}/positions), and the analysis with its evaluation graph.
+import { $, api, ApiError, el, fill } from "./common.js";
+import { evalGraph, spinner } from "./graph.js";
+import { nameOf, render, replayAvailable, ui } from "./store.js";
+import { say } from "./notices.js";
+import { cancelHold } from "./hand.js";
+
+// ---------------------------------------------------------------- replay
+
+export function renderReplay() {
+  const box = $("replay");
+  const s = ui.state;
+  box.hidden = !replayAvailable();
+  if (box.hidden) return;
+  const total = (s.moves || []).length;
+  const k = ui.replay.ply === null ? total : ui.replay.ply;
+  $("replay-position").textContent = `move ${k} of ${total}${ui.replay.ply === null ? " (current)" : ""}`;
+  $("replay-first", HTMLButtonElement).disabled = k === 0;
+  $("replay-prev", HTMLButtonElement).disabled = k === 0;
+  $("replay-next", HTMLButtonElement).disabled = k >= total;
+  $("replay-last", HTMLButtonElement).disabled = k >= total;
+  const evalBox = $("eval");
+  const a = ui.replay;
+  const positions = a.analysis?.positions || [];
+  const evaluated = positions.some((p) => typeof p.win_probability_player0 === "number");
+  if (evaluated) {
+    const current = Math.min(k, positions.length - 1);
+    const here = positions[current];
+    const pct = typeof here?.win_probability_player0 === "number" ? Math.round(here.win_probability_player0 * 100) : null;
+    fill(evalBox,
+      evalGraph(positions, current, [nameOf(0), nameOf(1)], (ply) => setReplay(ply)),
+      el("p", { class: "caption", "data-testid": "eval-caption" },
+        pct === null ? "" : `After move ${current}: ${nameOf(0)} ${pct}% to win` +
+          (typeof here.expected_margin_player0 === "number" ? `, expected margin ${here.expected_margin_player0 >= 0 ? "+" : ""}${here.expected_margin_player0.toFixed(1)}` : "") +
+          (here.best_move ? `; best move here: ${here.best_move}` : "") + "."));
+  } else if (a.analysisState === "error") {
+    fill(evalBox, el("p", { class: "message", "data-kind": "error" }, `Analysis unavailable: ${a.analysisError}`),
+      el("button", { type: "button", onclick: () => loadAnalysis() }, "Try again"));
+  } else if (s.result && a.analysisState === "loading") {
+    fill(evalBox, spinner("Analysing every position for the evaluation graph… (this can take a while)"));
+  } else if (!s.result) {
+    fill(evalBox, el("p", { class: "caption" }, "The evaluation graph comes when the game is over."));
+  } else {
+    fill(evalBox);
+  }
+}
+
+/** Go to position `ply` (null or the last one: the live game). */
+export async function setReplay(ply) {
+  const s = ui.state;
+  if (!s) return;
+  const total = (s.moves || []).length;
+  if (ply !== null) ply = Math.max(0, Math.min(total, ply));
+  if (ply === null || ply >= total) {
+    ui.replay.ply = null;
+    ui.replay.want = undefined;
+    render();
+    return;
+  }
+  if (ui.hold) cancelHold(null);
+  // Remember the wanted position at once, so quick key presses add up while
+  // the record is still loading.
+  ui.replay.want = ply;
+  const have = ui.replay.positions?.length ?? 0;
+  if (have <= ply || (!s.result && have <= total)) {
+    if (ui.replay.positionsLoading) return; // the load in flight goes to the latest wanted position
+    const ok = await loadPositions();
+    if (!ok) {
+      ui.replay.want = undefined;
+      return;
+    }
+  }
+  const want = ui.replay.want;
+  ui.replay.want = undefined;
+  if (want === null || want === undefined) return;
+  ui.replay.ply = Math.min(want, ui.replay.positions.length - 1);
+  if ((ui.replay.analysis?.positions?.length ?? 0) <= total && ui.replay.analysisState !== "loading") loadAnalysis();
+  render();
+}
+
+async function loadPositions() {
+  if (ui.replay.positionsLoading) return false;
+  ui.replay.positionsLoading = true;
+  try {
+    const { body } = await api(`/api/games/${encodeURIComponent(ui.id)}/positions`);
+    ui.replay.positions = body.positions;
+    return true;
+  } catch (error) {
+    say(`Could not load the game's positions: ${error.message}`, "error");
+    return false;
+  } finally {
+    ui.replay.positionsLoading = false;
+  }
+}
+
+/**
+ * Fetch the analysis. While the server computes it (202), the reply already
+ * has every position's times and buttons, which the replay uses at once;
+ * the evaluations follow. Finished games poll until they come; a game still
+ * in play is fetched once (its analysis changes with every move).
+ */
+export async function loadAnalysis() {
+  if (ui.replay.analysisState === "loading") return;
+  const poll = !!ui.state?.result;
+  ui.replay.analysisState = "loading";
+  renderReplay();
+  const started = Date.now();
+  try {
+    for (;;) {
+      const { status, body } = await api(`/api/games/${encodeURIComponent(ui.id)}/analysis`);
+      if (body && Array.isArray(body.positions)) ui.replay.analysis = body;
+      if (status !== 202 || !poll) break;
+      if (Date.now() - started > 5 * 60 * 1000) throw new Error("it is taking too long; try again later");
+      render();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    ui.replay.analysisState = "done";
+  } catch (error) {
+    ui.replay.analysisState = "error";
+    ui.replay.analysisError = error instanceof ApiError || error instanceof Error ? error.message : String(error);
+  }
+  render();
+}

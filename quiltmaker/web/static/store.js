@@ -1,0 +1,144 @@
+// @ts-check
+// The page's one state object and what follows from it: whose seat this is,
+// whether it may act, what the server lists as legal, which position to draw.
+// Modules change the store and call render(); the entry module installs the
+// renderer. Nothing here knows the rules: legality is what the server lists.
+import { loadGames } from "./common.js";
+
+export const ui = {
+  id: null,               // game id, from the URL
+  catalogue: null,        // GET /api/catalogue
+  patches: new Map(),     // patch id -> catalogue entry
+  seat: undefined,        // from welcome: 0, 1, "both", null (spectator); undefined before
+  state: null,            // latest server state
+  connection: "connecting",
+  hold: null,             // the patch in hand: {patch, oi, row, col, drag}
+  cursor: null,           // keyboard cursor for a special patch: {row, col}
+  hint: null,             // last hint reply, for the state version it was asked in
+  pending: new Map(),     // intent id -> {kind, text}
+  banners: [],            // transient banners: {id, text, kind, until}
+  replay: { ply: null, positions: null, positionsLoading: false, analysis: null, analysisState: "idle", analysisError: null },
+  quilts: [],             // built quilt boards, one per seat
+  lastMovesLength: 0,
+};
+
+export function storedEntry() {
+  return loadGames()[ui.id] || null;
+}
+
+/** "7x7": the size of the bonus area, as the catalogue gives it. */
+export function bonusArea() {
+  return `${ui.catalogue.bonus_size}x${ui.catalogue.bonus_size}`;
+}
+
+export function nameOf(seat) {
+  const names = ui.state?.names || [];
+  return names[seat] || `player ${seat}`;
+}
+
+/** "your" for this browser's own seat, else "Ada's". */
+export function possessive(seat) {
+  return ui.seat === seat ? "your" : `${nameOf(seat)}'s`;
+}
+
+export function isMine(seat) {
+  return ui.seat === "both" || (ui.seat !== null && ui.seat !== undefined && ui.seat === seat);
+}
+
+export function isAiSeat(seat) {
+  return !!ui.state?.ai && ui.state.ai.seat === seat;
+}
+
+/** May this browser act now? (The server has the last word: this only decides
+ * what to offer.) */
+// Why this browser cannot act now, for the message line (null when it can).
+export function whyNotAct() {
+  const s = ui.state;
+  if (ui.seat === null) return "You are watching: spectators cannot play.";
+  if (s && s.status === "waiting") return "Waiting for your friend to open the invitation link.";
+  if (s && (s.result || s.status === "over")) return "The game is over.";
+  if (ui.replay.ply !== null) return "You are looking at an earlier position: go to the last move to play.";
+  return canAct() ? null : "It is not your turn.";
+}
+
+export function canAct() {
+  const s = ui.state;
+  if (!s || s.result || s.status === "waiting" || s.status === "over" || s.status === "finished") return false;
+  if (ui.replay.ply !== null || s.to_move === null || s.to_move === undefined) return false;
+  if (isAiSeat(s.to_move)) return false;
+  return isMine(s.to_move);
+}
+
+export function legal() {
+  return ui.state?.legal || { advance: null, buys: [], specials: [] };
+}
+
+export function buyEntry(patchId) {
+  return (legal().buys || []).find((b) => b.patch === patchId) || null;
+}
+
+/** Anchors the server allows for this patch in orientation `oi`. */
+export function legalAnchors(patchId, oi) {
+  const buy = buyEntry(patchId);
+  const patch = ui.patches.get(patchId);
+  if (!buy || !buy.affordable || !patch) return [];
+  const entry = (buy.orientations || []).find(
+    (o) => patch.transforms[o.transform] === oi,
+  );
+  return entry ? entry.anchors : [];
+}
+
+export function canPlace(buy) {
+  return (buy.orientations || []).some((o) => (o.anchors || []).length > 0);
+}
+
+export function specialsPending() {
+  return canAct() && (legal().specials || []).length > 0;
+}
+
+/** The position to draw: the live state, or a replayed past position. */
+export function view() {
+  const s = ui.state;
+  const k = ui.replay.ply;
+  const shown = k === null ? null : ui.replay.positions?.[k];
+  if (!shown) {
+    return s
+      ? { live: true, ply: (s.moves || []).length, quilts: s.quilts, times: s.times, buttons: s.buttons, income: s.income,
+          on_top: s.on_top, specials: s.specials, circle: s.circle, offered: s.offered, scores: s.scores,
+          forecast: s.forecast, to_move: s.to_move, bonus: s.bonus }
+      : null;
+  }
+  // A past position, as the server drew it (GET /api/games/{id}/positions): the page rebuilds nothing.
+  const analysed = ui.replay.analysis?.positions?.find((p) => p.ply === k) || ui.replay.analysis?.positions?.[k] || null;
+  return {
+    live: false, ply: k, quilts: shown.quilts, times: shown.times, buttons: shown.buttons, income: shown.income,
+    on_top: shown.on_top, specials: shown.specials, circle: shown.circle, offered: shown.offered, scores: shown.scores,
+    forecast: null, to_move: shown.to_move, bonus: shown.bonus, analysed,
+  };
+}
+
+export function replayAvailable() {
+  const s = ui.state;
+  return !!s && (!!s.result || ui.seat === null) && (s.moves || []).length > 0;
+}
+
+/** The position the replay is at or on its way to. */
+export function replayTarget() {
+  const total = (ui.state?.moves || []).length;
+  if (ui.replay.want !== undefined && ui.replay.want !== null) return ui.replay.want;
+  return ui.replay.ply === null ? total : ui.replay.ply;
+}
+
+// ================================================================ drawing
+
+let renderer = () => {};
+
+/** Install the function that draws the page from the store (the entry module does, once). */
+export function setRenderer(draw) {
+  renderer = draw;
+}
+
+/** Draw the page again from the store: every module calls this after changing it. */
+export function render() {
+  renderer();
+}
