@@ -50,8 +50,9 @@ def python_random_game(seed: int) -> int:
 
 def run_benchmarks(seconds: float = 3.0) -> dict[str, float | str]:
     """Measure the compiled core (random games, move generation, MCTS) and the Python engine."""
-    from .compiled import rules as kernel
+    from . import bench_kernels
     from .ai.mcts import SearchConfig, SearchTree
+    from .compiled import rules as kernel
 
     special_mask = TIME_TRACKS[DEFAULT_VARIANT].special_mask
     positions = sample_positions(2000)
@@ -61,11 +62,11 @@ def run_benchmarks(seconds: float = 3.0) -> dict[str, float | str]:
     seeds = iter(range(1 << 30))
 
     def random_games() -> int:
-        kernel.play_random_games(1000, next(seeds), special_mask)
+        bench_kernels.play_random_games(1000, next(seeds), special_mask)
         return 1000
 
     def movegen() -> int:
-        kernel.generate_moves_repeatedly(states, rings, 1)
+        bench_kernels.generate_moves_repeatedly(states, rings, 1)
         return len(positions)
 
     # MCTS with uniform random playouts, from the starting position and from

@@ -8,6 +8,7 @@ import random
 import numpy as np
 import pytest
 
+from quiltmaker import bench_kernels
 from quiltmaker.compiled import rules as K
 from quiltmaker.core.components import LAST_SPACE, PATCHES, TIME_TRACKS
 from quiltmaker.core.moves import ACTIONS
@@ -107,8 +108,21 @@ def test_placement_score_matches_a_plain_count() -> None:
 
 def test_random_games_from_compiled_setups_end() -> None:
     special_mask = sum(1 << s for s in TIME_TRACKS["revised"].special_spaces)
-    moves = K.play_random_games(200, 7, special_mask)
+    moves = bench_kernels.play_random_games(200, 7, special_mask)
     assert 200 * 20 < moves < 200 * 150
+
+
+def test_the_benchmarks_compiled_setups_are_starting_positions() -> None:
+    """The setups the speed benchmark plays from are the rules' own starting positions."""
+    special_mask = TIME_TRACKS["revised"].special_mask
+    rng = np.uint64(3)
+    firsts = set()
+    for _ in range(20):
+        state, ring, rng = bench_kernels.new_game(rng, special_mask)
+        position = K.to_position(tuple(int(v) for v in state), tuple(int(w) for w in ring), "revised")
+        assert position == Position.initial(circle=position.circle, first_player=position.to_move, variant="revised")
+        firsts.add(position.to_move)
+    assert firsts == {0, 1}
 
 
 def test_the_compiled_patch_value_is_the_greedy_players() -> None:

@@ -223,7 +223,7 @@ def test_time_and_iterations_whichever_comes_first() -> None:
     started = time.perf_counter()
     player.choose_move(Position.initial(10))
     assert time.perf_counter() - started < 5.0
-    assert player.tree is not None and int(player.tree.node_visits[player.tree.root]) == 100
+    assert player.tree is not None and int(player.tree.arrays.node_visits[player.tree.root]) == 100
 
 
 # quiltmaker analyse -----------------------------------------------------------------

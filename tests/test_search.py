@@ -13,7 +13,7 @@ from data.make_mcts_games import play as play_recorded_game
 
 from quiltmaker.compiled import rules as K
 from quiltmaker.ai.mcts import ANSWER_RESERVE, MCTSPlayer, SearchConfig, SearchTree
-from quiltmaker.ai.search_kernel import _candidates, new_expansion_cache
+from quiltmaker.ai.search_kernel import ExpansionCache, _candidates, new_expansion_cache
 from quiltmaker.core.moves import Move
 from quiltmaker.ai.players import GreedyPlayer, Limit, play_game
 from quiltmaker.core.position import Position
@@ -67,7 +67,7 @@ def test_win_rates_of_decided_moves_are_exact() -> None:
 def test_iteration_limit_is_exact_and_stats_add_up() -> None:
     tree = SearchTree(Position.initial(4), SearchConfig(), seed=2)
     assert tree.search(iterations=1234) == 1234
-    assert tree.node_visits[tree.root] == 1234
+    assert tree.arrays.node_visits[tree.root] == 1234
     assert sum(s.visits for s in tree.root_stats()) == 1234
     for stats in tree.root_stats():
         assert 0.0 <= stats.win_rate <= 1.0
@@ -76,7 +76,7 @@ def test_iteration_limit_is_exact_and_stats_add_up() -> None:
 def test_arrays_grow_as_the_tree_does() -> None:
     tree = SearchTree(Position.initial(5), SearchConfig(placements=0), seed=2, capacity=8)
     assert tree.search(iterations=3000) == 3000
-    assert len(tree.states) > 8 and tree.sizes[0] <= len(tree.states)
+    assert len(tree.arrays.states) > 8 and tree.arrays.sizes[0] <= len(tree.arrays.states)
 
 
 class StepClock:
@@ -153,16 +153,16 @@ def test_a_growth_that_would_pass_the_deadline_ends_the_search() -> None:
     position = Position.initial(5)
     slow = SearchTree(position, SearchConfig(), seed=2, capacity=64)
     slow.search(iterations=1)
-    grows, room = slow.grows, len(slow.states)
+    grows, room = slow.grows, len(slow.arrays.states)
     slow._growth_seconds_per_node = 1e9  # every growth would take far longer than the time left
     done = slow.search(seconds=100.0, clock=StepClock(0.02))
     assert slow.grows == grows and 0 < done < room
     quick = SearchTree(position, SearchConfig(), seed=2, capacity=64)
     quick.search(iterations=1)
-    grows, room = quick.grows, len(quick.states)
+    grows, room = quick.grows, len(quick.arrays.states)
     quick._growth_seconds_per_node = 0.0
     quick.search(seconds=1.0, clock=StepClock(0.02))  # chunks of 20 ms: about as many iterations each
-    assert quick.grows > grows and quick.sizes[0] > room
+    assert quick.grows > grows and quick.arrays.sizes[0] > room
 
 
 def test_a_root_never_searched_gets_an_answer_even_past_its_deadline() -> None:
@@ -176,11 +176,11 @@ def exhaustive_find(tree: SearchTree, position: Position) -> int | None:
     frontier = deque([tree.root])
     while frontier:
         node = frontier.popleft()
-        if K.to_position(tuple(int(v) for v in tree.states[node]), tree.ring, tree.variant) == position:
+        if K.to_position(tuple(int(v) for v in tree.arrays.states[node]), tree.ring, tree.variant) == position:
             return node
-        first = int(tree.node_first[node])
+        first = int(tree.arrays.node_first[node])
         if first >= 0:
-            frontier.extend(int(c) for c in tree.edge_child[first : first + int(tree.node_count[node])] if c >= 0)
+            frontier.extend(int(c) for c in tree.arrays.edge_child[first : first + int(tree.arrays.node_count[node])] if c >= 0)
     return None
 
 
@@ -189,10 +189,10 @@ def test_finding_a_position_follows_the_played_moves_and_agrees_with_an_exhausti
     tree = SearchTree(position, SearchConfig(), seed=5)
     tree.search(iterations=1500)
     rng = random.Random(2)
-    nodes = rng.sample(range(int(tree.sizes[0])), 40)
+    nodes = rng.sample(range(int(tree.arrays.sizes[0])), 40)
     found = 0
     for node in nodes:
-        target = K.to_position(tuple(int(v) for v in tree.states[node]), tree.ring, tree.variant)
+        target = K.to_position(tuple(int(v) for v in tree.arrays.states[node]), tree.ring, tree.variant)
         assert tree.find(target) == exhaustive_find(tree, target)
         found += tree.find(target) is not None
         # One move on: a position the tree holds only if the search went there.
@@ -233,8 +233,8 @@ def test_a_reply_outside_the_tree_starts_a_fresh_tree() -> None:
 def _child_actions(tree: SearchTree, position: Position) -> list[int]:
     node = tree.find(position)
     assert node is not None
-    first = int(tree.node_first[node])
-    return [int(tree.edge_action[e]) for e in range(first, first + int(tree.node_count[node])) if tree.edge_child[e] >= 0]
+    first = int(tree.arrays.node_first[node])
+    return [int(tree.arrays.edge_action[e]) for e in range(first, first + int(tree.arrays.node_count[node])) if tree.arrays.edge_child[e] >= 0]
 
 
 GOLDEN_GAMES = json.loads((Path(__file__).parent / "data" / "mcts_games.json").read_text(encoding="utf-8"))
@@ -264,19 +264,19 @@ def test_tree_is_reused_after_the_opponents_reply() -> None:
     tree = player.tree
     assert tree is not None
     # The reply most searched in the tree (one the search did consider).
-    root_first = int(tree.node_first[tree.root])
-    edges = range(root_first, root_first + int(tree.node_count[tree.root]))
-    child = next(int(tree.edge_child[e]) for e in edges if tree.edge_action[e] == move.action)
-    child_first = int(tree.node_first[child])
-    replies = range(child_first, child_first + int(tree.node_count[child]))
-    reply = Move.from_action(int(tree.edge_action[max(replies, key=lambda e: tree.edge_visits[e])]))
+    root_first = int(tree.arrays.node_first[tree.root])
+    edges = range(root_first, root_first + int(tree.arrays.node_count[tree.root]))
+    child = next(int(tree.arrays.edge_child[e]) for e in edges if tree.arrays.edge_action[e] == move.action)
+    child_first = int(tree.arrays.node_first[child])
+    replies = range(child_first, child_first + int(tree.arrays.node_count[child]))
+    reply = Move.from_action(int(tree.arrays.edge_action[max(replies, key=lambda e: tree.arrays.edge_visits[e])]))
     following = position.play(move).play(reply)
     assert tree.advance_to(following)
-    kept = int(tree.node_visits[tree.root])
+    kept = int(tree.arrays.node_visits[tree.root])
     assert kept > 0 and tree.position == following
     # The reused visits count toward the next move's limit.
     player.choose_move(following)
-    assert player.tree is tree and int(tree.node_visits[tree.root]) == max(kept, 2000)
+    assert player.tree is tree and int(tree.arrays.node_visits[tree.root]) == max(kept, 2000)
 
 
 def test_every_node_records_who_acts() -> None:
@@ -286,11 +286,11 @@ def test_every_node_records_who_acts() -> None:
     from quiltmaker.compiled import rules as kernel
 
     rng = random.Random(0)
-    for node in rng.sample(range(int(tree.sizes[0])), 300):
-        state = tuple(int(v) for v in tree.states[node])
+    for node in rng.sample(range(int(tree.arrays.sizes[0])), 300):
+        state = tuple(int(v) for v in tree.arrays.states[node])
         position = kernel.to_position(state, tree.ring, tree.variant)
         expected = position.to_move
-        assert tree.node_player[node] == (-1 if expected is None else expected)
+        assert tree.arrays.node_player[node] == (-1 if expected is None else expected)
 
 
 def test_mcts_beats_greedy() -> None:
@@ -333,10 +333,10 @@ def test_remembered_expansions_equal_fresh_ones(placements: int, special_squares
     tiny = new_expansion_cache(1, width)  # every entry evicts another
     scratch = np.empty(K.MAX_MOVES, dtype=np.int64), np.empty(K.MAX_MOVES, dtype=np.int64)
 
-    def candidates(position: Position, cache: tuple[np.ndarray, np.ndarray]) -> list[int]:
+    def candidates(position: Position, cache: ExpansionCache) -> list[int]:
         state, ring = K.from_position(position)
         out = np.empty(K.MAX_MOVES, dtype=np.int64)
-        count = _candidates(state, ring, out, *scratch, placements, special_squares, *cache)
+        count = _candidates(state, ring, out, *scratch, placements, special_squares, cache)
         return [int(a) for a in out[:count]]
 
     for _ in range(2):  # the second pass finds the warm cache full

@@ -27,7 +27,20 @@ from ..core.moves import Move
 from .players import Limit, Player
 from ..core.position import Position
 from ..compiled import rules as K
-from .search_kernel import GREEDY_PLAYOUTS, RANDOM_PLAYOUTS, compact, find_node, new_expansion_cache, run_search
+from .search_kernel import (
+    GREEDY_PLAYOUTS,
+    NO_NODE,
+    NOT_EXPANDED,
+    RANDOM_PLAYOUTS,
+    ExpansionCache,
+    SearchParams,
+    TreeArrays,
+    compact,
+    find_node,
+    new_expansion_cache,
+    new_tree_arrays,
+    run_search,
+)
 from .solver import EndgameSolver
 
 Clock = Callable[[], float]
@@ -72,12 +85,12 @@ class SearchConfig:
     epsilon: float = 0.1
     margin_weight: float = 0.1
 
-    def params(self) -> np.ndarray:
-        """The configuration as the float array the compiled search reads."""
+    def params(self) -> SearchParams:
+        """The configuration as the compiled search reads it."""
         policy = {"random": RANDOM_PLAYOUTS, "greedy": GREEDY_PLAYOUTS}[self.playouts]
-        return np.array(
-            [self.exploration, self.placements, self.special_squares, policy, self.epsilon, self.margin_weight],
-            dtype=np.float64,
+        return SearchParams(
+            float(self.exploration), int(self.placements), int(self.special_squares), policy,
+            float(self.epsilon), float(self.margin_weight),
         )
 
 
@@ -110,7 +123,7 @@ class SearchTree:
         config: SearchConfig,
         seed: int,
         capacity: int = MIN_CAPACITY,
-        expansion_cache: tuple[np.ndarray, np.ndarray] | None = None,
+        expansion_cache: ExpansionCache | None = None,
     ) -> None:
         self.config = config
         self._params = config.params()
@@ -126,15 +139,15 @@ class SearchTree:
         width = max(config.placements, config.special_squares, 1)
         self.expansion_cache = expansion_cache or new_expansion_cache(EXPANSION_CACHE_SLOTS, width)
         # The compiled code writes entries without bounds checks: a narrower cache would be overrun.
-        if self.expansion_cache[1].shape[1] < width + 1:
+        if self.expansion_cache.actions.shape[1] < width + 1:
             raise ValueError(f"an expansion cache for {width} placements is needed")
-        self.sizes[:] = (1, 0)
+        self.arrays.sizes[:] = (1, 0)
         self.root = 0
-        self.states[0] = state
-        self.node_first[0] = -1
-        self.node_count[0] = 0
-        self.node_visits[0] = 0
-        self.node_player[0] = K.player_to_move(state)
+        self.arrays.states[0] = state
+        self.arrays.node_first[0] = NOT_EXPANDED
+        self.arrays.node_count[0] = 0
+        self.arrays.node_visits[0] = 0
+        self.arrays.node_player[0] = K.player_to_move(state)
         self.iterations = 0
         self.grows = 0
         self.growth_seconds = 0.0
@@ -144,18 +157,7 @@ class SearchTree:
     def _allocate(self, nodes: int, edges: int) -> None:
         # Uninitialised: the compiled code writes every node and edge it adds before reading it,
         # so a large capacity costs nothing until it is used, and allocating never touches memory.
-        self.states = np.empty((nodes, K.STATE_SIZE), dtype=np.int64)
-        self.node_first = np.empty(nodes, dtype=np.int64)
-        self.node_count = np.empty(nodes, dtype=np.int64)
-        self.node_visits = np.empty(nodes, dtype=np.int64)
-        self.node_player = np.empty(nodes, dtype=np.int64)
-        self.edge_action = np.empty(edges, dtype=np.int64)
-        self.edge_child = np.empty(edges, dtype=np.int64)
-        self.edge_visits = np.empty(edges, dtype=np.int64)
-        self.edge_reward = np.empty(edges, dtype=np.float64)
-        self.edge_wins = np.empty(edges, dtype=np.float64)
-        self.edge_margin = np.empty(edges, dtype=np.float64)
-        self.sizes = np.zeros(2, dtype=np.int64)
+        self.arrays: TreeArrays = new_tree_arrays(nodes, edges)
 
     def _grow(self, nodes_wanted: int = 0, clock: Clock = time.perf_counter) -> None:
         """Make room for at least ``nodes_wanted`` nodes (at least twice as many as now), keeping the tree.
@@ -164,15 +166,16 @@ class SearchTree:
         copied, so a growth costs time in proportion to the tree, not to the room.
         """
         started = clock()
-        nodes, edges = (int(n) for n in self.sizes)
-        old = {name: getattr(self, name) for name in _ARRAYS[:-1]}
-        capacity = max(2 * len(self.states), nodes_wanted)
-        edges_per_node = max(edges / max(nodes, 1), len(self.edge_action) / len(self.states))
+        nodes, edges = (int(n) for n in self.arrays.sizes)
+        old = self.arrays
+        capacity = max(2 * len(old.states), nodes_wanted)
+        edges_per_node = max(edges / max(nodes, 1), len(old.edge_action) / len(old.states))
         self._allocate(capacity, int(capacity * edges_per_node) + K.MAX_MOVES)
-        for name, array in old.items():
-            used = edges if name.startswith("edge_") else nodes
-            getattr(self, name)[:used] = array[:used]
-        self.sizes[:] = (nodes, edges)
+        for name in TreeArrays._fields:
+            if name != "sizes":
+                used = edges if name.startswith("edge_") else nodes
+                getattr(self.arrays, name)[:used] = getattr(old, name)[:used]
+        self.arrays.sizes[:] = (nodes, edges)
         elapsed = clock() - started
         self.grows += 1
         self.growth_seconds += elapsed
@@ -180,7 +183,7 @@ class SearchTree:
 
     def _growth_estimate(self) -> float:
         """Seconds the next growth should take, from the last one (a guess before any), with room for error."""
-        return 2 * self._growth_seconds_per_node * int(self.sizes[0])
+        return 2 * self._growth_seconds_per_node * int(self.arrays.sizes[0])
 
     def search(
         self,
@@ -206,14 +209,10 @@ class SearchTree:
         began = clock()
         while done < target:
             started = clock()
-            if deadline is not None and started >= deadline and self.node_visits[self.root] > 0:
+            if deadline is not None and started >= deadline and self.arrays.node_visits[self.root] > 0:
                 break  # out of time, with an answer to give (a root never searched gets one chunk)
             request = min(chunk, target - done)
-            n, self.rng = run_search(
-                self.states, self.node_first, self.node_count, self.node_visits, self.node_player,
-                self.edge_action, self.edge_child, self.edge_visits, self.edge_reward, self.edge_wins, self.edge_margin,
-                self.sizes, self.root, self.ring, request, self.rng, self._params, *self.expansion_cache,
-            )
+            n, self.rng = run_search(self.arrays, self.root, self.ring, request, self.rng, self._params, self.expansion_cache)
             self.rng = np.uint64(self.rng)  # numba hands it back as a Python int
             done += n
             spent = max(clock() - started, 1e-6)
@@ -222,11 +221,11 @@ class SearchTree:
                 rest = target - done
                 if deadline is not None:
                     now = clock()
-                    if now + self._growth_estimate() >= deadline and self.node_visits[self.root] > 0:
+                    if now + self._growth_estimate() >= deadline and self.arrays.node_visits[self.root] > 0:
                         break
                     rest = min(rest, int(done / max(now - began, 1e-6) * (deadline - now)))
-                self._grow(min(int(self.sizes[0]) + int(1.25 * rest), 8 * len(self.states)), clock)
-            if self.node_player[self.root] < 0:
+                self._grow(min(int(self.arrays.sizes[0]) + int(1.25 * rest), 8 * len(self.arrays.states)), clock)
+            if self.arrays.node_player[self.root] == K.GAME_OVER:
                 break  # a finished game has nothing to search
             if on_progress is not None:
                 on_progress(done)
@@ -242,25 +241,29 @@ class SearchTree:
         self.iterations += done
         return done
 
+    def root_visits(self) -> int:
+        """Iterations through the root so far (kept ones included)."""
+        return int(self.arrays.node_visits[self.root])
+
     @property
     def position(self) -> Position:
         """The root position."""
-        return K.to_position(tuple(int(v) for v in self.states[self.root]), self.ring, self.variant)
+        return K.to_position(tuple(int(v) for v in self.arrays.states[self.root]), self.ring, self.variant)
 
     def root_stats(self) -> list[MoveStats]:
         """Statistics of every searched move at the root, most visited first."""
-        first = int(self.node_first[self.root])
-        if first < 0:
+        first = int(self.arrays.node_first[self.root])
+        if first == NOT_EXPANDED:
             return []
         stats = []
-        for e in range(first, first + int(self.node_count[self.root])):
-            visits = int(self.edge_visits[e])
+        for e in range(first, first + int(self.arrays.node_count[self.root])):
+            visits = int(self.arrays.edge_visits[e])
             stats.append(
                 MoveStats(
-                    int(self.edge_action[e]),
+                    int(self.arrays.edge_action[e]),
                     visits,
-                    float(self.edge_wins[e]) / visits if visits else 0.0,
-                    float(self.edge_margin[e]) / visits if visits else 0.0,
+                    float(self.arrays.edge_wins[e]) / visits if visits else 0.0,
+                    float(self.arrays.edge_margin[e]) / visits if visits else 0.0,
                 )
             )
         stats.sort(key=lambda s: (-s.visits, -s.win_rate))
@@ -280,8 +283,8 @@ class SearchTree:
             return False
         if node != self.root:
             # A subtree holds at most a node per visit; compacting copies it anyway, so room costs nothing more.
-            self._reroot(node, max(len(self.states), int(self.node_visits[node]) + 1 + room))
-        self.reserve(int(self.sizes[0]) + room)
+            self._reroot(node, max(len(self.arrays.states), int(self.arrays.node_visits[node]) + 1 + room))
+        self.reserve(int(self.arrays.sizes[0]) + room)
         return True
 
     def reserve(self, nodes: int) -> None:
@@ -291,7 +294,7 @@ class SearchTree:
         copies the tree, so callers reserve before a search, whose time counts
         the copy, rather than let it grow while the clock runs.
         """
-        if nodes > len(self.states):
+        if nodes > len(self.arrays.states):
             self._grow(nodes)
 
     def find(self, position: Position) -> int | None:
@@ -299,9 +302,9 @@ class SearchTree:
         target = self._state_in_ring(position)
         if target is None:
             return None
-        queue = np.empty(int(self.sizes[0]), dtype=np.int64)
-        node = int(find_node(self.states, self.node_first, self.node_count, self.edge_child, self.root, target, queue))
-        return None if node < 0 else node
+        queue = np.empty(int(self.arrays.sizes[0]), dtype=np.int64)
+        node = int(find_node(self.arrays, self.root, target, queue))
+        return None if node == NO_NODE else node
 
     def _state_in_ring(self, position: Position) -> np.ndarray | None:
         """``position`` as a state of this tree (its circle as slots of the tree's ring), or ``None`` if it cannot be one."""
@@ -322,17 +325,11 @@ class SearchTree:
 
     def _reroot(self, node: int, capacity: int) -> None:
         # Copy the subtree into fresh arrays so that the abandoned part is freed.
-        old = {name: getattr(self, name) for name in _ARRAYS}
-        edges_per_node = len(old["edge_action"]) / len(old["states"])
+        old = self.arrays
+        edges_per_node = len(old.edge_action) / len(old.states)
         self._allocate(capacity, int(capacity * edges_per_node) + K.MAX_MOVES)
-        compact(*(old[name] for name in _ARRAYS[:-1]), node, *(getattr(self, name) for name in _ARRAYS[:-1]), self.sizes)  # type: ignore[call-arg]
+        compact(old, node, self.arrays)
         self.root = 0
-
-
-_ARRAYS = (
-    "states", "node_first", "node_count", "node_visits", "node_player",
-    "edge_action", "edge_child", "edge_visits", "edge_reward", "edge_wins", "edge_margin", "sizes",
-)
 
 
 @dataclass
@@ -501,7 +498,7 @@ class MCTSPlayer(Player):
             tree = self.tree_for(position, min(room, MAX_ROOM))
             report.reused_tree = tree is had_tree
             report.reroot_seconds = clock() - before
-            already = int(tree.node_visits[tree.root]) if reused_visits_count else 0
+            already = tree.root_visits() if reused_visits_count else 0
             wanted = None if limit.iterations is None else max(0, limit.iterations - already)
             if wanted is None or wanted > 0:
                 before = clock()

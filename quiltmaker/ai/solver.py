@@ -68,7 +68,7 @@ class EndgameSolver:
         winner = 0 if value > 0 else 1
         margin = int(value - WIN if winner == 0 else value + WIN)
         return Solution(
-            best_move=None if action < 0 else Move.from_action(int(action)),
+            best_move=None if action == K.NO_ACTION else Move.from_action(int(action)),
             winner=winner,
             margin=margin,
             nodes=max_nodes - int(budget[0]),

@@ -66,7 +66,7 @@ def ordered_actions(state, ring, out):
     value of 0 falls; special placements in square order.
     """
     player = to_move(state)
-    if player < 0 or state[K.PENDING] > 0:
+    if player == K.GAME_OVER or state[K.PENDING] > 0:
         return legal_actions(state, ring, out)
     low, high = quilt_words(state, player)
     start = field(state, K.TIME0, player)
@@ -97,14 +97,14 @@ def ordered_actions(state, ring, out):
 def alphabeta(state, ring, alpha, beta, ply, moves, table_keys, table_values, table_flags, table_moves, budget):
     """The exact value of ``state`` within ``(alpha, beta)`` and its best action; ``ABORTED`` past the budget."""
     player = to_move(state)
-    if player < 0:
-        return terminal_value(state), -1
+    if player == K.GAME_OVER:
+        return terminal_value(state), K.NO_ACTION
     if budget[0] <= 0:
-        return ABORTED, -1
+        return ABORTED, K.NO_ACTION
     budget[0] -= 1
     key = state_hash(state)
     slot = np.int64(key & np.uint64(table_keys.shape[0] - 1))
-    hinted = -1
+    hinted = K.NO_ACTION
     if table_keys[slot] == key:
         value = table_values[slot]
         flag = table_flags[slot]
@@ -122,7 +122,7 @@ def alphabeta(state, ring, alpha, beta, ply, moves, table_keys, table_values, ta
     row = moves[ply]
     count = ordered_actions(state, ring, row)
     # The move that was best before is tried first: most cut-offs come from it.
-    if hinted >= 0:
+    if hinted != K.NO_ACTION:
         for i in range(count):
             if row[i] == hinted:
                 row[i] = row[0]
@@ -135,7 +135,7 @@ def alphabeta(state, ring, alpha, beta, ply, moves, table_keys, table_values, ta
         value, _ = alphabeta(step(state, ring, action), ring, alpha, beta, ply + 1, moves,
                              table_keys, table_values, table_flags, table_moves, budget)
         if value == ABORTED:
-            return ABORTED, -1
+            return ABORTED, K.NO_ACTION
         if player == 0:
             if value > best:
                 best = value

@@ -1,4 +1,4 @@
-"""The rules compiled with numba, for search: a state is a tuple of 16 int64.
+"""The rules compiled with numba, for search: a state is a tuple of :data:`STATE_SIZE` int64.
 
 This is the second copy of the rules, and it exists only for speed; the
 differential tests hold it equal to :class:`quiltmaker.Position`
@@ -50,7 +50,7 @@ from ..core.components import (
     TIME_TRACKS,
     TRANSFORMS,
 )
-from ..core.moves import ACTIONS, BUY, FIRST_BUY_ACTION, PLACEMENTS
+from ..core.moves import ACTIONS, ADVANCE, BUY, FIRST_BUY_ACTION, PLACEMENTS, SPECIAL_MOVES
 from ..core.position import NO_BONUS, Position
 
 REMAINING, HEAD, TIME0, TIME1, BUTTONS0, BUTTONS1, INCOME0, INCOME1 = range(8)
@@ -63,6 +63,13 @@ SLOTS_PER_WORD = 10  # ten 6-bit slots fit a 64-bit word
 RING_WORDS = -(-RING_SIZE // SLOTS_PER_WORD)
 EMPTY_SLOT = SLOT_MASK  # no patch: larger than any patch id
 RING_MASK = (1 << RING_SIZE) - 1
+GAME_OVER = -1  # to_move's answer when nobody is to act
+NO_ACTION = -1  # no move (the game is over)
+NO_SLOT = -1  # no ring slot (the circle is empty)
+NO_PATCH = -1  # the patch of an action that buys none
+# The action table is the core's: advancing, then a special patch on each square in order, then the purchases.
+ADVANCE_ACTION = next(index for index, move in enumerate(ACTIONS) if move.kind == ADVANCE)
+FIRST_SPECIAL_ACTION = ACTIONS.index(SPECIAL_MOVES[0])
 # Advancing, and every orientation of each patch on offer at every anchor: no position has more moves.
 MAX_MOVES = 1 + OFFER_SIZE * len(TRANSFORMS) * SQUARES
 MAX_CELLS = max(patch.size for patch in PATCHES)
@@ -71,6 +78,7 @@ WORD_BITS = 64
 _WORD = (1 << WORD_BITS) - 1
 assert RING_WORDS == 4 and len(PATCHES) <= EMPTY_SLOT, "ring_patch reads the ring as four words"
 assert SQUARES <= 2 * WORD_BITS, "a quilt is two words"
+assert SPECIAL_MOVES == tuple(ACTIONS[FIRST_SPECIAL_ACTION : FIRST_SPECIAL_ACTION + SQUARES]), "special actions go square by square"
 
 # Compiled code is cached on disk next to this file, so only the first start compiles.
 _jit = njit(cache=True, nogil=True)
@@ -80,11 +88,11 @@ _inline = njit(cache=True, nogil=True, inline="always")
 
 
 @intrinsic
-def popcount(typingctx, value):  # type: ignore[no-untyped-def]
+def popcount(typingctx, value):
     """Number of set bits of a uint64 (LLVM's ctpop)."""
     signature = types.uint64(types.uint64)
 
-    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+    def codegen(context, builder, sig, args):
         function = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
         return builder.call(function, args)
 
@@ -92,11 +100,11 @@ def popcount(typingctx, value):  # type: ignore[no-untyped-def]
 
 
 @intrinsic
-def trailing_zeros(typingctx, value):  # type: ignore[no-untyped-def]
+def trailing_zeros(typingctx, value):
     """Index of the lowest set bit of a non-zero uint64 (LLVM's cttz)."""
     signature = types.uint64(types.uint64)
 
-    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+    def codegen(context, builder, sig, args):
         function = builder.module.declare_intrinsic("llvm.cttz", [ir.IntType(64), ir.IntType(1)])
         return builder.call(function, [args[0], ir.Constant(ir.IntType(1), 0)])
 
@@ -144,11 +152,11 @@ def _build_tables() -> dict[str, np.ndarray]:
     patch_first[len(PATCHES)] = index
     patch_actions = np.array([FIRST_BUY_ACTION + sum(len(m) for m in PLACEMENTS[:p]) for p in range(len(PATCHES) + 1)], dtype=np.int64)
     assert action == len(ACTIONS)
-    action_patch = np.full(len(ACTIONS), -1, dtype=np.int64)
+    action_patch = np.full(len(ACTIONS), NO_PATCH, dtype=np.int64)
     action_mask = np.zeros((len(ACTIONS), 2), dtype=np.uint64)
     for i, move in enumerate(ACTIONS):
         action_mask[i] = _split(move.mask)
-        if move.kind == BUY:
+        if move.kind == BUY and move.patch is not None:
             action_patch[i] = move.patch
     return {
         "offsets": offsets,
@@ -254,7 +262,7 @@ def to_position(state: State, ring: State, variant: str = DEFAULT_VARIANT) -> Po
 
 @_inline
 def to_move(state):
-    """The player to act, or -1 when the game is over."""
+    """The player to act, or GAME_OVER."""
     if state[PENDING] > 0:
         return state[ON_TOP]
     t0 = state[TIME0]
@@ -264,7 +272,7 @@ def to_move(state):
     if t1 < t0:
         return 1
     if t0 == LAST_SPACE:
-        return -1
+        return GAME_OVER
     return state[ON_TOP]
 
 
@@ -280,7 +288,7 @@ def field(state, field0, player):
 
 @_inline
 def quilt_words(state, player):
-    """A player's quilt as two uint64 words (squares 0..63, then 64..80)."""
+    """A player's quilt as two uint64 words (squares 0..63, then the rest)."""
     if player == 0:
         return np.uint64(state[QUILT0_LO]), np.uint64(state[QUILT0_HI])
     return np.uint64(state[QUILT1_LO]), np.uint64(state[QUILT1_HI])
@@ -298,14 +306,14 @@ def offered_slots(state):
     second = _next_slot(rotated, head)
     rotated &= rotated - np.uint64(1)
     third = _next_slot(rotated, head)
-    count = (first >= 0) + (second >= 0) + (third >= 0)
+    count = (first != NO_SLOT) + (second != NO_SLOT) + (third != NO_SLOT)
     return count, (first, second, third)
 
 
 @_inline
 def _next_slot(rotated, head):
     if not rotated:
-        return -1
+        return NO_SLOT
     slot = np.int64(trailing_zeros(rotated) + head)
     return slot - RING_SIZE if slot >= RING_SIZE else slot
 
@@ -325,7 +333,7 @@ def offered_patch(ring, slots, k):
 
 @_inline
 def free_anchors(orientation, low, high):
-    """Anchors (bit ``9 * row + col`` of the top-left) where the orientation fits the quilt."""
+    """Anchors (bit ``BOARD_SIZE * row + col`` of the top-left) where the orientation fits the quilt."""
     blocked_low = np.uint64(0)
     blocked_high = np.uint64(0)
     for i in range(CELL_COUNT[orientation]):
@@ -350,21 +358,21 @@ def _anchor_action(orientation, anchor):
 def legal_actions(state, ring, out):
     """Fill ``out`` (length :data:`MAX_MOVES`) with the legal action indices; return their number."""
     player = to_move(state)
-    if player < 0:
+    if player == GAME_OVER:
         return 0
     low, high = quilt_words(state, player)
     count = 0
     if state[PENDING] > 0:
         for square in range(SQUARES):
-            if square < 64:
+            if square < WORD_BITS:
                 covered = (low >> np.uint64(square)) & np.uint64(1)
             else:
-                covered = (high >> np.uint64(square - 64)) & np.uint64(1)
+                covered = (high >> np.uint64(square - WORD_BITS)) & np.uint64(1)
             if not covered:
-                out[count] = 1 + square
+                out[count] = FIRST_SPECIAL_ACTION + square
                 count += 1
         return count
-    out[0] = 0
+    out[0] = ADVANCE_ACTION
     count = 1
     offered, slots = offered_slots(state)
     for k in range(offered):
@@ -424,7 +432,7 @@ def _step(state, ring, action):
     remaining = state[REMAINING]
     head = state[HEAD]
     bonus = state[BONUS]
-    if action == 0:
+    if action == ADVANCE_ACTION:
         end = min(field(state, TIME0, 1 - player) + 1, LAST_SPACE)
         buttons += end - start
     else:
@@ -528,13 +536,13 @@ ROW_LAST_LOW, ROW_LAST_HIGH = np.uint64(_ROW_LAST[0]), np.uint64(_ROW_LAST[1])
 
 @_inline
 def _shift_down(low, high, k):
-    """The 81-bit set moved to higher squares by ``k`` (0 < k < 64)."""
+    """The set of squares moved to higher squares by ``k`` (0 < k < 64)."""
     return low << np.uint64(k), ((high << np.uint64(k)) | (low >> np.uint64(64 - k))) & _FULL_HIGH
 
 
 @_inline
 def _shift_up(low, high, k):
-    """The 81-bit set moved to lower squares by ``k`` (0 < k < 64)."""
+    """The set of squares moved to lower squares by ``k`` (0 < k < 64)."""
     return (low >> np.uint64(k)) | (high << np.uint64(64 - k)), high >> np.uint64(k)
 
 
@@ -616,10 +624,10 @@ def _select_bit(word, rank):
 
 
 def _random_action(state, ring, rng):
-    """``(a uniformly random legal action, next generator state)``; the action is -1 when the game is over."""
+    """``(a uniformly random legal action, next generator state)``; the action is NO_ACTION when the game is over."""
     player = to_move(state)
-    if player < 0:
-        return -1, rng
+    if player == GAME_OVER:
+        return NO_ACTION, rng
     low, high = quilt_words(state, player)
     if state[PENDING] > 0:
         empty_low = ~low
@@ -627,8 +635,8 @@ def _random_action(state, ring, rng):
         rank, rng = random_below(rng, SQUARES - np.int64(popcount(low) + popcount(high)))
         below = np.int64(popcount(empty_low))
         if rank < below:
-            return 1 + np.int64(_select_bit(empty_low, rank)), rng
-        return 65 + np.int64(_select_bit(empty_high, rank - below)), rng
+            return FIRST_SPECIAL_ACTION + np.int64(_select_bit(empty_low, rank)), rng
+        return FIRST_SPECIAL_ACTION + WORD_BITS + np.int64(_select_bit(empty_high, rank - below)), rng
     # First try rejection sampling: a uniform pick among advancing and every
     # in-bounds placement of the affordable patches, kept if it fits the quilt.
     # An accepted pick is uniform over the legal moves, so mixing a few tries
@@ -644,7 +652,7 @@ def _random_action(state, ring, rng):
     for _ in range(REJECTION_TRIES):
         pick, rng = random_below(rng, candidates)
         if pick == 0:
-            return 0, rng
+            return ADVANCE_ACTION, rng
         pick -= 1
         for k in range(offered):
             patch = offered_patch(ring, slots, k)
@@ -667,7 +675,7 @@ def _random_action(state, ring, rng):
                 total += np.int64(popcount(free_low) + popcount(free_high))
     rank, rng = random_below(rng, total)
     if rank == 0:
-        return 0, rng
+        return ADVANCE_ACTION, rng
     rank -= 1
     for k in range(offered):
         patch = offered_patch(ring, slots, k)
@@ -683,7 +691,7 @@ def _random_action(state, ring, rng):
             if rank < in_high:
                 return _anchor_action(orientation, _select_bit(free_high, rank) + np.uint64(64)), rng
             rank -= in_high
-    return -1, rng  # not reached: the ranks above cover every legal action
+    return NO_ACTION, rng  # not reached: the ranks above cover every legal action
 
 
 random_action = _jit(_random_action)
@@ -696,16 +704,10 @@ def playout(state, ring, rng):
     played = 0
     while True:
         action, rng = random_action_inlined(state, ring, rng)
-        if action < 0:
+        if action == NO_ACTION:
             return state, rng, played
         state = step_inlined(state, ring, action)
         played += 1
-
-
-@_jit
-def random_playout(state, ring, rng):
-    """:func:`playout` as a compiled entry point for Python callers."""
-    return playout(state, ring, np.uint64(rng))
 
 
 @_jit
@@ -715,52 +717,8 @@ def sample_random_action(state, ring, rng):
 
 
 @_inline
-def new_game(rng, special_mask):
-    """A random setup: the circle shuffled with patch 0 last, a random first player.
-
-    Returns ``(state, ring, generator state)``.
-    """
-    order = np.arange(1, RING_SIZE + 1)  # then patch 0 last
-    order[RING_SIZE - 1] = 0
-    for i in range(RING_SIZE - 2, 0, -1):  # Fisher-Yates over the 32 patches other than 0
-        j, rng = random_below(rng, i + 1)
-        order[i], order[j] = order[j], order[i]
-    first, rng = random_below(rng, 2)
-    state = ((np.int64(1) << RING_SIZE) - 1, np.int64(0), np.int64(0), np.int64(0), np.int64(5), np.int64(5),
-             np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0), first, special_mask,
-             np.int64(NO_BONUS), np.int64(0))
-    words = np.zeros(RING_WORDS, dtype=np.int64)
-    for slot in range(RING_SIZE):
-        words[slot // SLOTS_PER_WORD] |= order[slot] << (SLOT_BITS * (slot % SLOTS_PER_WORD))
-    return state, (words[0], words[1], words[2], words[3]), rng
-
-
-@_inline
 def state_from_row(states, row):
     """The state stored in row ``row`` of a 2-D int64 array."""
     return (states[row, 0], states[row, 1], states[row, 2], states[row, 3], states[row, 4], states[row, 5],
             states[row, 6], states[row, 7], states[row, 8], states[row, 9], states[row, 10], states[row, 11],
             states[row, 12], states[row, 13], states[row, 14], states[row, 15])
-
-
-@_jit
-def generate_moves_repeatedly(states, rings, repeats):
-    """Run :func:`legal_actions` on every stored state ``repeats`` times; returns the moves listed (for benchmarks)."""
-    out = np.empty(MAX_MOVES, dtype=np.int64)
-    listed = 0
-    for _ in range(repeats):
-        for row in range(states.shape[0]):
-            listed += legal_actions(state_from_row(states, row), (rings[row, 0], rings[row, 1], rings[row, 2], rings[row, 3]), out)
-    return listed
-
-
-@_jit
-def play_random_games(games, seed, special_mask):
-    """Play ``games`` uniform-random games from random setups; return the moves played (for benchmarks)."""
-    rng = np.uint64(seed)
-    played = 0
-    for _ in range(games):
-        state, ring, rng = new_game(rng, special_mask)
-        state, rng, moves = playout(state, ring, rng)
-        played += moves
-    return played

@@ -160,7 +160,7 @@ class Engine:
         stats = tree.root_stats()
         if stats:
             best = stats[0]
-            visits = int(tree.node_visits[tree.root])
+            visits = tree.root_visits()
             self.send(
                 f"info iterations {visits} winprob {best.win_rate:.4f} margin {best.margin:.2f} "
                 f"best {Move.from_action(best.action).text()}"
