@@ -41,7 +41,7 @@ check: $(STAMP) $(NODE_STAMP)
 	$(BIN)/ruff check quiltmaker tests benchmarks
 	$(BIN)/python -m mypy
 	npm run --silent check
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" -n auto
 
 bench: $(STAMP)
 	$(BIN)/quiltmaker bench

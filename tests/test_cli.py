@@ -312,6 +312,7 @@ def test_regression_perft_position_with_a_non_decimal_digit_fails_cleanly(tmp_pa
     assert_clean_failure(run_cli(tmp_path, "perft", "1", "--position", text), "quiltmaker perft: ")
 
 
+@pytest.mark.slow
 def test_bench_json(tmp_path: Path) -> None:
     result = run_cli(tmp_path, "bench", "--seconds", "0.2", "--json")
     assert result.returncode == 0, result.stderr

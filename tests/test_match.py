@@ -297,6 +297,7 @@ def test_cli_match_text_summary(tmp_path: Path) -> None:
     assert "Elo difference" in result.stdout
 
 
+@pytest.mark.slow
 def test_cli_match_bare_mcts_with_a_duration(tmp_path: Path) -> None:
     result = run_cli(tmp_path, "match", "mcts", "greedy", "--time", "250ms", "--games", "2", "--workers", "2", "--records", "recs", "--json")
     assert result.returncode == 0, result.stderr[-2000:]

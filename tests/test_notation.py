@@ -463,6 +463,7 @@ def test_parse_square_every_square() -> None:
 # Positions ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_position_of_random_games_round_trips() -> None:
     seen = 0
     for game in random_games():

@@ -174,6 +174,7 @@ def test_forecast_and_advance_preview() -> None:
 # Whole games ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_a_whole_game_against_beginner_by_key_presses(tmp_path: Path) -> None:
     save = tmp_path / "game.json"
