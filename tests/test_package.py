@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import tarfile
 from importlib import resources
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import quiltmaker
 from quiltmaker.core.components import DATA, PATCHES, load_component_data
 
 PACKAGE = Path(quiltmaker.__file__).parent
+REPOSITORY = PACKAGE.parent
 
 
 @pytest.mark.parametrize(
@@ -204,3 +206,27 @@ def test_the_page_modules_import_one_way() -> None:
     for module in sorted(graph):
         if module not in state:
             visit(module, [module])
+
+
+@pytest.mark.slow
+def test_the_source_distribution_carries_every_test(tmp_path: Path) -> None:
+    """An sdist, unpacked anywhere, collects the same tests as the repository (their data included)."""
+    subprocess.run(
+        [sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", str(tmp_path), str(REPOSITORY)],
+        check=True, capture_output=True, text=True, timeout=300,
+    )
+    (archive,) = tmp_path.glob("quiltmaker-*.tar.gz")
+    with tarfile.open(archive) as tar:
+        tar.extractall(tmp_path / "unpacked", filter="data")
+    (unpacked,) = (tmp_path / "unpacked").iterdir()
+
+    def collected(where: Path) -> list[str]:
+        run = subprocess.run(
+            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+            cwd=where, capture_output=True, text=True, timeout=300,
+        )
+        assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+        return sorted(line for line in run.stdout.splitlines() if "::" in line)
+
+    from_sdist = collected(unpacked)
+    assert len(from_sdist) > 1000 and from_sdist == collected(REPOSITORY)

@@ -26,9 +26,9 @@ import pytest
 
 from quiltmaker import Position, QuiltmakerError
 from quiltmaker.ai.levels import LEVELS, player_from_spec
-from quiltmaker.ai.mcts import MCTSPlayer
+from quiltmaker.ai import mcts
 from quiltmaker.core.moves import Move
-from quiltmaker.ai.players import GreedyPlayer, Limit, play_game
+from quiltmaker.ai.players import GreedyPlayer, play_game
 from quiltmaker.engine.client import EnginePlayer
 from quiltmaker.engine.protocol import ProtocolError, parse_position
 
@@ -248,8 +248,8 @@ def finished_position() -> Position:
 
 @pytest.fixture(scope="session", autouse=True)
 def warm_search() -> None:
-    """Compile (or load) the search core once, so engine subprocesses find it cached on disk."""
-    MCTSPlayer(Limit(iterations=50), seed=0).choose_move(Position.initial(0))
+    """Compile (or load) everything the engine warms up, once, so engine subprocesses find it cached on disk."""
+    mcts.warm_up()
 
 
 @pytest.fixture
