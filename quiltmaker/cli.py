@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .core.components import DEFAULT_VARIANT
+from .core.components import BONUS_SIZE, DEFAULT_VARIANT
 from .core.errors import QuiltmakerError
 
 
@@ -227,7 +227,7 @@ def _simulate(args: argparse.Namespace) -> int:
     table.add_row("wins", *(f"{wins[s]} ({100 * wins[s] / n:.1f}%)" for s in (0, 1)))
     Console(highlight=False).print(table)
     print(f"mean length: {moves / n:.1f} moves")
-    print(f"7x7 bonus taken: {bonus} games ({100 * bonus / n:.1f}%)")
+    print(f"{BONUS_SIZE}x{BONUS_SIZE} bonus taken: {bonus} games ({100 * bonus / n:.1f}%)")
     print(f"decided by the tie-break: {tiebreak} games")
     if args.records:
         print(f"records written to {args.records}")

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..core import record
-from ..core.components import BOARD_SIZE, BONUS_POINTS, EMPTY_SQUARE_PENALTY, LAST_SPACE, PATCHES, TIME_TRACKS
+from ..core.components import BOARD_SIZE, BONUS_POINTS, BONUS_SIZE, EMPTY_SQUARE_PENALTY, LAST_SPACE, PATCHES, TIME_TRACKS
 from ..core.errors import QuiltmakerError
 from ..core.game import Game
 from ..core.moves import ADVANCE, COLUMNS, SPECIAL, Move, parse_square, square_name
@@ -117,7 +117,7 @@ def render_position(game: Game, names: list[str]) -> Group:
         quilts.add_column()
     headers = []
     for player in (0, 1):
-        bonus = " +7x7 bonus" if position.bonus == player else ""
+        bonus = f" +{BONUS_SIZE}x{BONUS_SIZE} bonus" if position.bonus == player else ""
         headers.append(
             Text(
                 f"{names[player]} (player {player})\n{position.buttons[player]} buttons, income {position.income[player]}"
@@ -150,7 +150,7 @@ def describe_move(before: Position, move: Move, subject: str) -> str:
         if effect.income > 0:
             text += f", collecting {_buttons(effect.income)} of income"
     if effect.bonus_earned:
-        text += f", and complete{s} a 7x7 square: +{BONUS_POINTS} bonus!"
+        text += f", and complete{s} a {BONUS_SIZE}x{BONUS_SIZE} square: +{BONUS_POINTS} bonus!"
     if effect.specials_earned:
         count = effect.specials_earned
         text += f", and take{s} {count} special 1x1 patch{'es' if count > 1 else ''} to place"
@@ -168,7 +168,7 @@ def render_final(position: Position, names: list[str]) -> Table:
     for player in (0, 1):
         table.add_column(names[player], justify="right")
     table.add_row("buttons", *(str(position.buttons[p]) for p in (0, 1)))
-    table.add_row("7x7 bonus", *(f"+{BONUS_POINTS}" if position.bonus == p else "0" for p in (0, 1)))
+    table.add_row(f"{BONUS_SIZE}x{BONUS_SIZE} bonus", *(f"+{BONUS_POINTS}" if position.bonus == p else "0" for p in (0, 1)))
     table.add_row(
         "empty squares",
         *(f"{position.empty_squares(p)} x -{EMPTY_SQUARE_PENALTY} = {-EMPTY_SQUARE_PENALTY * position.empty_squares(p)}" for p in (0, 1)),
@@ -178,7 +178,7 @@ def render_final(position: Position, names: list[str]) -> Table:
     assert winner is not None
     caption = f"{names[winner]} wins"
     if position.decided_by_tiebreak:
-        caption += " on the tie-break: equal scores, and they reached space 53 first"
+        caption += f" on the tie-break: equal scores, and they reached space {LAST_SPACE} first"
     table.caption = caption
     return table
 

@@ -10,7 +10,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ..core.components import BOARD_SIZE, BONUS_POINTS, PATCHES, Cell
+from ..core.components import BOARD_SIZE, BONUS_POINTS, BONUS_SIZE, PATCHES, Cell
 from ..core.moves import COLUMNS
 from ..core.position import Position
 from .model import Ghost, advance_preview, forecast
@@ -72,7 +72,7 @@ def render_player(position: Position, player: int, name: str, to_move: bool) -> 
     text.append(f"space {position.times[player]}  empty {position.empty_squares(player)}\n")
     text.append(f"score now {position.score(player)}")
     if position.bonus == player:
-        text.append(f" (+{BONUS_POINTS} 7x7)", style="bold green")
+        text.append(f" (+{BONUS_POINTS} {BONUS_SIZE}x{BONUS_SIZE})", style="bold green")
     text.append(f"\nforecast {forecast(position, player)}", style="bold")
     text.append(" (no buys)", style="dim")
     return text

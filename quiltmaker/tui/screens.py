@@ -10,10 +10,11 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from ..core.components import BONUS_SIZE, EMPTY_SQUARE_PENALTY, LAST_SPACE
 from ..core.position import Position
 from .line import render_final
 
-HELP_TEXT = """\
+HELP_TEXT = f"""\
 Choosing        1 2 3      choose a patch on offer (or ← → and Enter)
                 Esc        put the chosen patch back
 Placing         ← ↑ → ↓    move the patch on your quilt
@@ -33,8 +34,8 @@ Game            U          undo (against the AI: back to your last turn)
 Turns follow the time track: whoever is behind moves, so one player may move
 several times in a row. Green squares: the patch fits there; red: it does not.
 The forecast is the score if a player bought nothing more: buttons, plus a
-button for every space still to advance, plus income still to come, minus 2 for
-each empty square, plus the 7x7 bonus.
+button for every space still to advance, plus income still to come, minus {EMPTY_SQUARE_PENALTY} for
+each empty square, plus the {BONUS_SIZE}x{BONUS_SIZE} bonus.
 
 Press Esc or ? to go back to the game."""
 
@@ -118,7 +119,7 @@ class GameOverScreen(ModalScreen[str]):
         name = self.names[winner]
         title = Text("You win!" if name == "you" else f"{name} wins!", style="bold")
         if self.position.decided_by_tiebreak:
-            title.append(f"\nThe scores are equal: the tie-break goes to whoever reached space 53 first, {name}.", style="")
+            title.append(f"\nThe scores are equal: the tie-break goes to whoever reached space {LAST_SPACE} first, {name}.", style="")
         scores = render_final(self.position, self.names)
         scores.caption = None  # the title above says who won, in the second person where it is "you"
         keys = Text("N new game, seats swapped · Q quit · U undo · L load a game · Esc look at the board", style="dim")
