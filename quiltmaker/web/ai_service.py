@@ -71,6 +71,10 @@ class AIService:
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=ai_worker.warm_up,
             )
+            # A pool starts its processes on demand: one job each starts them all now, so that
+            # they have loaded the search (their initializer) before the first AI move is asked for.
+            for _ in range(self.settings.ai_workers):
+                self.executor.submit(ai_worker.ready)
 
     def stop(self) -> None:
         for task in list(self._tasks):

@@ -25,6 +25,11 @@ def warm_up() -> None:
     mcts.warm_up()
 
 
+def ready() -> bool:
+    """A job that does nothing: submitting it starts a worker (and its warm-up) ahead of need."""
+    return True
+
+
 def _exit_with_parent() -> None:
     """End this worker when the server process dies, even by SIGKILL (which skips the pool's own shutdown)."""
     parent = os.getppid()

@@ -11,6 +11,7 @@ processes). This module puts them together and serves them.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import AsyncIterator
 from concurrent.futures import Executor
 from pathlib import Path
@@ -70,9 +71,18 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
 
 
 def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Serve the app with uvicorn until interrupted, after saying where to open it."""
+    """Prepare the AI, then serve the app with uvicorn until interrupted, after saying where to open it."""
     import uvicorn
 
+    from ..ai import mcts
+
+    # Before the address is shown: the first start after installing compiles the
+    # search core (numba writes it to its disk cache), which must not be the
+    # first player's wait. The AI's worker processes then load it from the cache.
+    print("quiltmaker: preparing the AI (the first start after installing builds it: about half a minute)…", flush=True)
+    started = time.perf_counter()
+    mcts.warm_up()
+    print(f"quiltmaker: the AI is ready ({time.perf_counter() - started:.1f} s)", flush=True)
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
     print(f"quiltmaker is running: open http://{shown}:{port}/ in your browser (Ctrl+C stops it)", flush=True)
     # ws_max_size caps a WebSocket frame before it is read; the app refuses anything over 4 KiB itself.
