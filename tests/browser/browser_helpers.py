@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
@@ -28,10 +28,9 @@ from web_helpers import BOARD, COLUMNS, free_port, poll, square
 
 from quiltmaker.core.components import PATCHES
 
-if TYPE_CHECKING:  # Playwright is only needed by the browser tests themselves.
-    from playwright.sync_api import Page
+from playwright.sync_api import Browser, Page, expect
 
-REPOSITORY = Path(__file__).resolve().parents[1]
+REPOSITORY = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPOSITORY / "test-artifacts"
 SCREENSHOTS = ARTIFACTS / "screenshots"
 
@@ -496,3 +495,46 @@ def special_by_mouse(page: Page, state: dict[str, Any], seat: int) -> str:
     page.get_by_test_id(f"square-{seat}-{name}").click()
     wait_above(page, before)
     return move
+
+
+# ---------------------------------------------------------------- pages and the lobby
+
+VIEWPORT = {"width": 1280, "height": 1000}
+
+
+class Pages:
+    """Opens pages, each in its own browser context; remembers them for failure screenshots and errors."""
+
+    def __init__(self, browser: Browser, server: Server) -> None:
+        self.browser = browser
+        self.server = server
+        self.opened: list[tuple[str, Page]] = []
+        self.errors: list[str] = []
+
+    def open(self, name: str, **options: Any) -> Page:
+        context = self.browser.new_context(base_url=self.server.url, viewport=VIEWPORT, **options)
+        context.set_default_timeout(TIMEOUT_MS)
+        page = context.new_page()
+        page.on("pageerror", lambda error: self.errors.append(f"{name}: {error}"))
+        self.opened.append((name, page))
+        return page
+
+    def assert_no_script_errors(self) -> None:
+        assert not self.errors, f"uncaught errors in the page: {self.errors}"
+
+
+def create_in_lobby(page: Page, mode: str, *, level: str | None = None, seat: int | None = None, names: tuple[str, ...] = ()) -> str:
+    """Fill in and submit the lobby's form; returns the new game's id once its page shows a version."""
+    page.goto("/")
+    page.get_by_test_id("mode").select_option(mode)
+    if level is not None:
+        page.locator(f"#level option[value='{level}']").wait_for(state="attached")  # filled from /api/catalogue
+        page.get_by_test_id("level").select_option(level)
+    if seat is not None:
+        page.get_by_test_id("seat").select_option(str(seat))
+    for index, name in enumerate(names):
+        page.get_by_test_id(f"name-{index}").fill(name)
+    page.get_by_test_id("create-game").click()
+    page.wait_for_url(re.compile(r"/game/[^/?]+$"))
+    expect(page.get_by_test_id("version")).to_have_text(re.compile(r"^v\d+$"))
+    return game_id(page)

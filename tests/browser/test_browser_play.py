@@ -13,35 +13,26 @@ Screenshots of every run are kept in ``test-artifacts/screenshots/`` (ignored by
 git), with a ``FAILED-...`` screenshot of each open page when a test fails, and
 the server's log in ``test-artifacts/browser-server.log``.
 
-Chromium: ``$QUILTMAKER_CHROMIUM``, else Debian's ``/usr/bin/chromium``, else the one
-``playwright install chromium`` fetches. Without any, the tests are skipped locally,
-but fail when the environment variable CI is set.
+Chromium and the fixtures: see ``conftest.py`` beside this file.
 The test machine may be small and busy: expectations wait up to 30 s and poll.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-DEBIAN_CHROMIUM = "/usr/bin/chromium"
-IN_CI = bool(os.environ.get("CI"))
 pytestmark = pytest.mark.slow  # a real browser against a real server: `make check` leaves it to `make test`
 
-if not IN_CI:
-    pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed (pip install -e '.[dev]')")
-
-from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Page, expect  # noqa: E402
 
 from browser_helpers import (  # noqa: E402
-    SCREENSHOTS,
     TIMEOUT_MS,
+    Pages,
     Server,
     Turning,
     acting_or_over,
@@ -49,6 +40,7 @@ from browser_helpers import (  # noqa: E402
     active_testid,
     advance_by_mouse,
     covered,
+    create_in_lobby,
     drag_place,
     game_id,
     ghost,
@@ -61,7 +53,6 @@ from browser_helpers import (  # noqa: E402
     placements,
     point_at,
     quilt_values,
-    running_server,
     screenshot,
     special_by_mouse,
     synced_state,
@@ -72,101 +63,8 @@ from browser_helpers import (  # noqa: E402
 from quiltmaker.core import record as record_module  # noqa: E402
 from web_helpers import BOARD, poll  # noqa: E402
 
-expect.set_options(timeout=TIMEOUT_MS)
-VIEWPORT = {"width": 1280, "height": 1000}
 
-
-# ---------------------------------------------------------------- fixtures
-
-
-@pytest.fixture(scope="module", autouse=True)
-def fresh_failure_screenshots() -> None:
-    """Failure screenshots of an earlier run would mislead: remove them."""
-    for stale in SCREENSHOTS.glob("FAILED-*.png"):
-        stale.unlink(missing_ok=True)
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with running_server(tmp_path_factory.mktemp("browser-server")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Headless Chromium: $QUILTMAKER_CHROMIUM, else Debian's /usr/bin/chromium, else Playwright's own.
-
-    Without any of them the tests are skipped, except under CI, where they fail.
-    """
-    with sync_playwright() as playwright:
-        executable = os.environ.get("QUILTMAKER_CHROMIUM") or (DEBIAN_CHROMIUM if Path(DEBIAN_CHROMIUM).exists() else None)
-        if executable is None and not Path(playwright.chromium.executable_path).exists() and not IN_CI:
-            pytest.skip(f"no Chromium: install Debian's chromium ({DEBIAN_CHROMIUM}) or set QUILTMAKER_CHROMIUM")
-        launched = playwright.chromium.launch(executable_path=executable, headless=True, args=["--no-sandbox"])
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
-class Pages:
-    """Opens pages, each in its own browser context; remembers them for failure screenshots and errors."""
-
-    def __init__(self, browser: Browser, server: Server) -> None:
-        self.browser = browser
-        self.server = server
-        self.opened: list[tuple[str, Page]] = []
-        self.errors: list[str] = []
-
-    def open(self, name: str, **options: Any) -> Page:
-        context = self.browser.new_context(base_url=self.server.url, viewport=VIEWPORT, **options)
-        context.set_default_timeout(TIMEOUT_MS)
-        page = context.new_page()
-        page.on("pageerror", lambda error: self.errors.append(f"{name}: {error}"))
-        self.opened.append((name, page))
-        return page
-
-    def assert_no_script_errors(self) -> None:
-        assert not self.errors, f"uncaught errors in the page: {self.errors}"
-
-
-@pytest.fixture
-def pages(browser: Browser, server: Server, request: pytest.FixtureRequest) -> Iterator[Pages]:
-    failed_before = request.session.testsfailed
-    opened = Pages(browser, server)
-    try:
-        yield opened
-    finally:
-        # The call's report is counted before teardown runs: a failed test leaves screenshots.
-        if request.session.testsfailed > failed_before:
-            for name, page in opened.opened:
-                try:
-                    screenshot(page, f"FAILED-{request.node.name}-{name}")
-                except Exception as error:  # a crashed page must not hide the real failure
-                    print(f"no failure screenshot of {name}: {error}")
-            print(f"server log (tail):\n{server.log_tail()}")
-        for _, page in opened.opened:
-            page.context.close()
-
-
-# ---------------------------------------------------------------- lobby
-
-
-def create_in_lobby(page: Page, mode: str, *, level: str | None = None, seat: int | None = None, names: tuple[str, ...] = ()) -> str:
-    """Fill in and submit the lobby's form; returns the new game's id once its page shows a version."""
-    page.goto("/")
-    page.get_by_test_id("mode").select_option(mode)
-    if level is not None:
-        page.locator(f"#level option[value='{level}']").wait_for(state="attached")  # filled from /api/catalogue
-        page.get_by_test_id("level").select_option(level)
-    if seat is not None:
-        page.get_by_test_id("seat").select_option(str(seat))
-    for index, name in enumerate(names):
-        page.get_by_test_id(f"name-{index}").fill(name)
-    page.get_by_test_id("create-game").click()
-    page.wait_for_url(re.compile(r"/game/[^/?]+$"))
-    expect(page.get_by_test_id("version")).to_have_text(re.compile(r"^v\d+$"))
-    return game_id(page)
+# ---------------------------------------------------------------- choosing moves as a player would
 
 
 def choose_placement(server: Server, state: dict[str, Any], turning: Turning) -> tuple[int, str, int] | None:
