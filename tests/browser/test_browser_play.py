@@ -188,7 +188,7 @@ def test_whole_game_against_the_ai_by_mouse(pages: Pages, server: Server) -> Non
         breakdown = result["breakdown"][seat]
         expect(page.get_by_test_id(f"result-buttons-{seat}")).to_have_text(str(breakdown["buttons"]))
         expect(page.get_by_test_id(f"result-empty-{seat}")).to_have_text(str(breakdown["empty"]))
-        expect(page.get_by_test_id(f"result-total-{seat}")).to_have_text(str(breakdown["total"]))
+        expect(page.get_by_test_id(f"result-total-{seat}")).to_have_text(str(breakdown["total"]).replace("-", "−"))
         assert quilt_values(page, seat) == grid_values(final["quilts"][seat])
         for stat in ("buttons", "income", "forecast"):
             expect(page.get_by_test_id(f"{stat}-{seat}")).to_have_text(str(final[stat][seat]))
@@ -564,7 +564,7 @@ def test_replay_of_a_finished_game(pages: Pages, server: Server, finished_game: 
         }
 
     def shows(ply: int) -> None:
-        expect(position).to_have_text(f"move {ply} of {total}" + (" (current)" if ply == total else ""))
+        expect(position).to_have_text((f"move {ply}" if ply else "start") + f" of {total}" + (" (current)" if ply == total else ""))
         p = positions[ply]
         want = {
             "quilts": quilts_after(record, ply),
@@ -572,7 +572,7 @@ def test_replay_of_a_finished_game(pages: Pages, server: Server, finished_game: 
             "times": list(p.times),
             "buttons": [str(b) for b in p.buttons],
             "income": [str(i) for i in p.income],
-            "scores": [str(p.score(seat)) for seat in (0, 1)],
+            "scores": [str(p.score(seat)).replace("-", "−") for seat in (0, 1)],  # the page writes a true minus sign
         }
         try:
             poll(lambda: drawn(ply) == want, 20, what=f"the position after move {ply}")
@@ -585,7 +585,7 @@ def test_replay_of_a_finished_game(pages: Pages, server: Server, finished_game: 
     page.get_by_test_id("replay-first").click()
     shows(0)
     assert covered(quilt_values(page, 0)) == covered(quilt_values(page, 1)) == 0
-    expect(page.get_by_test_id("replay-banner")).to_contain_text("the position after move 0")
+    expect(page.get_by_test_id("replay-banner")).to_contain_text("the start of the game")
     expect(page.get_by_test_id("replay-first")).to_be_disabled()
     for ply in (1, 2, 3):
         page.get_by_test_id("replay-next").click()

@@ -1,7 +1,7 @@
 // @ts-check
 // The board: the time track, the circle of patches, each player's panel and
 // quilt, and what lies over a quilt (the ghost, the hint's squares, the cursor).
-import { $, el, fill, findAll, icon, plural, SEAT_COLOURS, shapeNode, tokenBadge } from "./common.js";
+import { $, el, fill, findAll, formatNumber, icon, plural, SEAT_COLOURS, shapeNode, tokenBadge } from "./common.js";
 import { buildQuilt, cellsOverlay, paintQuilt } from "./quilt.js";
 import { bonusArea, buyEntry, canAct, canPlace, isAiSeat, legal, nameOf, possessive, specialsPending, ui } from "./store.js";
 import { ghostNode } from "./hand.js";
@@ -13,6 +13,7 @@ export function renderTrack(v) {
   const s = ui.state;
   if (!v || !ui.catalogue) return;
   const last = ui.catalogue.last_space;
+  track.setAttribute("aria-label", `Time track, spaces 0 to ${last}`);
   const variant = s?.variant || ui.catalogue.default_variant;
   const income = new Set(s?.income_spaces || ui.catalogue.tracks?.[variant]?.income_spaces || []);
   const specials = new Set(v.specials || []);
@@ -71,7 +72,7 @@ export function renderCircle(v) {
   const acting = v.live && canAct() && !specialsPending();
   // Rebuild only when something shown changed: replacing the offer under a
   // finger would break its touch drag (the pointer is captured by that element).
-  const key = JSON.stringify([v.circle, v.offered, acting, v.live && legal().buys, ui.state?.version]);
+  const key = JSON.stringify([v.circle, v.offered, acting, v.live && canAct(), v.live && legal().buys, ui.state?.version]);
   if (key === circleKey && box.childElementCount) {
     for (const node of findAll(".offer", box)) {
       const held = !!ui.hold && ui.hold.patch === Number(node.dataset.patch);
@@ -99,7 +100,8 @@ export function renderCircle(v) {
     const reason = v.live && buy && !(buy.affordable && canPlace(buy)) ? buy.reason || "cannot be bought now" : "";
     const held = ui.hold && ui.hold.patch === id;
     const label = `Patch ${id} on offer: ${patchFacts(patch)}.` +
-      (affordable ? " Press Enter to pick it up." : reason ? ` Cannot buy: ${reason}.` : acting ? "" : " Not your turn.");
+      (affordable ? " Press Enter to pick it up." : reason ? ` Cannot buy: ${reason}.` : acting ? "" :
+        v.live && canAct() && specialsPending() ? " Place your special patch first." : " Not your turn.");
     return el("button", {
       type: "button",
       class: `circle-item offer${affordable ? " affordable" : ""}${held ? " held" : ""}${reason ? " unaffordable" : ""}`,
@@ -131,6 +133,11 @@ export function buildPlayerPanel(seat) {
   ui.quilts[seat] = { ...quilt, head, stats, panel };
 }
 
+/** A score as players read it (−147), or nothing yet. */
+function score(value) {
+  return typeof value === "number" ? formatNumber(value) : value;
+}
+
 function stat(label, value, testid, title) {
   return [el("dt", { title }, label), el("dd", { "data-testid": testid }, value === null || value === undefined ? "–" : String(value))];
 }
@@ -157,8 +164,8 @@ export function renderPlayers(v) {
       stat("Income", v.income?.[seat], `income-${seat}`, "buttons paid each time you cross a button-income space"),
       stat("Space", v.times?.[seat], `space-${seat}`, "position on the time track"),
       stat("Empty", `${empty} (−${empty * penalty})`, `empty-${seat}`, `empty squares, ${penalty} points each at the end`),
-      stat("Score now", v.scores?.[seat], `score-${seat}`, "the score if the game ended now"),
-      stat("Forecast", v.forecast?.[seat], `forecast-${seat}`, "the score if this player only advanced from now on, collecting income"),
+      stat("Score now", score(v.scores?.[seat]), `score-${seat}`, "the score if the game ended now: buttons, minus the empty squares"),
+      stat("Forecast", score(v.forecast?.[seat]), `forecast-${seat}`, "the score if this player only advanced from now on, collecting income"),
     );
     const acting = v.live && canAct() && s.to_move === seat;
     q.board.classList.toggle("acting", acting);

@@ -233,6 +233,18 @@ export function uniqueId() {
   return `c${Date.now().toString(36)}-${intentCounter}-${random}`;
 }
 
+/**
+ * A number as players read it: a true minus sign (−5, not -5), and with `sign` a plus on
+ * positive numbers (+2.5); `digits` decimals.
+ * @param {number} value
+ * @param {{ sign?: boolean, digits?: number }} [options]
+ */
+export function formatNumber(value, { sign = false, digits = 0 } = {}) {
+  const text = Math.abs(value).toFixed(digits);
+  if (Number(text) === 0) return text;
+  return value < 0 ? `−${text}` : sign ? `+${text}` : text;
+}
+
 export function plural(n, word, many = `${word}s`) {
   return `${n} ${n === 1 ? word : many}`;
 }

@@ -93,6 +93,7 @@ async function loadCatalogue() {
 
 function onConnection(status, attempts, reason) {
   ui.connection = status;
+  if (ui.missing) return;
   const node = $("connection");
   node.dataset.status = status;
   if (status === "open") node.textContent = "";
@@ -116,7 +117,7 @@ function onMessage(message) {
     case "ack": {
       const intent = ui.pending.get(message.id);
       ui.pending.delete(message.id);
-      if (intent && intent.kind === "move") say(`Played ${intent.text}.`, "ok");
+      if (intent && intent.kind === "move") say(ui.state?.result ? "" : `Played ${intent.text}.`, "ok");
       else if (intent && intent.kind === "undo") say("Move taken back.", "ok");
       break;
     }
@@ -146,7 +147,22 @@ const ERROR_TITLES = {
   busy: "Busy",
 };
 
+/** The server has no game at this address: say so plainly, with the way back, and stop. */
+function showMissing() {
+  ui.missing = true;
+  $("game").hidden = true;
+  $("missing").hidden = false;
+  $("game-title").textContent = "No such game";
+  $("connection").textContent = "";
+  document.title = "No such game · quiltmaker";
+  document.body.classList.remove("offline");
+}
+
 function onError(message) {
+  if (message.code === "not_found" && !ui.state) {
+    showMissing();
+    return;
+  }
   const intent = message.id ? ui.pending.get(message.id) : null;
   if (message.id) ui.pending.delete(message.id);
   if (message.code === "forbidden" && ui.seat === undefined) ui.seat = null; // the hello was refused: watching
@@ -164,7 +180,10 @@ function onState(state) {
     if (ui.hold) cancelHold(null);
     ui.cursor = null;
     ui.hint = null;
-    if (previous) noticeChanges(previous, state);
+    if (previous) {
+      say("", "info"); // what the line said was about the position before
+      noticeChanges(previous, state);
+    }
   }
   // A spectator of a live game whose replay shows the latest move follows on.
   if (ui.replay.ply !== null && ui.replay.ply >= (state.moves || []).length) ui.replay.ply = null;

@@ -35,7 +35,10 @@ export function cancelHold(reason = "Patch put back.") {
   ui.hold = null;
   $("floater").hidden = true;
   document.body.classList.remove("dragging");
-  if (reason) announce(reason);
+  if (reason) {
+    announce(reason);
+    say(reason, "info"); // seen too, and it replaces whatever the line said before
+  }
   render();
 }
 

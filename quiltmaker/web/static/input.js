@@ -73,7 +73,6 @@ export function onOfferPointerDown(event) {
     return;
   }
   event.preventDefault(); // no text selection or native drag image
-  offer.focus({ preventScroll: true });
   startHold(id, "pointer");
   ui.hold.drag = { startX: event.clientX, startY: event.clientY, moved: false, type: event.pointerType };
   document.body.classList.add("dragging");
@@ -272,9 +271,10 @@ export function onGlobalKey(event) {
     setReplay(null);
     return;
   }
-  if ((key === "a" || key === "A") && !ui.hold && canAct() && legal().advance) {
+  if ((key === "a" || key === "A") && !ui.hold) {
     event.preventDefault();
-    advance();
+    if (canAct() && legal().advance) advance();
+    else if (ui.seat !== null && ui.seat !== undefined) say(whyNotAct() || (specialsPending() ? "Place your special patch first." : "You cannot advance now."), "error");
     return;
   }
   // Arrow keys step through the replay, unless they already mean something where the focus is.

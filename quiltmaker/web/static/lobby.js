@@ -1,6 +1,6 @@
 // @ts-check
 // The lobby: create a game, list the games this browser holds a seat in.
-import { $, api, el, fill, forgetGame, loadGames, saveGame } from "./common.js";
+import { $, api, el, fill, forgetGame, formatNumber, loadGames, saveGame } from "./common.js";
 
 const form = $("new-game", HTMLFormElement);
 const modeSelect = $("mode", HTMLSelectElement);
@@ -92,8 +92,10 @@ function describeStatus(game) {
   if (game.result) {
     const winner = game.result.winner;
     const names = game.names || [];
-    const scores = game.result.scores ? ` (${game.result.scores.join(" to ")})` : "";
-    return `finished: ${names[winner] ?? `player ${winner}`} won${scores}`;
+    // The winner's score first: "Gus won, −56 to −77".
+    const scores = game.result.scores;
+    const score = scores ? `, ${formatNumber(scores[winner])} to ${formatNumber(scores[1 - winner])}` : "";
+    return `finished: ${names[winner] ?? `player ${winner}`} won${score}`;
   }
   if (game.status === "waiting") return "waiting for your friend to join";
   if (game.to_move === null || game.to_move === undefined) return game.status || "";

@@ -2,7 +2,7 @@
 // Everything around the board (the header, banners, whose turn, the action
 // buttons, the hint, links, the final score, the move list, the help) and
 // drawAll(), which draws the whole page from the store.
-import { $, el, fill, find, plural, squareName, tokenBadge } from "./common.js";
+import { $, el, fill, find, formatNumber, plural, squareName, tokenBadge } from "./common.js";
 import { bonusArea, canAct, legal, nameOf, render, replayAvailable, specialsPending, storedEntry, ui, view } from "./store.js";
 import { sendIntent } from "./intents.js";
 import { holdIsLegal } from "./hand.js";
@@ -31,7 +31,8 @@ export function drawAll() {
 /** Re-rendering replaces buttons; put keyboard focus back on their successor. */
 function keepFocus(draw) {
   const active = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-  const key = active && active !== document.body ? active.dataset.focusKey || active.id : null;
+  // Only a keyboard user's focus is carried over: a pointer user never asked for a focus ring.
+  const key = active && active !== document.body && active.matches(":focus-visible") ? active.dataset.focusKey || active.id : null;
   draw();
   if (key && !document.contains(active)) {
     let next = find(`[data-focus-key="${CSS.escape(key)}"]`) || document.getElementById(key);
@@ -60,7 +61,8 @@ function renderBanners() {
   if (s && ui.replay.ply !== null) {
     items.push(
       el("div", { class: "banner replay-banner", "data-testid": "replay-banner" },
-        `Replay: the position after move ${ui.replay.ply} of ${(s.moves || []).length}. `,
+        ui.replay.ply === 0 ? `Replay: the start of the game, before the first of ${(s.moves || []).length} moves. `
+          : `Replay: the position after move ${ui.replay.ply} of ${(s.moves || []).length}. `,
         el("button", { type: "button", class: "link-button", onclick: () => setReplay(null) }, "Back to the game")),
     );
   } else if (s && s.pending > 0 && !s.result) {
@@ -126,7 +128,8 @@ export function renderActions() {
   const live = ui.replay.ply === null;
   const act = canAct() && ui.connection === "open";
   const a = legal().advance;
-  if (a && s && !s.result) {
+  // The numbers are the mover's: shown only to the player who may advance now.
+  if (a && s && !s.result && act) {
     advance.textContent = `Advance ${plural(a.spaces, "space")} · +${plural(a.buttons, "button")}`;
     advance.setAttribute("aria-label", `Advance ${plural(a.spaces, "space")} and take ${plural(a.buttons, "button")} (key A)`);
   } else {
@@ -163,7 +166,7 @@ function renderHintBox() {
   }
   box.hidden = false;
   const prob = typeof h.win_probability === "number" ? `${Math.round(h.win_probability * 100)}%` : "?";
-  const margin = typeof h.expected_margin === "number" ? `${h.expected_margin >= 0 ? "+" : ""}${h.expected_margin.toFixed(1)}` : "?";
+  const margin = typeof h.expected_margin === "number" ? formatNumber(h.expected_margin, { sign: true, digits: 1 }) : "?";
   fill(box,
     el("p", {}, el("strong", {}, "Hint: "), h.best_move_words, el("code", {}, ` ${h.best_move}`)),
     el("p", { class: "caption" }, `Chance of winning with it: ${prob}; expected margin ${margin} points.`),
@@ -201,7 +204,7 @@ function renderResult() {
   const signed = (n) => (n > 0 ? `−${n}` : n < 0 ? `−${-n}` : "0");
   fill(box,
     el("h2", { class: "panel-title" }, "Final score"),
-    el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins${(r.scores || []).length === 2 ? `, ${r.scores[r.winner]} to ${r.scores[1 - r.winner]}` : ""}.`),
+    el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins${(r.scores || []).length === 2 ? `, ${formatNumber(r.scores[r.winner])} to ${formatNumber(r.scores[1 - r.winner])}` : ""}.`),
     r.tiebreak ? el("p", { class: "tiebreak", "data-testid": "tiebreak" }, `Tied on points: ${nameOf(r.winner)} wins the tie-break by reaching space ${ui.catalogue.last_space} first.`) : null,
     el("table", { class: "score-table" },
       el("thead", {}, el("tr", {}, el("th", {}, ""), [0, 1].map((p) => el("th", { scope: "col" }, tokenBadge(p), ` ${nameOf(p)}`)))),
@@ -210,7 +213,7 @@ function renderResult() {
         row(`${bonusArea()} bonus`, (x) => (x.bonus ? `+${x.bonus}` : "0"), "bonus"),
         row("Empty squares", (x) => x.empty, "empty"),
         row(`Penalty (${penalty} each)`, (x) => signed(Math.abs(x.penalty)), "penalty"),
-        row("Total", (x) => x.total, "total"))),
+        row("Total", (x) => formatNumber(x.total), "total"))),
     rematchOffer());
 }
 

@@ -1,7 +1,7 @@
 // @ts-check
 // Going back through a game: past positions as the server drew them
 // (GET /api/games/{id}/positions), and the analysis with its evaluation graph.
-import { $, api, ApiError, el, fill } from "./common.js";
+import { $, api, ApiError, el, fill, formatNumber } from "./common.js";
 import { evalGraph, spinner } from "./graph.js";
 import { nameOf, render, replayAvailable, ui } from "./store.js";
 import { say } from "./notices.js";
@@ -16,7 +16,7 @@ export function renderReplay() {
   if (box.hidden) return;
   const total = (s.moves || []).length;
   const k = ui.replay.ply === null ? total : ui.replay.ply;
-  $("replay-position").textContent = `move ${k} of ${total}${ui.replay.ply === null ? " (current)" : ""}`;
+  $("replay-position").textContent = `${k === 0 ? "start" : `move ${k}`} of ${total}${ui.replay.ply === null ? " (current)" : ""}`;
   $("replay-first", HTMLButtonElement).disabled = k === 0;
   $("replay-prev", HTMLButtonElement).disabled = k === 0;
   $("replay-next", HTMLButtonElement).disabled = k >= total;
@@ -32,9 +32,9 @@ export function renderReplay() {
     fill(evalBox,
       evalGraph(positions, current, [nameOf(0), nameOf(1)], (ply) => setReplay(ply)),
       el("p", { class: "caption", "data-testid": "eval-caption" },
-        pct === null ? "" : `After move ${current}: ${nameOf(0)} ${pct}% to win` +
-          (typeof here.expected_margin_player0 === "number" ? `, expected margin ${here.expected_margin_player0 >= 0 ? "+" : ""}${here.expected_margin_player0.toFixed(1)}` : "") +
-          (here.best_move ? `; best move here: ${here.best_move}` : "") + "."));
+        pct === null ? "" : `${current === 0 ? "At the start" : `After move ${current}`}: ${nameOf(0)} ${pct}% to win` +
+          (typeof here.expected_margin_player0 === "number" ? `, expected margin ${formatNumber(here.expected_margin_player0, { sign: true, digits: 1 })}` : "") +
+          (here.best_move && here.to_move !== null && here.to_move !== undefined ? `; best move for ${nameOf(here.to_move)}: ${here.best_move}` : "") + "."));
   } else if (a.analysisState === "error") {
     fill(evalBox, el("p", { class: "message", "data-kind": "error" }, `Analysis unavailable: ${a.analysisError}`),
       el("button", { type: "button", onclick: () => loadAnalysis() }, "Try again"));

@@ -19,6 +19,7 @@ export const ui = {
   banners: [],            // transient banners: {id, text, kind, until}
   replay: { ply: null, positions: null, positionsLoading: false, analysis: null, analysisState: "idle", analysisError: null },
   quilts: [],             // built quilt boards, one per seat
+  missing: false,         // the server has no game at this address
   lastMovesLength: 0,
 };
 

@@ -1,0 +1,207 @@
+"""What a new player's tryout found wrong in the browser game, each with the test that it is fixed.
+
+The games are set up over the HTTP API and the protocol where the page is
+not what is tested (a finished game, a special patch to place), then
+looked at and played through the page, as a player would.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+from websockets.sync.client import connect
+
+from browser_helpers import (
+    Pages,
+    Server,
+    Turning,
+    drag_place,
+    ghost,
+    message,
+    placements,
+    screenshot,
+    synced_state,
+    version,
+    wait_above,
+)
+from web_helpers import first_legal_move, poll
+
+pytestmark = pytest.mark.slow  # a real browser against a real server: `make check` leaves it to `make test`
+
+
+def create(server: Server, **body: Any) -> dict[str, Any]:
+    answer: dict[str, Any] = httpx.post(f"{server.url}/api/games", json=body, timeout=30).json()
+    return answer
+
+
+def play_until(server: Server, game: dict[str, Any], done: Callable[[dict[str, Any]], bool], token: str | None = None) -> dict[str, Any]:
+    """Play the first legal move over the protocol until ``done(state)``; returns that state."""
+    host = server.url.removeprefix("http://")
+    with connect(f"ws://{host}/ws/games/{game['id']}") as ws:
+        ws.send(json.dumps({"type": "hello", "token": token or game["token"]}))
+        for number in range(600):
+            reply = json.loads(ws.recv(timeout=30))
+            assert reply["type"] != "error", reply
+            if reply["type"] != "state":
+                continue
+            state: dict[str, Any] = reply["state"]
+            if done(state):
+                return state
+            ws.send(json.dumps({"type": "move", "move": first_legal_move(state), "version": state["version"], "id": str(number)}))
+    raise AssertionError("the condition never came")
+
+
+def open_seat(page: Page, game_id: str, token: str, seat: int | str) -> None:
+    """Open a game's page holding a seat, as the browser that created or joined it would."""
+    page.goto("/")
+    page.evaluate(
+        "([id, entry]) => localStorage.setItem('quiltmaker.games', JSON.stringify({...JSON.parse(localStorage.getItem('quiltmaker.games') || '{}'), [id]: entry}))",
+        [game_id, {"token": token, "seat": seat}],
+    )
+    page.goto(f"/game/{game_id}")
+    expect(page.get_by_test_id("version")).to_have_text(f"v{synced(page, game_id)}")
+
+
+def synced(page: Page, game_id: str) -> int:
+    return poll(lambda: version(page) if version(page) >= 0 else None, 30, what="the first state")
+
+
+def minus(number: int) -> str:
+    return str(number).replace("-", "−")
+
+
+def test_the_lobby_names_the_winner_with_the_winners_score_first(pages: Pages, server: Server) -> None:
+    game = create(server, mode="local", seed=11, names=["Ada", "Gus"])
+    final = play_until(server, game, lambda s: s["result"] is not None)
+    winner, scores = final["result"]["winner"], final["result"]["scores"]
+    page = pages.open("lobby")
+    open_seat(page, game["id"], game["token"], "both")
+    page.goto("/")
+    expected = f"{['Ada', 'Gus'][winner]} won, {minus(scores[winner])} to {minus(scores[1 - winner])}"
+    expect(page.locator("#your-games")).to_contain_text(expected)
+    screenshot(page, "fixes-01-lobby-winner-first")
+    pages.assert_no_script_errors()
+
+
+def test_an_unknown_game_says_so_and_leads_back_to_the_lobby(pages: Pages) -> None:
+    page = pages.open("lost")
+    page.goto("/game/no-such-game-here")
+    expect(page.get_by_test_id("missing")).to_be_visible()
+    expect(page.locator("#game")).to_be_hidden()
+    expect(page.get_by_test_id("connection")).to_have_text("")
+    expect(page.locator("#game-title")).to_have_text("No such game")
+    screenshot(page, "fixes-02-unknown-game")
+    page.get_by_test_id("back-to-lobby").click()
+    page.wait_for_url("**/")
+    expect(page.get_by_test_id("create-game")).to_be_visible()
+    pages.assert_no_script_errors()
+
+
+@pytest.fixture
+def online_game(server: Server) -> dict[str, Any]:
+    """An online game with both seats taken: seat 0 (Ada) to move first."""
+    game = create(server, mode="online", seat=0, seed=3, names=["Ada", "Bo"])
+    joined = httpx.post(f"{server.url}/api/games/{game['id']}/join", json={"invite": game["invite"]}, timeout=30).json()
+    return {**game, "tokens": {0: game["token"], 1: joined["token"]}}
+
+
+def test_only_the_player_to_move_sees_what_advancing_would_bring(pages: Pages, server: Server, online_game: dict[str, Any]) -> None:
+    waiting = pages.open("waiting")
+    open_seat(waiting, online_game["id"], online_game["tokens"][1], 1)
+    advance = waiting.get_by_test_id("advance")
+    expect(advance).to_be_disabled()
+    expect(advance).to_have_text("Advance")  # not the numbers of the opponent's advance
+    mover = pages.open("mover")
+    open_seat(mover, online_game["id"], online_game["tokens"][0], 0)
+    expect(mover.get_by_test_id("advance")).to_have_text(re.compile(r"^Advance \d+ spaces? · \+\d+ buttons?$"))
+    pages.assert_no_script_errors()
+
+
+def test_advancing_out_of_turn_says_why_and_a_new_move_clears_old_words(pages: Pages, server: Server, online_game: dict[str, Any]) -> None:
+    waiting = pages.open("waiting")
+    open_seat(waiting, online_game["id"], online_game["tokens"][1], 1)
+    waiting.keyboard.press("a")
+    text, kind = poll(lambda: (m := message(waiting))[0] and m, 10, what="a word on pressing A out of turn")
+    assert kind == "error" and "not your turn" in text.lower(), text
+    before = version(waiting)
+    play_until(server, online_game, lambda s: s["version"] > before, token=online_game["tokens"][0])
+    wait_above(waiting, before)
+    poll(lambda: message(waiting)[0] == "", 10, what="the old message to clear on the new move")
+    pages.assert_no_script_errors()
+
+
+def test_a_drop_outside_the_quilt_and_escape_are_said_on_the_page(pages: Pages, server: Server) -> None:
+    game = create(server, mode="local", seed=5)
+    page = pages.open("player")
+    open_seat(page, game["id"], game["token"], "both")
+    state = synced_state(server, page)
+    seat = state["to_move"]
+    patch = next(b["patch"] for b in state["legal"]["buys"] if b["affordable"] and any(o["anchors"] for o in b["orientations"]))
+    offer = page.get_by_test_id(f"offer-{patch}").bounding_box()
+    assert offer is not None
+    page.mouse.move(offer["x"] + offer["width"] / 2, offer["y"] + offer["height"] / 2)
+    page.mouse.down()
+    title = page.locator("#game-title").bounding_box()
+    assert title is not None
+    page.mouse.move(title["x"] + 10, title["y"] + 5, steps=8)
+    page.mouse.up()
+    poll(lambda: message(page)[0] == "Dropped outside your quilt: patch put back.", 10, what="the drop to be said")
+    assert version(page) == state["version"]
+    # An illegal click, then Escape: the red words go, the line says the patch went back.
+    page.get_by_test_id(f"offer-{patch}").click()
+    poll(lambda: ghost(page), 10, what="the ghost")
+    page.keyboard.press("Escape")
+    poll(lambda: message(page) == ("Patch put back.", "info"), 10, what="Escape to be said")
+    assert seat in (0, 1)
+    pages.assert_no_script_errors()
+
+
+def test_a_pointer_placement_leaves_no_focus_ring(pages: Pages, server: Server) -> None:
+    game = create(server, mode="local", seed=5)
+    page = pages.open("player")
+    open_seat(page, game["id"], game["token"], "both")
+    state = synced_state(server, page)
+    patch, transform, anchor = placements(state)[0]
+    drag_place(page, server, state["to_move"], patch, transform, anchor, Turning())
+    ring = page.evaluate("() => document.activeElement !== document.body && document.activeElement.matches(':focus-visible')")
+    assert not ring, page.evaluate("() => document.activeElement.outerHTML.slice(0, 120)")
+    pages.assert_no_script_errors()
+
+
+def test_offers_ask_for_the_special_patch_first_while_one_is_to_place(pages: Pages, server: Server) -> None:
+    game = create(server, mode="local", seed=8)
+    state = play_until(server, game, lambda s: s["pending"] > 0)
+    page = pages.open("player")
+    open_seat(page, game["id"], game["token"], "both")
+    expect(page.get_by_test_id("special-banner")).to_be_visible()
+    offered = page.locator(".offer").first
+    label = offered.get_attribute("aria-label") or ""
+    assert "Place your special patch first" in label and "Not your turn" not in label, label
+    page.keyboard.press("a")
+    text, kind = poll(lambda: (m := message(page))[0] and m, 10, what="a word on pressing A")
+    assert kind == "error" and "special patch" in text, text
+    assert state["pending"] > 0
+    pages.assert_no_script_errors()
+
+
+def test_the_replay_calls_the_start_the_start_and_says_whose_best_move(pages: Pages, server: Server) -> None:
+    game = create(server, mode="local", seed=11, names=["Ada", "Grace"])
+    play_until(server, game, lambda s: s["result"] is not None)
+    page = pages.open("review")
+    open_seat(page, game["id"], game["token"], "both")
+    caption = page.get_by_test_id("eval-caption")
+    expect(caption).to_be_visible(timeout=120_000)  # the analysis of every position
+    page.get_by_test_id("replay-first").click()
+    expect(caption).to_contain_text("At the start: Ada")
+    expect(caption).to_contain_text("best move for ")
+    assert "move 0" not in caption.inner_text()
+    page.get_by_test_id("replay-next").click()
+    expect(caption).to_contain_text("After move 1:")
+    screenshot(page, "fixes-08-replay-start")
+    pages.assert_no_script_errors()
