@@ -512,7 +512,7 @@ class Pages:
         self.errors: list[str] = []
 
     def open(self, name: str, **options: Any) -> Page:
-        context = self.browser.new_context(base_url=self.server.url, viewport=VIEWPORT, **options)
+        context = self.browser.new_context(base_url=self.server.url, **{"viewport": VIEWPORT, **options})
         context.set_default_timeout(TIMEOUT_MS)
         page = context.new_page()
         page.on("pageerror", lambda error: self.errors.append(f"{name}: {error}"))

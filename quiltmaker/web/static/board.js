@@ -151,6 +151,8 @@ export function renderPlayers(v) {
     if (!s) continue;
     const toMove = v.to_move === seat && !s.result;
     q.panel.classList.toggle("to-move", toMove);
+    // This browser's quilt (in pass-and-play, the one of the player to move): first on a phone.
+    q.panel.classList.toggle("mine", ui.seat === seat || (ui.seat === "both" && (toMove || (!!s.result && seat === 0))));
     q.panel.style.setProperty("--seat-colour", SEAT_COLOURS[seat]);
     const tags = [];
     if (isAiSeat(seat)) tags.push(el("span", { class: "tag" }, "computer"));
