@@ -16,7 +16,8 @@ class Settings:
         broker: Pub/sub between server processes (in-process by default).
         ai_workers: Worker processes for AI moves, hints and analysis.
         hint_seconds: Search time of a hint.
-        analysis_iterations: Playouts per position when analysing a finished game.
+        analysis_iterations: Playouts per position when analysing a finished game. Fewer make the
+            evaluation graph swing from noise alone (docs/web.md, "Decisions").
         optional_work_limit: Hints and analyses allowed to wait for or use the AI workers at
             once. Beyond it a hint is refused as ``busy`` and an analysis waits for a later
             request, so that they cannot pile up ahead of the AI's moves.
@@ -26,5 +27,5 @@ class Settings:
     broker: Broker | None = None
     ai_workers: int = 1
     hint_seconds: float = 1.0
-    analysis_iterations: int = 2000
+    analysis_iterations: int = 20000
     optional_work_limit: int = 8
