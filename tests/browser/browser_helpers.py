@@ -538,3 +538,21 @@ def create_in_lobby(page: Page, mode: str, *, level: str | None = None, seat: in
     page.wait_for_url(re.compile(r"/game/[^/?]+$"))
     expect(page.get_by_test_id("version")).to_have_text(re.compile(r"^v\d+$"))
     return game_id(page)
+
+
+# ---------------------------------------------------------------- accessibility
+
+AXE = REPOSITORY / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def accessibility_violations(page: Page, impacts: tuple[str, ...] = ("serious", "critical")) -> list[str]:
+    """Run axe-core (from npm: `npm ci`, which `make test` runs) on the page; its violations of these impacts."""
+    assert AXE.exists(), f"axe-core is missing ({AXE}): run `npm ci` (make test does)"
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.add_script_tag(path=str(AXE))
+    results = page.evaluate("() => axe.run(document, { resultTypes: ['violations'] })")
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:4]}"
+        for v in results["violations"]
+        if v["impact"] in impacts
+    ]

@@ -191,7 +191,7 @@ def test_whole_game_against_the_ai_by_mouse(pages: Pages, server: Server) -> Non
         expect(page.get_by_test_id(f"result-total-{seat}")).to_have_text(str(breakdown["total"]).replace("-", "−"))
         assert quilt_values(page, seat) == grid_values(final["quilts"][seat])
         for stat in ("buttons", "income", "forecast"):
-            expect(page.get_by_test_id(f"{stat}-{seat}")).to_have_text(str(final[stat][seat]))
+            expect(page.get_by_test_id(f"{stat}-{seat}")).to_have_text(str(final[stat][seat]).replace("-", "−"))
     expect(page.get_by_test_id("turn")).to_contain_text(f"{winner_name} wins")
     expect(page.get_by_test_id("advance")).to_be_hidden()
     expect(page.get_by_test_id("replay")).to_be_visible()  # a finished game can be replayed at once
@@ -474,7 +474,7 @@ def test_a_hint_marks_its_squares_and_says_what_it_does(pages: Pages, server: Se
     host = server.url.removeprefix("http://")
     with connect(f"ws://{host}/ws/games/{game}") as ws:
         ws.send(json.dumps({"type": "hello", "token": token}))
-        for number in range(12):  # until the hint is a purchase, playing the hinted moves meanwhile
+        for number in range(30):  # until the hint is a purchase, playing the hinted moves meanwhile
             before = version(page)
             page.get_by_test_id("hint").click()
             box = page.get_by_test_id("hint-box")
@@ -487,7 +487,7 @@ def test_a_hint_marks_its_squares_and_says_what_it_does(pages: Pages, server: Se
                 pass
             wait_above(page, before)
         else:
-            raise AssertionError("no purchase was hinted in twelve moves")
+            raise AssertionError("no purchase was hinted in thirty moves")
     patch = int(re.match(r"\d+", move).group())  # type: ignore[union-attr]
     expect(box).to_contain_text(f"buy patch {patch}")
     seat = synced_state(server, page)["to_move"]

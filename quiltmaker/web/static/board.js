@@ -86,7 +86,7 @@ export function renderCircle(v) {
     const patch = ui.patches.get(id);
     if (!patch) return el("span", { class: "circle-item" }, `#${id}`);
     const isOffered = offered.has(id);
-    const facts = el("span", { class: "facts" },
+    const facts = el("span", { class: "facts", "aria-hidden": "true" },
       el("span", { class: "fact cost", title: "cost in buttons" }, `${patch.cost}◉`),
       el("span", { class: "fact time", title: "time" }, `${patch.time}`, icon("time")),
       el("span", { class: `fact income${patch.income ? "" : " none"}`, title: "button income" }, `+${patch.income}`));
@@ -99,8 +99,10 @@ export function renderCircle(v) {
     const affordable = acting && buy && buy.affordable && canPlace(buy);
     const reason = v.live && buy && !(buy.affordable && canPlace(buy)) ? buy.reason || "cannot be bought now" : "";
     const held = ui.hold && ui.hold.patch === id;
+    // The name is the button's own text (what a screen reader says is what is shown, in words):
+    // the facts in words, hidden from sight; the facts as drawn, hidden from the reader.
     const label = `Patch ${id} on offer: ${patchFacts(patch)}.` +
-      (affordable ? " Press Enter to pick it up." : reason ? ` Cannot buy: ${reason}.` : acting ? "" :
+      (affordable ? " Press Enter to pick it up." : reason ? " Cannot buy:" : acting ? "" :
         v.live && canAct() && specialsPending() ? " Place your special patch first." : " Not your turn.");
     return el("button", {
       type: "button",
@@ -111,12 +113,12 @@ export function renderCircle(v) {
       "data-affordable": affordable ? "true" : "false",
       "aria-disabled": affordable ? "false" : "true",
       "aria-pressed": held ? "true" : "false",
-      "aria-label": label,
       title: reason || (affordable ? "Pick up, then place it on your quilt" : ""),
     },
+    el("span", { class: "visually-hidden" }, label),
     shapeNode(id, patch.orientations[0].cells, 13),
     facts,
-    reason ? el("span", { class: "reason" }, reason) : null);
+    reason ? el("span", { class: "reason" }, ` ${reason}.`) : null);
   });
   if (!items.length) items.push(el("p", { class: "caption" }, "The circle is empty."));
   fill(box, items);

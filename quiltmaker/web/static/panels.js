@@ -129,13 +129,8 @@ export function renderActions() {
   const act = canAct() && ui.connection === "open";
   const a = legal().advance;
   // The numbers are the mover's: shown only to the player who may advance now.
-  if (a && s && !s.result && act) {
-    advance.textContent = `Advance ${plural(a.spaces, "space")} · +${plural(a.buttons, "button")}`;
-    advance.setAttribute("aria-label", `Advance ${plural(a.spaces, "space")} and take ${plural(a.buttons, "button")} (key A)`);
-  } else {
-    advance.textContent = "Advance";
-    advance.setAttribute("aria-label", "Advance (not possible now)");
-  }
+  // Its name is its text (the key is aria-keyshortcuts in the page).
+  advance.textContent = a && s && !s.result && act ? `Advance ${plural(a.spaces, "space")} · +${plural(a.buttons, "button")}` : "Advance";
   advance.disabled = !(act && a);
   advance.hidden = !player || !!s?.result;
   const undo = $("undo", HTMLButtonElement);
@@ -207,7 +202,7 @@ function renderResult() {
     el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins${(r.scores || []).length === 2 ? `, ${formatNumber(r.scores[r.winner])} to ${formatNumber(r.scores[1 - r.winner])}` : ""}.`),
     r.tiebreak ? el("p", { class: "tiebreak", "data-testid": "tiebreak" }, `Tied on points: ${nameOf(r.winner)} wins the tie-break by reaching space ${ui.catalogue.last_space} first.`) : null,
     el("table", { class: "score-table" },
-      el("thead", {}, el("tr", {}, el("th", {}, ""), [0, 1].map((p) => el("th", { scope: "col" }, tokenBadge(p), ` ${nameOf(p)}`)))),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, "Score")), [0, 1].map((p) => el("th", { scope: "col" }, tokenBadge(p), ` ${nameOf(p)}`)))),
       el("tbody", {},
         row("Buttons", (x) => x.buttons),
         row(`${bonusArea()} bonus`, (x) => (x.bonus ? `+${x.bonus}` : "0"), "bonus"),
@@ -243,20 +238,18 @@ function renderMoves() {
   const moves = ui.state?.moves || [];
   const replaying = replayAvailable();
   const current = ui.replay.ply;
-  const items = moves.map((m, i) =>
-    el("li", {
-      class: `move${current !== null && i === current - 1 ? " current" : ""}`,
-      "data-ply": m.ply,
-      value: m.ply,
-      tabindex: replaying ? "0" : null,
-      role: replaying ? "button" : null,
-      "aria-label": replaying ? `Move ${m.ply}, ${nameOf(m.player)}: ${m.move}, ${m.summary || ""}. Show the position after it.` : null,
-      onclick: replaying ? () => setReplay(i + 1) : null,
-      onkeydown: replaying ? (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); setReplay(i + 1); } } : null,
-    },
-    tokenBadge(m.player, "small"),
-    el("code", { class: "move-text" }, m.move),
-    el("span", { class: "move-summary" }, m.summary || "")));
+  // Each move as a sentence, its notation after it; in a replay, a button that shows the position after it.
+  const items = moves.map((m, i) => {
+    const content = [
+      tokenBadge(m.player, "small"),
+      el("span", { class: "move-summary" }, `${nameOf(m.player)} ${m.summary || m.move}`),
+      el("code", { class: "move-text" }, m.move),
+    ];
+    return el("li", { class: `move${current !== null && i === current - 1 ? " current" : ""}`, "data-ply": m.ply, value: m.ply },
+      replaying
+        ? el("button", { type: "button", class: "move-button", title: "Show the position after this move", onclick: () => setReplay(i + 1) }, content)
+        : content);
+  });
   if (!items.length) items.push(el("li", { class: "caption empty-list" }, "No moves yet."));
   fill(list, items);
   if (moves.length !== ui.lastMovesLength && current === null) list.scrollTop = list.scrollHeight;
