@@ -205,3 +205,44 @@ def test_the_replay_calls_the_start_the_start_and_says_whose_best_move(pages: Pa
     expect(caption).to_contain_text("After move 1:")
     screenshot(page, "fixes-08-replay-start")
     pages.assert_no_script_errors()
+
+
+def test_online_moves_wait_for_confirmation_and_the_opponent_sees_nothing_before(pages: Pages, server: Server, online_game: dict[str, Any]) -> None:
+    page = pages.open("mover")
+    open_seat(page, online_game["id"], online_game["tokens"][0], 0)
+    expect(page.get_by_test_id("confirm-setting")).to_be_checked()  # on by default in an online game
+    start = server.state(online_game["id"])["version"]
+    # Advancing by key: held for confirmation, and Escape takes it back unsent.
+    page.keyboard.press("a")
+    expect(page.get_by_test_id("confirm")).to_be_visible()
+    expect(page.get_by_test_id("confirm-words")).to_contain_text("Advance")
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("confirm")).to_be_hidden()
+    assert server.state(online_game["id"])["version"] == start
+    # A placement by mouse: shown, not sent, until Confirm.
+    state = synced_state(server, page)
+    patch, transform, anchor = placements(state)[0]
+    page.get_by_test_id(f"offer-{patch}").click()
+    poll(lambda: ghost(page), 10, what="the patch in hand")
+    page.locator("#place").click()
+    expect(page.get_by_test_id("confirm")).to_be_visible()
+    words = page.get_by_test_id("confirm-words").inner_text()
+    assert words.startswith(f"Place patch {patch} at "), words
+    screenshot(page, "fixes-09-confirm-move", full_page=False)
+    page.wait_for_timeout(300)  # were it sent, the server would have it by now
+    assert server.state(online_game["id"])["version"] == start, "a move waiting for confirmation must not be sent"
+    page.get_by_test_id("confirm-move").click()
+    wait_above(page, start)
+    assert server.state(online_game["id"])["moves"][0]["move"].startswith(f"{patch}")
+    pages.assert_no_script_errors()
+
+
+def test_moves_are_sent_at_once_where_the_player_turned_confirmation_off(pages: Pages, server: Server, online_game: dict[str, Any]) -> None:
+    page = pages.open("mover")
+    open_seat(page, online_game["id"], online_game["tokens"][0], 0)
+    page.get_by_test_id("confirm-setting").uncheck()
+    before = version(page)
+    page.keyboard.press("a")
+    wait_above(page, before)
+    expect(page.get_by_test_id("confirm")).to_be_hidden()
+    pages.assert_no_script_errors()

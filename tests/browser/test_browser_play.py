@@ -269,6 +269,10 @@ def test_online_game_between_two_browsers_with_a_spectator(pages: Pages, server:
         expect(player.get_by_test_id("undo")).to_be_hidden()  # no undo and no hints online
         expect(player.get_by_test_id("hint")).to_be_hidden()
 
+    for player in (host, guest):  # moves are sent as made here; the confirmation step has its own test
+        expect(player.get_by_test_id("confirm-setting")).to_be_checked()
+        player.get_by_test_id("confirm-setting").uncheck()
+        player.locator("body").focus()
     by_seat = {0: host, 1: guest}
     made = {0: 0, 1: 0}
     guest_refused = False

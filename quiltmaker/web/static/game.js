@@ -7,9 +7,9 @@
 // names the other modules.
 import { $, api, el, find, loadGames, saveGame, setBoard } from "./common.js";
 import { GameSocket } from "./socket.js";
-import { bonusArea, isMine, nameOf, render, replayTarget, setRenderer, storedEntry, ui } from "./store.js";
+import { bonusArea, isMine, nameOf, render, replayTarget, setConfirmsMoves, setRenderer, storedEntry, ui } from "./store.js";
 import { banner, say } from "./notices.js";
-import { advance, sendIntent, setSocket } from "./intents.js";
+import { advance, confirmMove, sendIntent, setSocket, withdrawMove } from "./intents.js";
 import { cancelHold, flipHold, placeHold, turnHold } from "./hand.js";
 import { buildPlayerPanel } from "./board.js";
 import { loadAnalysis, setReplay } from "./review.js";
@@ -180,6 +180,7 @@ function onState(state) {
     if (ui.hold) cancelHold(null);
     ui.cursor = null;
     ui.hint = null;
+    ui.confirming = null;
     if (previous) {
       say("", "info"); // what the line said was about the position before
       noticeChanges(previous, state);
@@ -270,6 +271,12 @@ function bindControls() {
   $("hint", HTMLButtonElement).addEventListener("click", () => {
     sendIntent({ type: "hint" }, { kind: "hint", text: "hint" });
     say("Asking for a hint…", "info");
+  });
+  $("confirm-move").addEventListener("click", () => confirmMove());
+  $("withdraw-move").addEventListener("click", () => withdrawMove());
+  $("confirm-setting").addEventListener("change", (event) => {
+    setConfirmsMoves(/** @type {HTMLInputElement} */ (event.target).checked);
+    render();
   });
   $("rotate").addEventListener("click", () => turnHold(1));
   $("flip").addEventListener("click", () => flipHold());

@@ -5,7 +5,7 @@
 import { $, geometry, el, squareName } from "./common.js";
 import { buyEntry, canAct, canPlace, legalAnchors, render, ui } from "./store.js";
 import { announce, say } from "./notices.js";
-import { sendMove } from "./intents.js";
+import { proposeMove } from "./intents.js";
 
 export function startHold(patchId, how) {
   const patch = ui.patches.get(patchId);
@@ -107,7 +107,7 @@ export function placeHold() {
   if (!ui.hold) return;
   const o = holdOrientation();
   const text = `${ui.hold.patch}${o.transform}@${squareName(ui.hold.row, ui.hold.col)}`;
-  sendMove(text);
+  proposeMove(text, `Place patch ${ui.hold.patch} at ${squareName(ui.hold.row, ui.hold.col)}`);
 }
 
 /** The ghost: the patch in hand at its anchor, green where the server allows it. */

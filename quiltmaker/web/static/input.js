@@ -4,7 +4,7 @@
 import { $, geometry, fill, find, findAll, shapeNode, squareName } from "./common.js";
 import { buyEntry, canAct, legal, replayAvailable, replayTarget, specialsPending, ui, whyNotAct } from "./store.js";
 import { announce, say } from "./notices.js";
-import { advance, sendMove } from "./intents.js";
+import { advance, confirmMove, proposeMove, withdrawMove } from "./intents.js";
 import { cancelHold, clampHold, flipHold, holdDescription, holdIsLegal, holdOrientation, placeHold, startHold, turnHold } from "./hand.js";
 import { renderOverlays } from "./board.js";
 import { setReplay } from "./review.js";
@@ -63,6 +63,7 @@ function showFloater(x, y, visible) {
 }
 
 export function onOfferPointerDown(event) {
+  if (ui.confirming) return; // a move waits for confirmation: nothing moves it
   const offer = event.target.closest(".offer");
   if (!offer || event.button !== 0) return;
   const id = Number(offer.dataset.patch);
@@ -79,6 +80,7 @@ export function onOfferPointerDown(event) {
 }
 
 export function onPointerMove(event) {
+  if (ui.confirming) return; // a move waits for confirmation: nothing moves it
   if (!ui.hold) return;
   const drag = ui.hold.drag;
   if (drag && !drag.moved && Math.hypot(event.clientX - drag.startX, event.clientY - drag.startY) > 6) drag.moved = true;
@@ -87,6 +89,7 @@ export function onPointerMove(event) {
 }
 
 export function onPointerUp(event) {
+  if (ui.confirming) return; // a move waits for confirmation: nothing moves it
   if (!ui.hold || event.button !== 0) return;
   const drag = ui.hold.drag;
   const s = ui.state;
@@ -128,6 +131,7 @@ function isOverBoard(event) {
 
 let wheelRest = 0;
 export function onWheel(event) {
+  if (ui.confirming) return; // a move waits for confirmation: nothing moves it
   if (!ui.hold) return;
   const s = ui.state;
   const overBoard = isOverBoard(event) || event.target.closest?.(".offer");
@@ -142,6 +146,7 @@ export function onWheel(event) {
 }
 
 export function onContextMenu(event) {
+  if (ui.confirming) return; // a move waits for confirmation: nothing moves it
   if (!ui.hold) return;
   event.preventDefault(); // right-click turns the patch in hand
   turnHold(1);
@@ -150,6 +155,7 @@ export function onContextMenu(event) {
 
 /** A click on an empty square places a pending special patch. */
 export function onBoardClick(event) {
+  if (ui.confirming) return; // a move waits for confirmation: nothing moves it
   const square = event.target.closest?.(".sq");
   if (!square || ui.hold || !specialsPending()) return;
   const seat = Number(square.closest(".quilt-board").dataset.seat);
@@ -161,7 +167,7 @@ function placeSpecial(name) {
   const specials = legal().specials || [];
   // The server's own move for that square; another square is sent as it is, so that the server says why not.
   const listed = specials.find((special) => special.square === name.toLowerCase());
-  sendMove(listed ? listed.move : `S@${name}`);
+  proposeMove(listed ? listed.move : `S@${name}`, `Place the special patch on ${name.toLowerCase()}`);
 }
 
 // ================================================================ keyboard
@@ -179,6 +185,7 @@ export function onBoardFocus(seat) {
 const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
 export function onBoardKey(event, seat) {
+  if (ui.confirming) return; // a move waits for confirmation: nothing moves it
   const s = ui.state;
   if (!s || seat !== s.to_move || ui.replay.ply !== null) return;
   const step = ARROWS[event.key];
@@ -229,6 +236,7 @@ export function onOfferKey(event) {
 
 /** A keyboard "click" (Enter or Space) on an offer picks the patch up and moves to the quilt. */
 export function onOfferClick(event) {
+  if (ui.confirming) return; // a move waits for confirmation: nothing moves it
   const offer = event.target.closest?.(".offer");
   if (!offer || event.detail !== 0) return; // pointer clicks are handled by pointerdown
   const id = Number(offer.dataset.patch);
@@ -242,12 +250,23 @@ export function onOfferClick(event) {
 }
 
 function isTyping(target) {
-  return target instanceof Element && !!target.closest("input, textarea, select, [contenteditable]");
+  return target instanceof Element && !!target.closest("input:not([type=checkbox]):not([type=radio]), textarea, select, [contenteditable]");
 }
 
 export function onGlobalKey(event) {
   if (isTyping(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
   const key = event.key;
+  if (ui.confirming) {
+    // A move waits for confirmation: Enter sends it, Escape takes it back; nothing else moves it.
+    if (key === "Enter" && !(event.target instanceof HTMLButtonElement)) {
+      event.preventDefault();
+      confirmMove();
+    } else if (key === "Escape") {
+      event.preventDefault();
+      withdrawMove();
+    }
+    return;
+  }
   if (ui.hold) {
     if (key === "r" || key === "R") {
       event.preventDefault();

@@ -2,8 +2,8 @@
 // Intents to the server: every action of the player goes out through here, with
 // the version it was decided on and an id that its reply repeats.
 import { uniqueId } from "./common.js";
-import { legal, ui } from "./store.js";
-import { say } from "./notices.js";
+import { confirmsMoves, legal, render, ui } from "./store.js";
+import { announce, say } from "./notices.js";
 
 /** The game's socket, once the entry module has opened it. */
 let socket = null;
@@ -14,6 +14,36 @@ export function setSocket(gameSocket) {
 
 export function sendMove(text) {
   sendIntent({ type: "move", move: text }, { kind: "move", text });
+}
+
+/**
+ * A move the player has decided on: sent at once, or, when moves are confirmed
+ * (Board Game Arena's "confirm turn"), held here, unseen by the opponent, until
+ * the player confirms it or changes their mind.
+ */
+export function proposeMove(text, words) {
+  if (!confirmsMoves()) {
+    sendMove(text);
+    return;
+  }
+  ui.confirming = { text, words };
+  announce(`${words}? Enter confirms, Escape changes it.`);
+  render();
+}
+
+export function confirmMove() {
+  const move = ui.confirming;
+  if (!move) return;
+  ui.confirming = null;
+  sendMove(move.text);
+  render();
+}
+
+export function withdrawMove() {
+  if (!ui.confirming) return;
+  ui.confirming = null;
+  say("Not sent: change your move.", "info");
+  render();
 }
 
 export function sendIntent(message, intent) {
@@ -32,5 +62,5 @@ export function sendIntent(message, intent) {
 export function advance() {
   const a = legal().advance;
   if (!a) return;
-  sendMove(a.move || "A");
+  proposeMove(a.move || "A", `Advance ${a.spaces} space${a.spaces === 1 ? "" : "s"} and take ${a.buttons} button${a.buttons === 1 ? "" : "s"}`);
 }

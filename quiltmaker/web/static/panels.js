@@ -3,7 +3,7 @@
 // buttons, the hint, links, the final score, the move list, the help) and
 // drawAll(), which draws the whole page from the store.
 import { $, el, fill, find, formatNumber, plural, squareName, tokenBadge } from "./common.js";
-import { bonusArea, canAct, legal, nameOf, render, replayAvailable, specialsPending, storedEntry, ui, view } from "./store.js";
+import { bonusArea, canAct, confirmsMoves, legal, nameOf, render, replayAvailable, specialsPending, storedEntry, ui, view } from "./store.js";
 import { sendIntent } from "./intents.js";
 import { holdIsLegal } from "./hand.js";
 import { renderCircle, renderOverlays, renderPlayers, renderTrack } from "./board.js";
@@ -131,17 +131,23 @@ export function renderActions() {
   // The numbers are the mover's: shown only to the player who may advance now.
   // Its name is its text (the key is aria-keyshortcuts in the page).
   advance.textContent = a && s && !s.result && act ? `Advance ${plural(a.spaces, "space")} · +${plural(a.buttons, "button")}` : "Advance";
-  advance.disabled = !(act && a);
+  advance.disabled = !(act && a) || !!ui.confirming;
+  const confirming = ui.confirming;
+  $("confirm").hidden = !confirming;
+  if (confirming) $("confirm-words").textContent = `${confirming.words}?`;
+  $("confirm-move", HTMLButtonElement).disabled = ui.connection !== "open";
+  $("confirm-setting-label").hidden = !player || !s || !!s.result;
+  $("confirm-setting", HTMLInputElement).checked = confirmsMoves();
   advance.hidden = !player || !!s?.result;
   const undo = $("undo", HTMLButtonElement);
   undo.hidden = !(player && s && s.undo && !s.result && live);
   undo.disabled = ui.connection !== "open";
   const hint = $("hint", HTMLButtonElement);
   hint.hidden = !(player && s && s.hints && !s.result && live);
-  hint.disabled = !act;
+  hint.disabled = !act || !!ui.confirming;
 
   const holding = !!ui.hold;
-  $("hold-controls").hidden = !holding;
+  $("hold-controls").hidden = !holding || !!ui.confirming;
   if (holding) {
     const patch = ui.patches.get(ui.hold.patch);
     const o = patch.orientations[ui.hold.oi];

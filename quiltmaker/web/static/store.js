@@ -20,8 +20,25 @@ export const ui = {
   replay: { ply: null, positions: null, positionsLoading: false, analysis: null, analysisState: "idle", analysisError: null },
   quilts: [],             // built quilt boards, one per seat
   missing: false,         // the server has no game at this address
+  confirming: null,       // a move decided but not sent yet: {text, words}
   lastMovesLength: 0,
 };
+
+const CONFIRM_KEY = "quiltmaker.confirm-moves";
+
+/**
+ * Whether a move waits for "Confirm" before it is sent: the player's choice, kept
+ * in this browser; without one, on for online games (a move there cannot be taken back).
+ */
+export function confirmsMoves() {
+  const choice = localStorage.getItem(CONFIRM_KEY);
+  if (choice === "on" || choice === "off") return choice === "on";
+  return ui.state?.mode === "online";
+}
+
+export function setConfirmsMoves(on) {
+  localStorage.setItem(CONFIRM_KEY, on ? "on" : "off");
+}
 
 export function storedEntry() {
   return loadGames()[ui.id] || null;
