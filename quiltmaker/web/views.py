@@ -239,8 +239,18 @@ def board_view(game: Game, ply: int, names: list[str]) -> dict[str, Any]:
     """What the board shows after ``ply`` moves of ``game``: the live state's drawing, and each step of a replay."""
     position = game.positions[ply]
     track = TIME_TRACKS[position.variant]
+    last = game.moves[ply - 1] if ply else None
     return {
         "position": position.text(),
+        # The move that led here, for the page to mark until the next one: who, what, which squares.
+        "last_move": None
+        if last is None
+        else {
+            "player": game.positions[ply - 1].to_move,
+            "kind": last.kind,
+            "patch": last.patch,
+            "cells": [list(cell) for cell in last.cells],
+        },
         "to_move": position.to_move,
         "turn_reason": turn_reason(position, names),
         "times": list(position.times),

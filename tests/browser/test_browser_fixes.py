@@ -246,3 +246,25 @@ def test_moves_are_sent_at_once_where_the_player_turned_confirmation_off(pages: 
     wait_above(page, before)
     expect(page.get_by_test_id("confirm")).to_be_hidden()
     pages.assert_no_script_errors()
+
+
+def test_the_last_move_stays_marked_and_the_neutral_token_stands_where_it_was_taken(pages: Pages, server: Server) -> None:
+    game = create(server, mode="local", seed=5)
+    page = pages.open("player")
+    open_seat(page, game["id"], game["token"], "both")
+    expect(page.get_by_test_id("neutral-token")).to_have_attribute("aria-label", re.compile("patches on offer start after it"))
+    state = synced_state(server, page)
+    patch, transform, anchor = placements(state)[0]
+    seat = state["to_move"]
+    drag_place(page, server, seat, patch, transform, anchor, Turning())
+    after = synced_state(server, page)
+    marked = page.get_by_test_id(f"last-move-{seat}").locator(".overlay-cell")
+    expect(marked).to_have_count(len(after["last_move"]["cells"]))
+    assert after["last_move"] == {"player": seat, "kind": "buy", "patch": patch, "cells": after["last_move"]["cells"]}
+    expect(page.get_by_test_id("neutral-token")).to_have_attribute("aria-label", re.compile(f"took patch {patch} from here"))
+    # The next move moves the mark: an advance marks no squares.
+    before = version(page)
+    page.get_by_test_id("advance").click()
+    wait_above(page, before)
+    expect(page.locator("[data-testid^=last-move-] .overlay-cell")).to_have_count(0)
+    pages.assert_no_script_errors()

@@ -3,7 +3,7 @@
 // quilt, and what lies over a quilt (the ghost, the hint's squares, the cursor).
 import { $, el, fill, findAll, formatNumber, icon, plural, SEAT_COLOURS, shapeNode, tokenBadge } from "./common.js";
 import { buildQuilt, cellsOverlay, paintQuilt } from "./quilt.js";
-import { bonusArea, buyEntry, canAct, canPlace, isAiSeat, legal, nameOf, possessive, specialsPending, ui } from "./store.js";
+import { bonusArea, buyEntry, canAct, canPlace, isAiSeat, legal, nameOf, possessive, specialsPending, ui, view } from "./store.js";
 import { ghostNode } from "./hand.js";
 
 // ---------------------------------------------------------------- time track
@@ -72,7 +72,7 @@ export function renderCircle(v) {
   const acting = v.live && canAct() && !specialsPending();
   // Rebuild only when something shown changed: replacing the offer under a
   // finger would break its touch drag (the pointer is captured by that element).
-  const key = JSON.stringify([v.circle, v.offered, acting, v.live && canAct(), v.live && legal().buys, ui.state?.version]);
+  const key = JSON.stringify([v.circle, v.offered, acting, v.live && canAct(), v.live && legal().buys, ui.state?.version, v.ply]);
   if (key === circleKey && box.childElementCount) {
     for (const node of findAll(".offer", box)) {
       const held = !!ui.hold && ui.hold.patch === Number(node.dataset.patch);
@@ -121,6 +121,11 @@ export function renderCircle(v) {
     reason ? el("span", { class: "reason" }, ` ${reason}.`) : null);
   });
   if (!items.length) items.push(el("p", { class: "caption" }, "The circle is empty."));
+  // The neutral token stands where the last patch was taken: the offer starts after it.
+  const bought = v.last_move?.kind === "buy" ? v.last_move : null;
+  const where = bought ? `${nameOf(bought.player)} took patch ${bought.patch} from here` : "the patches on offer start after it";
+  items.unshift(el("span", { class: "neutral-token", role: "img", "data-testid": "neutral-token", title: `The neutral token: ${where}`, "aria-label": `The neutral token: ${where}.` },
+    bought ? el("span", { class: "neutral-taken" }, String(bought.patch)) : null));
   fill(box, items);
 }
 
@@ -187,11 +192,16 @@ function boardLabel(seat, acting) {
 }
 
 export function renderOverlays() {
+  const last = view()?.last_move;
   for (const seat of [0, 1]) {
     const q = ui.quilts[seat];
     const parts = [];
     const s = ui.state;
     const live = ui.replay.ply === null;
+    // The last move stays marked on its quilt until the next one.
+    if (last && last.player === seat && last.cells.length) {
+      parts.push(cellsOverlay(last.cells, "last-move-mark", { "data-testid": `last-move-${seat}` }));
+    }
     if (live && s && ui.hint && ui.hint.version === s.version && s.to_move === seat) {
       const cells = ui.hint.best_move_cells;
       if (cells?.length) parts.push(cellsOverlay(cells, "hint-mark", { "data-testid": "hint-mark" }));

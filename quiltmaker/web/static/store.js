@@ -123,7 +123,7 @@ export function view() {
     return s
       ? { live: true, ply: (s.moves || []).length, quilts: s.quilts, times: s.times, buttons: s.buttons, income: s.income,
           on_top: s.on_top, specials: s.specials, circle: s.circle, offered: s.offered, scores: s.scores,
-          forecast: s.forecast, to_move: s.to_move, bonus: s.bonus }
+          forecast: s.forecast, to_move: s.to_move, bonus: s.bonus, last_move: s.last_move }
       : null;
   }
   // A past position, as the server drew it (GET /api/games/{id}/positions): the page rebuilds nothing.
@@ -131,7 +131,7 @@ export function view() {
   return {
     live: false, ply: k, quilts: shown.quilts, times: shown.times, buttons: shown.buttons, income: shown.income,
     on_top: shown.on_top, specials: shown.specials, circle: shown.circle, offered: shown.offered, scores: shown.scores,
-    forecast: null, to_move: shown.to_move, bonus: shown.bonus, analysed,
+    forecast: null, to_move: shown.to_move, bonus: shown.bonus, last_move: shown.last_move, analysed,
   };
 }
 
