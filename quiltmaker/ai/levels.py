@@ -35,11 +35,12 @@ class Level:
 LEVELS: dict[str, Level] = {
     level.name: level
     for level in (
-        Level("beginner", "greedy", "takes the patch that looks best right now; never plans ahead"),
-        Level("casual", "mcts:iterations=300", "a light search: 300 playouts a move"),
-        Level("strong", "mcts:iterations=3000", "3,000 playouts a move"),
-        Level("expert", "mcts:time=1", "searches for one second a move"),
-        Level("max", "mcts:time=5", "searches for five seconds a move"),
+        # Each says how strong it is (the measured ladder, docs/strength.md) and how long it thinks.
+        Level("beginner", "greedy", "for your first games: takes the patch that looks best right now and never plans ahead; answers at once"),
+        Level("casual", "mcts:iterations=300", "looks a few moves ahead and beats the beginner in 96 games of 100; answers at once"),
+        Level("strong", "mcts:iterations=3000", "plans further and beats casual in 9 games of 10; thinks for a moment"),
+        Level("expert", "mcts:time=1", "hard to beat: wins 94 games of 100 against strong; thinks for a second a move"),
+        Level("max", "mcts:time=5", "the strongest: beats expert in about 7 games of 10; thinks for five seconds a move"),
     )
 }
 
