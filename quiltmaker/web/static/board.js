@@ -3,7 +3,7 @@
 // quilt, and what lies over a quilt (the ghost, the hint's squares, the cursor).
 import { $, el, fill, findAll, formatNumber, icon, plural, SEAT_COLOURS, shapeNode, tokenBadge } from "./common.js";
 import { buildQuilt, cellsOverlay, paintQuilt } from "./quilt.js";
-import { bonusArea, buyEntry, canAct, canPlace, isAiSeat, legal, nameOf, possessive, specialsPending, ui, view } from "./store.js";
+import { arriving, bonusArea, buyEntry, canAct, canPlace, isAiSeat, legal, nameOf, possessive, specialsPending, ui, view } from "./store.js";
 import { ghostNode } from "./hand.js";
 
 // ---------------------------------------------------------------- time track
@@ -24,7 +24,8 @@ export function renderTrack(v) {
     if (here.length === 2 && v.on_top === 0) here.reverse();
     const tokens = here.map((p) => {
       const top = here.length === 2 && p === v.on_top;
-      return el("span", { class: `track-token token token-${p}${top ? " on-top" : ""}`, title: `${nameOf(p)}${top ? " (on top)" : ""}`, "data-testid": `token-${p}` }, String(p));
+      const moved = v.live && arriving() && v.last_move?.player === p;
+      return el("span", { class: `track-token token token-${p}${top ? " on-top" : ""}${moved ? " arriving" : ""}`, title: `${nameOf(p)}${top ? " (on top)" : ""}`, "data-testid": `token-${p}` }, String(p));
     });
     const parts = [];
     if (income.has(space)) parts.push("button income");
@@ -200,7 +201,7 @@ export function renderOverlays() {
     const live = ui.replay.ply === null;
     // The last move stays marked on its quilt until the next one.
     if (last && last.player === seat && last.cells.length) {
-      parts.push(cellsOverlay(last.cells, "last-move-mark", { "data-testid": `last-move-${seat}` }));
+      parts.push(cellsOverlay(last.cells, `last-move-mark${live && arriving() ? " arriving" : ""}`, { "data-testid": `last-move-${seat}` }));
     }
     if (live && s && ui.hint && ui.hint.version === s.version && s.to_move === seat) {
       const cells = ui.hint.best_move_cells;

@@ -7,7 +7,7 @@
 // names the other modules.
 import { $, api, el, find, loadGames, saveGame, setBoard } from "./common.js";
 import { GameSocket } from "./socket.js";
-import { bonusArea, isMine, nameOf, render, replayTarget, setConfirmsMoves, setRenderer, storedEntry, ui } from "./store.js";
+import { bonusArea, isMine, nameOf, reducedMotion, render, replayTarget, setConfirmsMoves, setRenderer, storedEntry, ui } from "./store.js";
 import { banner, say } from "./notices.js";
 import { advance, confirmMove, sendIntent, setSocket, withdrawMove } from "./intents.js";
 import { cancelHold, flipHold, placeHold, turnHold } from "./hand.js";
@@ -112,7 +112,7 @@ function onMessage(message) {
       render();
       break;
     case "state":
-      onState(message.state);
+      showInTurn(message.state);
       break;
     case "ack": {
       const intent = ui.pending.get(message.id);
@@ -146,6 +146,41 @@ const ERROR_TITLES = {
   not_found: "No such game",
   busy: "Busy",
 };
+
+// ================================================================ the other side's moves, one at a time
+
+/** At least this long between two moves of the other side (the AI's, an opponent's), so each is seen. */
+const PACE_MS = 700;
+const waiting = [];
+let showing = false;
+let lastOtherShown = 0;
+
+/**
+ * Show a state when its turn comes: a move by someone else, right after another
+ * such move, waits until the one before has been seen (the AI's several moves
+ * in a row play out one by one, never as a jump). With reduced motion, or for
+ * this browser's own moves and bigger jumps (a reload), at once.
+ */
+async function showInTurn(state) {
+  waiting.push(state);
+  if (showing) return;
+  showing = true;
+  try {
+    while (waiting.length) {
+      const next = waiting.shift();
+      const previous = ui.state;
+      const byOther = !!previous && next.version === previous.version + 1 && !!next.last_move && !isMine(next.last_move.player);
+      if (byOther && !reducedMotion()) {
+        const wait = lastOtherShown + PACE_MS - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+      onState(next);
+      if (byOther) lastOtherShown = Date.now();
+    }
+  } finally {
+    showing = false;
+  }
+}
 
 /** The server has no game at this address: say so plainly, with the way back, and stop. */
 function showMissing() {
@@ -181,6 +216,7 @@ function onState(state) {
     ui.cursor = null;
     ui.hint = null;
     ui.confirming = null;
+    ui.arrivedAt = Date.now(); // the last move's squares and token are drawn arriving for a moment
     if (previous) {
       say("", "info"); // what the line said was about the position before
       noticeChanges(previous, state);

@@ -21,10 +21,22 @@ export const ui = {
   quilts: [],             // built quilt boards, one per seat
   missing: false,         // the server has no game at this address
   confirming: null,       // a move decided but not sent yet: {text, words}
+  arrivedAt: 0,           // when the newest state was shown (Date.now()), for its arrival animation
   lastMovesLength: 0,
 };
 
 const CONFIRM_KEY = "quiltmaker.confirm-moves";
+const ARRIVAL_MS = 600;
+
+/** The player asked their system for less motion: no animation, no pacing. */
+export function reducedMotion() {
+  return window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
+
+/** Whether what the last move changed is still arriving (drawn with its animation). */
+export function arriving() {
+  return !reducedMotion() && Date.now() - ui.arrivedAt < ARRIVAL_MS && ui.replay.ply === null;
+}
 
 /**
  * Whether a move waits for "Confirm" before it is sent: the player's choice, kept

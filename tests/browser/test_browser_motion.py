@@ -1,0 +1,98 @@
+"""Showing what happened: the other side's moves one at a time, each arriving, and none of it with reduced motion."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+from websockets.sync.client import connect
+
+from browser_helpers import Pages, Server, version
+from web_helpers import first_legal_move, poll
+
+pytestmark = pytest.mark.slow  # a real browser against a real server: `make check` leaves it to `make test`
+
+PACE_S = 0.7  # the page's PACE_MS: the least time between two of the other side's moves
+
+
+def watch(pages: Pages, game: dict[str, Any], **options: Any) -> Page:
+    """A spectator's page (every move is someone else's), recording when each version was shown."""
+    page = pages.open("watcher", **options)
+    page.goto(f"/game/{game['id']}")
+    expect(page.get_by_test_id("version")).to_have_text("v0")
+    page.evaluate(
+        """() => {
+          window.shown = [];
+          new MutationObserver(() => window.shown.push([document.querySelector('[data-testid=version]').textContent, performance.now()]))
+            .observe(document.querySelector('[data-testid=version]'), { childList: true, characterData: true, subtree: true });
+        }"""
+    )
+    return page
+
+
+def play_quickly(server: Server, game: dict[str, Any], moves: int) -> None:
+    """Play ``moves`` first-legal moves over the protocol as fast as the server takes them."""
+    host = server.url.removeprefix("http://")
+    with connect(f"ws://{host}/ws/games/{game['id']}") as ws:
+        ws.send(json.dumps({"type": "hello", "token": game["token"]}))
+        played = acked = 0
+        while acked < moves:
+            reply = json.loads(ws.recv(timeout=30))
+            assert reply["type"] != "error", reply
+            acked += reply["type"] == "ack"
+            if reply["type"] == "state" and reply["state"]["version"] == played < moves:
+                state = reply["state"]
+                ws.send(json.dumps({"type": "move", "move": first_legal_move(state), "version": state["version"], "id": str(played)}))
+                played += 1
+
+
+def test_the_other_sides_moves_play_out_one_by_one_and_each_arrives(pages: Pages, server: Server) -> None:
+    game: dict[str, Any] = httpx.post(f"{server.url}/api/games", json={"mode": "local", "seed": 5}, timeout=30).json()
+    page = watch(pages, game)
+    play_quickly(server, game, 4)
+    poll(lambda: version(page) == 4, 30, what="the four moves to be shown")
+    shown: list[list[Any]] = page.evaluate("window.shown")
+    times = [t for text, t in shown if text != "v0"]
+    assert len(times) >= 4, shown
+    gaps = [(b - a) / 1000 for a, b in zip(times, times[1:])]
+    assert min(gaps) >= PACE_S - 0.05, f"moves shown too close together: {gaps}"
+    pages.assert_no_script_errors()
+
+
+def test_with_reduced_motion_moves_show_at_once_and_nothing_moves(pages: Pages, server: Server) -> None:
+    game: dict[str, Any] = httpx.post(f"{server.url}/api/games", json={"mode": "local", "seed": 5}, timeout=30).json()
+    page = watch(pages, game, reduced_motion="reduce")
+    play_quickly(server, game, 4)
+    poll(lambda: version(page) == 4, 30, what="the four moves to be shown")
+    names = page.evaluate(
+        "() => [...document.querySelectorAll('.arriving, .arriving .overlay-cell')].map(n => getComputedStyle(n).animationName)"
+    )
+    assert all(name == "none" for name in names), names
+    assert page.evaluate("document.querySelectorAll('.arriving').length") == 0  # the page does not even mark them
+    pages.assert_no_script_errors()
+
+
+def test_a_move_arriving_is_animated_where_the_state_says(pages: Pages, server: Server) -> None:
+    game: dict[str, Any] = httpx.post(f"{server.url}/api/games", json={"mode": "local", "seed": 5}, timeout=30).json()
+    page = watch(pages, game)
+    # Catch the animation as it starts: every element that starts one, with its squares.
+    page.evaluate(
+        """() => { window.animated = [];
+          document.addEventListener('animationstart', (e) => window.animated.push([e.animationName, e.target.className,
+            e.target.closest('[data-testid^=last-move-]')?.dataset.testid || e.target.dataset.testid || '']), true); }"""
+    )
+    play_quickly(server, game, 1)  # the first legal move is a purchase whenever one is possible
+    poll(lambda: version(page) == 1, 30, what="the move to be shown")
+    state = httpx.get(f"{server.url}/api/games/{game['id']}", timeout=30).json()
+    last = state["last_move"]
+    animated = poll(lambda: page.evaluate("window.animated") or None, 10, what="an animation")
+    kinds = {name for name, _, _ in animated}
+    assert "hop" in kinds, animated  # the mover's token
+    if last["cells"]:
+        assert "sew-in" in kinds and any(target == f"last-move-{last['player']}" for _, _, target in animated), animated
+        cells = page.eval_on_selector_all(f"[data-testid=last-move-{last['player']}] .overlay-cell", "nodes => nodes.length")
+        assert cells == len(last["cells"])
+    pages.assert_no_script_errors()
