@@ -125,7 +125,7 @@ def test_whole_game_against_the_ai_by_mouse(pages: Pages, server: Server) -> Non
     page = pages.open("player")
     game = create_in_lobby(page, "ai", level="beginner", seat=0, names=("Ada",))
     expect(page.locator("#game-title")).to_contain_text("against quiltmaker beginner")
-    expect(page.locator("#game-title")).to_contain_text("you are player 0")
+    expect(page.locator("#game-title")).to_contain_text("you play as Ada")
     screenshot(page, "ai-game-00-start")
 
     turning = Turning()
@@ -168,7 +168,7 @@ def test_whole_game_against_the_ai_by_mouse(pages: Pages, server: Server) -> Non
             expect(page.get_by_test_id("version")).to_have_text(re.compile(r"^v\d+$"))
             assert version(page) >= after
             acting_or_over(page, timeout=90)
-            expect(page.locator("#game-title")).to_contain_text("you are player 0")
+            expect(page.locator("#game-title")).to_contain_text("you play as Ada")
             seen = synced_state(server, page)
             for seat in (0, 1):
                 assert quilt_values(page, seat) == grid_values(seen["quilts"][seat])
@@ -257,8 +257,8 @@ def test_online_game_between_two_browsers_with_a_spectator(pages: Pages, server:
     watcher.goto(spectate_url)
     expect(watcher.get_by_test_id("turn")).to_contain_text("Waiting for your friend")
     guest.goto(invite_url)
-    expect(guest.get_by_test_id("message")).to_contain_text("You joined the game as player 1")
-    expect(guest.locator("#game-title")).to_contain_text("you are player 1")
+    expect(guest.get_by_test_id("message")).to_contain_text("You joined the game: your friend moves first")
+    expect(guest.locator("#game-title")).to_contain_text("you play as Gus")
     assert "invite" not in guest.url  # the one-time code is taken out of the address
     # The game starts for everyone: the host's invitation disappears, the spectator sees whose turn it is.
     expect(host.get_by_test_id("invite-link")).to_be_hidden()
@@ -351,7 +351,7 @@ def test_online_game_between_two_browsers_with_a_spectator(pages: Pages, server:
     final_version = version(guest)
     guest.reload()
     wait_version(guest, lambda v: v == final_version)
-    expect(guest.locator("#game-title")).to_contain_text("you are player 1")
+    expect(guest.locator("#game-title")).to_contain_text("you play as Gus")
     assert min(made.values()) >= 3
     # The spectator never had anything to act with.
     expect(watcher.get_by_test_id("advance")).to_be_hidden()
@@ -676,7 +676,7 @@ def test_rematch_between_two_browsers(pages: Pages, server: Server) -> None:
     watcher = pages.open("watcher")
     game = create_in_lobby(host, "online", seat=0, names=("Hana", "Gus"))
     guest.goto(host.get_by_test_id("invite-link").get_attribute("href") or "")
-    expect(guest.locator("#game-title")).to_contain_text("you are player 1")
+    expect(guest.locator("#game-title")).to_contain_text("you play as Gus")
     watcher.goto(f"/game/{game}")
     finish_over_the_protocol(server, game, {0: stored_token(host, game), 1: stored_token(guest, game)})
     for page in (host, guest):
@@ -688,13 +688,13 @@ def test_rematch_between_two_browsers(pages: Pages, server: Server) -> None:
     host.get_by_test_id("rematch").click()
     rematch = poll(lambda: server.state(game)["rematch"], 30, what="the rematch to be stored")
     host.wait_for_url(re.compile(rf"/game/{rematch}$"))
-    expect(host.locator("#game-title")).to_contain_text("you are player 1")  # seats swapped, same browser token
+    expect(host.locator("#game-title")).to_contain_text("you play as Hana")  # seats swapped, same browser token
     expect(guest.get_by_test_id("rematch-banner")).to_contain_text("Your opponent has started a rematch")
     expect(watcher.get_by_test_id("rematch-link")).to_have_text("watch it")
     screenshot(guest, "rematch-00-offered")
     guest.get_by_test_id("rematch-link").click()
     guest.wait_for_url(re.compile(rf"/game/{rematch}$"))
-    expect(guest.locator("#game-title")).to_contain_text("you are player 0")
+    expect(guest.locator("#game-title")).to_contain_text("you play as Gus")
     acting_or_over(guest)
     assert acting_seat(guest) == 0  # Gus moved second, so he starts the rematch
     assert server.state(rematch)["names"] == ["Gus", "Hana"]

@@ -167,7 +167,7 @@ export function renderPlayers(v) {
     else if (ui.seat === seat) tags.push(el("span", { class: "tag you" }, "you"));
     if (toMove) tags.push(el("span", { class: "tag move" }, "to move"));
     if (v.live && s.bonus === seat) tags.push(el("span", { class: "tag bonus", title: `completed a ${bonusArea()} area first` }, `${bonusArea()} bonus +${ui.catalogue.bonus_points}`));
-    fill(q.head, tokenBadge(seat), el("h2", { class: "player-name" }, nameOf(seat)), el("span", { class: "seat-label" }, `player ${seat}`), tags);
+    fill(q.head, tokenBadge(seat), el("h2", { class: "player-name" }, nameOf(seat)), tags);
     const penalty = ui.catalogue.empty_square_penalty;
     fill(q.stats,
       stat("Buttons", v.buttons?.[seat], `buttons-${seat}`, "buttons held: money now, points at the end"),

@@ -67,7 +67,7 @@ async function joinIfInvited() {
   try {
     const { body } = await api(`/api/games/${encodeURIComponent(ui.id)}/join`, { json: { invite: code } });
     saveGame(ui.id, { token: body.token, seat: body.seat, created: Date.now() });
-    say(`You joined the game as player ${body.seat}.`, "info");
+    say(`You joined the game: ${body.seat === 0 ? "you move first" : "your friend moves first"}.`, "info");
   } catch (error) {
     say(`Could not join with this invitation: ${error.message}. You are watching instead.`, "error");
   }

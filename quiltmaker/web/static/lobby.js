@@ -129,7 +129,7 @@ async function showGames() {
   for (const id of order) {
     const game = byId.get(id);
     const seat = stored[id].seat;
-    const seatText = seat === "both" ? "both seats" : seat === null || seat === undefined ? "watching" : `you are player ${seat}`;
+    const seatText = seat === "both" ? "both seats" : seat === null || seat === undefined ? "watching" : `you play as ${game?.names?.[seat] ?? "one seat"}`;
     const title = game ? (game.names || []).join(" vs ") || id : id;
     const forget = el(
       "button",

@@ -47,7 +47,7 @@ function renderHeader() {
   $("version").textContent = s ? `v${s.version}` : "";
   if (!s) return;
   const modes = { ai: `against quiltmaker ${s.ai?.level ?? ""}`.trim(), local: "pass-and-play", online: "online" };
-  const seat = ui.seat === "both" ? "you play both seats" : ui.seat === null ? "you are watching" : ui.seat === undefined ? "" : `you are player ${ui.seat}`;
+  const seat = ui.seat === "both" ? "you play both seats" : ui.seat === null ? "you are watching" : ui.seat === undefined ? "" : `you play as ${nameOf(ui.seat)}`;
   fill(
     $("game-title"),
     el("strong", {}, `${nameOf(0)} vs ${nameOf(1)}`),
@@ -103,7 +103,7 @@ function renderTurn(v) {
     fill(node, el("p", { class: "turn-main" }, "Replaying a past position."), el("p", { class: "turn-reason" }, "Go to the last move to play on."));
   } else {
     const p = s.to_move;
-    const who = canAct() ? (ui.seat === "both" ? `${nameOf(p)}'s turn (player ${p})` : "Your turn") : `${nameOf(p)} to move`;
+    const who = canAct() ? (ui.seat === "both" ? `${nameOf(p)}'s turn` : "Your turn") : `${nameOf(p)} to move`;
     fill(node,
       el("p", { class: "turn-main" }, tokenBadge(p), ` ${who}`),
       s.turn_reason ? el("p", { class: "turn-reason" }, `Why: ${s.turn_reason}.`.replace(/\.\.$/, ".")) : null,
