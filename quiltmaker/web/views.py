@@ -22,7 +22,7 @@ from ..core.components import (
 from ..core.game import Game
 from ..core.moves import ACTIONS, ADVANCE, BUY, COLUMNS, SPECIAL, Move, square_name
 from ..ai.players import forecast
-from ..core.position import NO_BONUS, Position
+from ..core.position import NO_BONUS, MoveEffect, Position
 from .store import StoredGame
 
 
@@ -287,7 +287,40 @@ def hint_view(position: Position, best_move: str) -> dict[str, Any]:
         words = f"place the special patch on {square_name(*move.cells[0])}"
     else:
         words = f"buy patch {move.patch}"
-    return {"best_move_cells": [list(cell) for cell in move.cells], "best_move_words": words, "best_move_patch": move.patch}
+    return {
+        "best_move_cells": [list(cell) for cell in move.cells],
+        "best_move_words": words,
+        "best_move_patch": move.patch,
+        "best_move_why": _why_it_helps(position, move, effect),
+    }
+
+
+def _why_it_helps(position: Position, move: Move, effect: MoveEffect) -> list[str]:
+    """What a hinted move does for the player, in a player's words, from the rules' own numbers."""
+    player = effect.player
+    reasons: list[str] = []
+    if effect.bonus_earned:
+        reasons.append(f"completes a {BONUS_SIZE}x{BONUS_SIZE} area first: +{BONUS_POINTS} points")
+    if move.kind == BUY:
+        patch = PATCHES[move.patch]  # type: ignore[index]
+        if patch.income:
+            left = _income_spaces_left(position, player, effect.after.times[player])
+            reasons.append(f"adds {patch.income} to your income, paid {_count(left, 'more time')}" if left else f"adds {patch.income} to your income")
+        reasons.append(f"covers {_count(patch.size, 'square')} for {_count(patch.cost, 'button')} and {patch.time} time")
+    elif move.kind == ADVANCE:
+        reasons.append(f"the search prefers keeping your buttons: advancing pays {_count(effect.advance_buttons, 'button')}")
+    if effect.specials_earned:
+        reasons.append("reaches a special patch first")
+    if effect.income and move.kind != SPECIAL:
+        reasons.append(f"collects {_count(effect.income, 'button')} of income on the way")
+    if move.kind == SPECIAL:
+        reasons.append("the special patch must be placed now; of the empty squares, the search likes this one best")
+    return reasons
+
+
+def _income_spaces_left(position: Position, player: int, space: int) -> int:
+    """How many income spaces still lie ahead of a token on ``space``."""
+    return sum(1 for s in TIME_TRACKS[position.variant].income_spaces if s > space)
 
 
 def summary_view(stored: StoredGame) -> dict[str, Any]:

@@ -494,6 +494,8 @@ def test_a_hint_marks_its_squares_and_says_what_it_does(pages: Pages, server: Se
             raise AssertionError("no purchase was hinted in thirty moves")
     patch = int(re.match(r"\d+", move).group())  # type: ignore[union-attr]
     expect(box).to_contain_text(f"buy patch {patch}")
+    expect(page.get_by_test_id("hint-why")).to_contain_text("covers")  # why, in a player's words
+    expect(page.get_by_test_id(f"offer-{patch}")).to_have_class(re.compile(r"\bhinted\b"))  # the patch, marked in the circle
     seat = synced_state(server, page)["to_move"]
     mark = page.get_by_test_id(f"quilt-{seat}").locator("[data-testid=hint-mark] .overlay-cell")
     expect(mark).to_have_count(len(server.patch(patch)["orientations"][0]["cells"]))

@@ -138,7 +138,24 @@ def test_pass_and_play_hint_is_a_legal_move_and_changes_nothing(client: TestClie
         move = Move.from_text(hint["best_move"])
         assert hint["best_move_cells"] == [list(cell) for cell in move.cells] and hint["best_move_patch"] == move.patch
         assert hint["best_move_words"] and (move.patch is None or f"patch {move.patch}" in hint["best_move_words"])
+        assert hint["best_move_why"] and all(isinstance(why, str) and why for why in hint["best_move_why"])
     assert snapshot(client, local_game["id"]) == before
+
+
+def test_a_hints_reasons_come_from_the_rules_numbers() -> None:
+    """Why a hinted purchase helps: its income, the squares it covers for its price, what it earns on the way."""
+    from quiltmaker.core.components import PATCHES
+    from quiltmaker.web.views import hint_view
+
+    position = Position.initial(circle=[*range(1, 33), 0], first_player=0)
+    for move in position.legal_moves():
+        why = " | ".join(hint_view(position, move.text())["best_move_why"])
+        if move.kind == "buy":
+            patch = PATCHES[move.patch]  # type: ignore[index]
+            assert f"covers {patch.size} squares for {patch.cost} button" in why, why
+            assert (f"adds {patch.income} to your income" in why) == (patch.income > 0), why
+        else:
+            assert "advancing pays" in why, why
 
 
 # Against the AI ------------------------------------------------------------------

@@ -73,7 +73,7 @@ export function renderCircle(v) {
   const acting = v.live && canAct() && !specialsPending();
   // Rebuild only when something shown changed: replacing the offer under a
   // finger would break its touch drag (the pointer is captured by that element).
-  const key = JSON.stringify([v.circle, v.offered, acting, v.live && canAct(), v.live && legal().buys, ui.state?.version, v.ply]);
+  const key = JSON.stringify([v.circle, v.offered, acting, v.live && canAct(), v.live && legal().buys, ui.state?.version, v.ply, ui.hint?.best_move_patch]);
   if (key === circleKey && box.childElementCount) {
     for (const node of findAll(".offer", box)) {
       const held = !!ui.hold && ui.hold.patch === Number(node.dataset.patch);
@@ -93,13 +93,14 @@ export function renderCircle(v) {
       el("span", { class: `fact income${patch.income ? "" : " none"}`, title: "button income" }, `+${patch.income}`));
     if (!isOffered) {
       return el("span", { class: "circle-item", "data-patch": id, role: "img", "aria-label": `patch ${id}, ${index + 1} in the circle: ${patchFacts(patch)}` },
-        shapeNode(id, patch.orientations[0].cells, 8), facts);
+        el("span", { class: "patch-number" }, `#${id}`), shapeNode(id, patch.orientations[0].cells, 8), facts);
     }
     const buy = v.live ? buyEntry(id) : null;
     // Pickable: affordable and placeable somewhere (the server lists the anchors).
     const affordable = acting && buy && buy.affordable && canPlace(buy);
     const reason = v.live && buy && !(buy.affordable && canPlace(buy)) ? buy.reason || "cannot be bought now" : "";
     const held = ui.hold && ui.hold.patch === id;
+    const hinted = v.live && !!ui.hint && ui.hint.version === ui.state?.version && ui.hint.best_move_patch === id;
     // The name is the button's own text (what a screen reader says is what is shown, in words):
     // the facts in words, hidden from sight; the facts as drawn, hidden from the reader.
     const label = `Patch ${id} on offer: ${patchFacts(patch)}.` +
@@ -107,7 +108,7 @@ export function renderCircle(v) {
         v.live && canAct() && specialsPending() ? " Place your special patch first." : " Not your turn.");
     return el("button", {
       type: "button",
-      class: `circle-item offer${affordable ? " affordable" : ""}${held ? " held" : ""}${reason ? " unaffordable" : ""}`,
+      class: `circle-item offer${affordable ? " affordable" : ""}${held ? " held" : ""}${reason ? " unaffordable" : ""}${hinted ? " hinted" : ""}`,
       "data-testid": `offer-${id}`,
       "data-patch": id,
       "data-focus-key": `offer-${id}`,
@@ -117,6 +118,7 @@ export function renderCircle(v) {
       title: reason || (affordable ? "Pick up, then place it on your quilt" : ""),
     },
     el("span", { class: "visually-hidden" }, label),
+    el("span", { class: "patch-number", "aria-hidden": "true" }, `#${id}`),
     shapeNode(id, patch.orientations[0].cells, 13),
     facts,
     reason ? el("span", { class: "reason" }, ` ${reason}.`) : null);

@@ -170,6 +170,7 @@ function renderHintBox() {
   const margin = typeof h.expected_margin === "number" ? formatNumber(h.expected_margin, { sign: true, digits: 1 }) : "?";
   fill(box,
     el("p", {}, el("strong", {}, "Hint: "), h.best_move_words, el("code", {}, ` ${h.best_move}`)),
+    (h.best_move_why || []).length ? el("ul", { class: "hint-why", "data-testid": "hint-why" }, h.best_move_why.map((why) => el("li", {}, why))) : null,
     el("p", { class: "caption" }, `Chance of winning with it: ${prob}; expected margin ${margin} points.`),
     el("button", { type: "button", class: "link-button", onclick: () => { ui.hint = null; render(); } }, "dismiss"));
 }
