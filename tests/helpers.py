@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -57,3 +59,19 @@ EARNS_A_SPECIAL = (
     "23,6,2,9/4x2x1/1xxxxxxx1/1x1xx4/3xxxxxx/5x1x1/4xxxxx/2xx5/3xx4 0 26,32,38,44,50 - 0"
 )
 EARNING_PURCHASE = "16R0@a5"
+
+
+def moves_of_sample_games(games: int = 20) -> Iterator[tuple[Any, Any]]:
+    """``(position, move)`` for every move of ``games`` seeded games: greedy ones (which fill quilts, so
+    some earn the bonus) and uniform-random ones by turns."""
+    from quiltmaker.ai.players import GreedyPlayer
+    from quiltmaker.core.position import Position
+
+    rng = random.Random(5)
+    for seed in range(games):
+        position = Position.initial(seed)
+        greedy = GreedyPlayer(seed)
+        while not position.is_over:
+            move = greedy.choose_move(position) if seed % 2 else rng.choice(position.legal_moves())
+            yield position, move
+            position = position.play(move)

@@ -9,13 +9,11 @@ positions and moves and must carry the core's numbers.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 
 import pytest
-from helpers import EARNING_PURCHASE, EARNS_A_SPECIAL
+from helpers import EARNING_PURCHASE, EARNS_A_SPECIAL, moves_of_sample_games
 
-from quiltmaker.ai.players import GreedyPlayer
 from quiltmaker.core.components import BONUS_SIZE
 from quiltmaker.core.moves import ADVANCE, BUY, Move
 from quiltmaker.core.position import Position
@@ -67,18 +65,12 @@ def test_every_interface_gives_the_cores_reason_for_the_turn(interface: str, kin
 
 def sample_moves() -> list[tuple[Position, Move]]:
     """Moves of every kind and effect: advancing past income, purchases with income, specials, the bonus."""
-    rng = random.Random(5)
     found: dict[str, tuple[Position, Move]] = {}
-    for seed in range(20):
-        position = Position.initial(seed)
-        greedy = GreedyPlayer(seed)  # fills quilts, so some games earn the bonus
-        while not position.is_over:
-            move = greedy.choose_move(position) if seed % 2 else rng.choice(position.legal_moves())
-            effect = position.effect(move)
-            key = move.kind + (" income" if effect.income else "") + (" bonus" if effect.bonus_earned else "")
-            key += " earns a special" if effect.specials_earned else ""
-            found.setdefault(key, (position, move))
-            position = effect.after
+    for position, move in moves_of_sample_games():
+        effect = position.effect(move)
+        key = move.kind + (" income" if effect.income else "") + (" bonus" if effect.bonus_earned else "")
+        key += " earns a special" if effect.specials_earned else ""
+        found.setdefault(key, (position, move))
     kinds = " ".join(found)
     assert all(word in kinds for word in ("advance", "buy", "special", "income", "bonus")), sorted(found)
     return list(found.values())

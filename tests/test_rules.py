@@ -24,9 +24,8 @@ from quiltmaker import (
     QuiltmakerError,
 )
 from quiltmaker.core.game import Game
-from quiltmaker.ai.players import GreedyPlayer
 
-from helpers import EARNING_PURCHASE, EARNS_A_SPECIAL
+from helpers import EARNING_PURCHASE, EARNS_A_SPECIAL, moves_of_sample_games
 
 Cell = tuple[int, int]
 
@@ -874,24 +873,18 @@ def test_turn_causes_name_the_rule_with_its_numbers() -> None:
 
 def test_move_effects_account_for_every_button_space_and_patch() -> None:
     """Position.effect, which every interface words, adds up to the position it leads to, move after move."""
-    rng = random.Random(5)
     kinds = set()
-    for seed in range(20):
-        position = Position.initial(seed)
-        greedy = GreedyPlayer(seed)  # fills quilts, so some games earn the bonus
-        while not position.is_over:
-            move = greedy.choose_move(position) if seed % 2 else rng.choice(position.legal_moves())
-            effect = position.effect(move)
-            player = effect.player
-            assert effect.after == position.play(move) and player == position.to_move
-            assert effect.after.buttons[player] == position.buttons[player] - effect.cost + effect.advance_buttons + effect.income
-            assert effect.after.times[player] == position.times[player] + effect.spaces
-            assert effect.specials_earned == (effect.after.pending if not position.pending else 0)
-            assert effect.bonus_earned == (effect.after.bonus == player != position.bonus)
-            assert effect.income >= 0 and (effect.advance_buttons == effect.spaces) == (move.kind == "advance" or effect.spaces == 0)
-            kinds |= {move.kind} | ({"income"} if effect.income else set()) | ({"special"} if effect.specials_earned else set())
-            kinds |= {"bonus"} if effect.bonus_earned else set()
-            position = effect.after
+    for position, move in moves_of_sample_games():
+        effect = position.effect(move)
+        player = effect.player
+        assert effect.after == position.play(move) and player == position.to_move
+        assert effect.after.buttons[player] == position.buttons[player] - effect.cost + effect.advance_buttons + effect.income
+        assert effect.after.times[player] == position.times[player] + effect.spaces
+        assert effect.specials_earned == (effect.after.pending if not position.pending else 0)
+        assert effect.bonus_earned == (effect.after.bonus == player != position.bonus)
+        assert effect.income >= 0 and (effect.advance_buttons == effect.spaces) == (move.kind == "advance" or effect.spaces == 0)
+        kinds |= {move.kind} | ({"income"} if effect.income else set()) | ({"special"} if effect.specials_earned else set())
+        kinds |= {"bonus"} if effect.bonus_earned else set()
     assert kinds == {"advance", "buy", "special", "income", "bonus"}
 
 

@@ -10,6 +10,7 @@ key presses), and the page's ghost must show it as legal before it is dropped.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -24,11 +25,12 @@ from typing import Any
 
 import httpx
 
-from web_helpers import BOARD, COLUMNS, free_port, poll, square
+from web_helpers import BOARD, COLUMNS, first_legal_move, free_port, poll, square
 
 from quiltmaker.core.components import PATCHES
 
 from playwright.sync_api import Browser, Page, expect
+from websockets.sync.client import connect
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPOSITORY / "test-artifacts"
@@ -556,3 +558,39 @@ def accessibility_violations(page: Page, impacts: tuple[str, ...] = ("serious", 
         for v in results["violations"]
         if v["impact"] in impacts
     ]
+
+
+# ---------------------------------------------------------------- games set up over the API and the protocol
+
+def create(server: Server, **body: Any) -> dict[str, Any]:
+    """A new game through the HTTP API, as the lobby creates one."""
+    answer: dict[str, Any] = httpx.post(f"{server.url}/api/games", json=body, timeout=30).json()
+    return answer
+
+
+def play_until(server: Server, game: dict[str, Any], done: Callable[[dict[str, Any]], bool], token: str | None = None) -> dict[str, Any]:
+    """Play the first legal move over the protocol until ``done(state)``; returns that state."""
+    host = server.url.removeprefix("http://")
+    with connect(f"ws://{host}/ws/games/{game['id']}") as ws:
+        ws.send(json.dumps({"type": "hello", "token": token or game["token"]}))
+        for number in range(600):
+            reply = json.loads(ws.recv(timeout=30))
+            assert reply["type"] != "error", reply
+            if reply["type"] != "state":
+                continue
+            state: dict[str, Any] = reply["state"]
+            if done(state):
+                return state
+            ws.send(json.dumps({"type": "move", "move": first_legal_move(state), "version": state["version"], "id": str(number)}))
+    raise AssertionError("the condition never came")
+
+
+def open_seat(page: Page, game_id: str, token: str, seat: int | str) -> None:
+    """Open a game's page holding a seat, as the browser that created or joined it would."""
+    page.goto("/")
+    page.evaluate(
+        "([id, entry]) => localStorage.setItem('quiltmaker.games', JSON.stringify({...JSON.parse(localStorage.getItem('quiltmaker.games') || '{}'), [id]: entry}))",
+        [game_id, {"token": token, "seat": seat}],
+    )
+    page.goto(f"/game/{game_id}")
+    poll(lambda: version(page) >= 0, 30, what="the first state")

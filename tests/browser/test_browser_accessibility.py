@@ -6,41 +6,14 @@ injected into the page under test.
 
 from __future__ import annotations
 
-import json
-from typing import Any
 
-import httpx
 import pytest
-from playwright.sync_api import Page, expect
-from websockets.sync.client import connect
+from playwright.sync_api import expect
 
-from browser_helpers import Pages, Server, accessibility_violations, ghost, screenshot
-from web_helpers import first_legal_move, poll
+from browser_helpers import Pages, Server, accessibility_violations, create, ghost, open_seat, play_until, screenshot
+from web_helpers import poll
 
 pytestmark = pytest.mark.slow  # a real browser against a real server: `make check` leaves it to `make test`
-
-
-def hold_seat(page: Page, game: dict[str, Any], seat: int | str) -> None:
-    page.goto("/")
-    page.evaluate(
-        "([id, entry]) => localStorage.setItem('quiltmaker.games', JSON.stringify({[id]: entry}))",
-        [game["id"], {"token": game["token"], "seat": seat}],
-    )
-
-
-def finished(server: Server) -> dict[str, Any]:
-    game: dict[str, Any] = httpx.post(f"{server.url}/api/games", json={"mode": "local", "seed": 11, "names": ["Ada", "Grace"]}).json()
-    host = server.url.removeprefix("http://")
-    with connect(f"ws://{host}/ws/games/{game['id']}") as ws:
-        ws.send(json.dumps({"type": "hello", "token": game["token"]}))
-        for number in range(600):
-            reply = json.loads(ws.recv(timeout=30))
-            if reply["type"] == "state":
-                if reply["state"]["result"] is not None:
-                    return game
-                state = reply["state"]
-                ws.send(json.dumps({"type": "move", "move": first_legal_move(state), "version": state["version"], "id": str(number)}))
-    raise AssertionError("the game did not end")
 
 
 def test_the_lobby_has_no_serious_violation(pages: Pages) -> None:
@@ -51,10 +24,9 @@ def test_the_lobby_has_no_serious_violation(pages: Pages) -> None:
 
 
 def test_a_game_in_play_has_no_serious_violation(pages: Pages, server: Server) -> None:
-    game: dict[str, Any] = httpx.post(f"{server.url}/api/games", json={"mode": "ai", "level": "beginner", "seat": 0, "seed": 4}).json()
+    game = create(server, mode="ai", level="beginner", seat=0, seed=4)
     page = pages.open("player")
-    hold_seat(page, game, 0)
-    page.goto(f"/game/{game['id']}")
+    open_seat(page, game["id"], game["token"], 0)
     offer = page.locator(".offer.affordable").first
     expect(offer).to_be_visible()
     assert accessibility_violations(page) == []
@@ -64,10 +36,10 @@ def test_a_game_in_play_has_no_serious_violation(pages: Pages, server: Server) -
 
 
 def test_the_end_of_a_game_and_its_replay_have_no_serious_violation(pages: Pages, server: Server) -> None:
-    game = finished(server)
+    game = create(server, mode="local", seed=11, names=["Ada", "Grace"])
+    play_until(server, game, lambda state: state["result"] is not None)
     page = pages.open("player")
-    hold_seat(page, game, "both")
-    page.goto(f"/game/{game['id']}")
+    open_seat(page, game["id"], game["token"], "both")
     expect(page.get_by_test_id("result")).to_be_visible()
     assert accessibility_violations(page) == []
     expect(page.get_by_test_id("eval-caption")).to_be_visible(timeout=180_000)

@@ -7,20 +7,20 @@ looked at and played through the page, as a player would.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
-from websockets.sync.client import connect
 
 from browser_helpers import (
     Pages,
     Server,
     Turning,
+    create,
+    open_seat,
+    play_until,
     drag_place,
     ghost,
     message,
@@ -30,46 +30,9 @@ from browser_helpers import (
     version,
     wait_above,
 )
-from web_helpers import first_legal_move, poll
+from web_helpers import poll
 
 pytestmark = pytest.mark.slow  # a real browser against a real server: `make check` leaves it to `make test`
-
-
-def create(server: Server, **body: Any) -> dict[str, Any]:
-    answer: dict[str, Any] = httpx.post(f"{server.url}/api/games", json=body, timeout=30).json()
-    return answer
-
-
-def play_until(server: Server, game: dict[str, Any], done: Callable[[dict[str, Any]], bool], token: str | None = None) -> dict[str, Any]:
-    """Play the first legal move over the protocol until ``done(state)``; returns that state."""
-    host = server.url.removeprefix("http://")
-    with connect(f"ws://{host}/ws/games/{game['id']}") as ws:
-        ws.send(json.dumps({"type": "hello", "token": token or game["token"]}))
-        for number in range(600):
-            reply = json.loads(ws.recv(timeout=30))
-            assert reply["type"] != "error", reply
-            if reply["type"] != "state":
-                continue
-            state: dict[str, Any] = reply["state"]
-            if done(state):
-                return state
-            ws.send(json.dumps({"type": "move", "move": first_legal_move(state), "version": state["version"], "id": str(number)}))
-    raise AssertionError("the condition never came")
-
-
-def open_seat(page: Page, game_id: str, token: str, seat: int | str) -> None:
-    """Open a game's page holding a seat, as the browser that created or joined it would."""
-    page.goto("/")
-    page.evaluate(
-        "([id, entry]) => localStorage.setItem('quiltmaker.games', JSON.stringify({...JSON.parse(localStorage.getItem('quiltmaker.games') || '{}'), [id]: entry}))",
-        [game_id, {"token": token, "seat": seat}],
-    )
-    page.goto(f"/game/{game_id}")
-    expect(page.get_by_test_id("version")).to_have_text(f"v{synced(page, game_id)}")
-
-
-def synced(page: Page, game_id: str) -> int:
-    return poll(lambda: version(page) if version(page) >= 0 else None, 30, what="the first state")
 
 
 def minus(number: int) -> str:
@@ -136,11 +99,16 @@ def test_advancing_out_of_turn_says_why_and_a_new_move_clears_old_words(pages: P
     pages.assert_no_script_errors()
 
 
-def test_a_drop_outside_the_quilt_and_escape_are_said_on_the_page(pages: Pages, server: Server) -> None:
+def local_game_page(pages: Pages, server: Server) -> tuple[Page, dict[str, Any], dict[str, Any]]:
+    """A pass-and-play game's page, its game and its first state."""
     game = create(server, mode="local", seed=5)
     page = pages.open("player")
     open_seat(page, game["id"], game["token"], "both")
-    state = synced_state(server, page)
+    return page, game, synced_state(server, page)
+
+
+def test_a_drop_outside_the_quilt_and_escape_are_said_on_the_page(pages: Pages, server: Server) -> None:
+    page, _, state = local_game_page(pages, server)
     seat = state["to_move"]
     patch = next(b["patch"] for b in state["legal"]["buys"] if b["affordable"] and any(o["anchors"] for o in b["orientations"]))
     offer = page.get_by_test_id(f"offer-{patch}").bounding_box()
@@ -163,10 +131,7 @@ def test_a_drop_outside_the_quilt_and_escape_are_said_on_the_page(pages: Pages, 
 
 
 def test_a_pointer_placement_leaves_no_focus_ring(pages: Pages, server: Server) -> None:
-    game = create(server, mode="local", seed=5)
-    page = pages.open("player")
-    open_seat(page, game["id"], game["token"], "both")
-    state = synced_state(server, page)
+    page, _, state = local_game_page(pages, server)
     patch, transform, anchor = placements(state)[0]
     drag_place(page, server, state["to_move"], patch, transform, anchor, Turning())
     ring = page.evaluate("() => document.activeElement !== document.body && document.activeElement.matches(':focus-visible')")
@@ -249,11 +214,8 @@ def test_moves_are_sent_at_once_where_the_player_turned_confirmation_off(pages: 
 
 
 def test_the_last_move_stays_marked_and_the_neutral_token_stands_where_it_was_taken(pages: Pages, server: Server) -> None:
-    game = create(server, mode="local", seed=5)
-    page = pages.open("player")
-    open_seat(page, game["id"], game["token"], "both")
+    page, _, state = local_game_page(pages, server)
     expect(page.get_by_test_id("neutral-token")).to_have_attribute("aria-label", re.compile("patches on offer start after it"))
-    state = synced_state(server, page)
     patch, transform, anchor = placements(state)[0]
     seat = state["to_move"]
     drag_place(page, server, seat, patch, transform, anchor, Turning())

@@ -40,6 +40,7 @@ from browser_helpers import (  # noqa: E402
     active_testid,
     advance_by_mouse,
     covered,
+    create,
     create_in_lobby,
     drag_place,
     game_id,
@@ -51,6 +52,7 @@ from browser_helpers import (  # noqa: E402
     mouse_place,
     move_text,
     placements,
+    play_until,
     point_at,
     quilt_values,
     screenshot,
@@ -510,22 +512,9 @@ def test_a_hint_marks_its_squares_and_says_what_it_does(pages: Pages, server: Se
 def finished_game(server: Server) -> dict[str, Any]:
     """A pass-and-play game played to its end over the protocol (the first legal move each time: quilts fill)."""
     import httpx
-    from websockets.sync.client import connect
 
-    from web_helpers import first_legal_move
-
-    created = httpx.post(f"{server.url}/api/games", json={"mode": "local", "seed": 11, "names": ["Ada", "Grace"]}).json()
-    host = server.url.removeprefix("http://")
-    with connect(f"ws://{host}/ws/games/{created['id']}") as ws:
-        ws.send(json.dumps({"type": "hello", "token": created["token"]}))
-        for number in range(500):
-            reply = json.loads(ws.recv(timeout=30))
-            if reply["type"] == "state":
-                state = reply["state"]
-                if state["result"] is not None:
-                    break
-                ws.send(json.dumps({"type": "move", "move": first_legal_move(state), "version": state["version"], "id": str(number)}))
-            assert reply["type"] != "error", reply
+    created = create(server, mode="local", seed=11, names=["Ada", "Grace"])
+    state = play_until(server, created, lambda s: s["result"] is not None)
     record = httpx.get(f"{server.url}/api/games/{created['id']}/record.json").json()
     return {"id": created["id"], "state": state, "record": record}
 
