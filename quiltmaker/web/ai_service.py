@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import os
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
@@ -70,6 +71,7 @@ class AIService:
                 max_workers=self.settings.ai_workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=ai_worker.warm_up,
+                initargs=(os.getpid(),),
             )
             # A pool starts its processes on demand: one job each starts them all now, so that
             # they have loaded the search (their initializer) before the first AI move is asked for.

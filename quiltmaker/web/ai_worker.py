@@ -19,9 +19,9 @@ from ..ai.players import Limit
 from ..core.position import Position
 
 
-def warm_up() -> None:
-    """Watch the server, then load the compiled search once, so the first real move is not slowed by it."""
-    _exit_with_parent()
+def warm_up(server: int | None = None) -> None:
+    """Watch the server (process id ``server``), then load the compiled search once, so the first real move is not slowed by it."""
+    _exit_with_parent(server if server is not None else os.getppid())
     mcts.warm_up()
 
 
@@ -30,9 +30,12 @@ def ready() -> bool:
     return True
 
 
-def _exit_with_parent() -> None:
-    """End this worker when the server process dies, even by SIGKILL (which skips the pool's own shutdown)."""
-    parent = os.getppid()
+def _exit_with_parent(parent: int) -> None:
+    """End this worker when the server process ``parent`` dies, even by SIGKILL (which skips the pool's own shutdown).
+
+    The server's id is passed in, not read here: a server killed while this
+    worker was still starting would otherwise leave it watching its new parent.
+    """
 
     def watch() -> None:
         while os.getppid() == parent:
