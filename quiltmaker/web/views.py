@@ -304,7 +304,7 @@ def _why_it_helps(position: Position, move: Move, effect: MoveEffect) -> list[st
     if move.kind == BUY:
         patch = PATCHES[move.patch]  # type: ignore[index]
         if patch.income:
-            left = _income_spaces_left(position, player, effect.after.times[player])
+            left = _income_spaces_left(position, effect.after.times[player])
             reasons.append(f"adds {patch.income} to your income, paid {_count(left, 'more time')}" if left else f"adds {patch.income} to your income")
         reasons.append(f"covers {_count(patch.size, 'square')} for {_count(patch.cost, 'button')} and {patch.time} time")
     elif move.kind == ADVANCE:
@@ -318,7 +318,7 @@ def _why_it_helps(position: Position, move: Move, effect: MoveEffect) -> list[st
     return reasons
 
 
-def _income_spaces_left(position: Position, player: int, space: int) -> int:
+def _income_spaces_left(position: Position, space: int) -> int:
     """How many income spaces still lie ahead of a token on ``space``."""
     return sum(1 for s in TIME_TRACKS[position.variant].income_spaces if s > space)
 

@@ -1,7 +1,7 @@
 // @ts-check
 // Intents to the server: every action of the player goes out through here, with
 // the version it was decided on and an id that its reply repeats.
-import { uniqueId } from "./common.js";
+import { plural, uniqueId } from "./common.js";
 import { confirmsMoves, legal, render, ui } from "./store.js";
 import { announce, say } from "./notices.js";
 
@@ -62,5 +62,5 @@ export function sendIntent(message, intent) {
 export function advance() {
   const a = legal().advance;
   if (!a) return;
-  proposeMove(a.move || "A", `Advance ${a.spaces} space${a.spaces === 1 ? "" : "s"} and take ${a.buttons} button${a.buttons === 1 ? "" : "s"}`);
+  proposeMove(a.move || "A", `Advance ${plural(a.spaces, "space")} and take ${plural(a.buttons, "button")}`);
 }

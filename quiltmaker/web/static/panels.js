@@ -203,7 +203,6 @@ function renderResult() {
   const penalty = ui.catalogue.empty_square_penalty;
   const row = (label, get, cls = "") =>
     el("tr", { class: cls }, el("th", { scope: "row" }, label), [0, 1].map((p) => el("td", { "data-testid": `result-${cls || label.split(" ")[0].toLowerCase()}-${p}` }, b[p] ? get(b[p], p) : "–")));
-  const signed = (n) => (n > 0 ? `−${n}` : n < 0 ? `−${-n}` : "0");
   fill(box,
     el("h2", { class: "panel-title" }, "Final score"),
     el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins${(r.scores || []).length === 2 ? `, ${formatNumber(r.scores[r.winner])} to ${formatNumber(r.scores[1 - r.winner])}` : ""}.`),
@@ -214,7 +213,7 @@ function renderResult() {
         row("Buttons", (x) => x.buttons),
         row(`${bonusArea()} bonus`, (x) => (x.bonus ? `+${x.bonus}` : "0"), "bonus"),
         row("Empty squares", (x) => x.empty, "empty"),
-        row(`Penalty (${penalty} each)`, (x) => signed(Math.abs(x.penalty)), "penalty"),
+        row(`Penalty (${penalty} each)`, (x) => formatNumber(-Math.abs(x.penalty)), "penalty"),
         row("Total", (x) => formatNumber(x.total), "total"))),
     rematchOffer());
 }
