@@ -19,6 +19,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
+from .. import tutorial
 from . import ai_worker
 from .protocol import ProtocolError
 from .settings import Settings
@@ -127,8 +128,10 @@ class AIService:
     def maybe_move(self, stored: StoredGame) -> None:
         """Start the AI's move if it is its turn and it is not already thinking about this version."""
         position = stored.game.position
-        if stored.mode != "ai" or position.to_move is None or position.to_move != stored.ai_seat:
+        if not stored.against_ai or position.to_move is None or position.to_move != stored.ai_seat:
             return
+        if stored.lesson is not None and not tutorial.tutor_moves(stored.lesson, stored.game):
+            return  # the tutor plays only where the lesson says so
         if self.is_thinking(stored):
             return
         attempts = self.attempts.get((stored.id, stored.version), 0)
@@ -171,6 +174,8 @@ class AIService:
         """The hint message for the player to move at ``version`` (searched once, shared by every asker)."""
         if stored.mode == "online":
             raise ProtocolError("not_allowed", "hints are not given in online games")
+        if stored.mode == "lesson":
+            raise ProtocolError("not_allowed", "a lesson says what to do: the hint is for games")
         position = stored.game.position
         if position.to_move is None:
             raise ProtocolError("game_over", "the game is over")
@@ -215,8 +220,9 @@ class AIService:
             for ply, p in enumerate(game.positions)
         ]
         # Only finished games are evaluated: in an online game evaluations would be
-        # hints, and a live game would need a fresh analysis after every move.
-        if not game.position.is_over:
+        # hints, and a live game would need a fresh analysis after every move. A
+        # lesson's game is the tutorial's, not the learner's to study: not evaluated.
+        if not game.position.is_over or stored.lesson is not None:
             return 200, {"status": "positions only", "positions": positions}
         saved = await asyncio.to_thread(self.server.store.analysis, stored.id)
         if saved is None or saved.get("version") != stored.moves_version:

@@ -20,6 +20,7 @@ from typing import Any
 from ..core.errors import QuiltmakerError
 from ..core.moves import Move
 from ..core.position import Position
+from .. import tutorial
 from .ai_service import AIService
 from .protocol import GAME_ID, SEND_SECONDS, Connection, ProtocolError, client_id_of
 from .pubsub import Broker, LocalBroker
@@ -202,6 +203,10 @@ class GameServer:
         reason = position.why_illegal(move) if move.exists else "no such move"
         if reason is not None:
             raise ProtocolError("illegal", f"{move.text()} is illegal: {with_names(reason, stored.names)}")
+        if stored.lesson is not None:
+            reason = tutorial.refusal(stored.lesson, stored.game, move)
+            if reason is not None:
+                raise ProtocolError("lesson", reason[0].upper() + reason[1:])
         return move.text()
 
     def _undo_count(self, stored: StoredGame) -> int:
@@ -216,12 +221,14 @@ class GameServer:
             return 1
         # Against the AI: back to the human's last turn, taking the AI's replies with it.
         count = stored.game.turn_start(1 - (stored.ai_seat or 0))
-        if count is None:
-            raise ProtocolError("not_allowed", "you have no move to undo yet")
+        if count is None or (stored.lesson is not None and count > len(stored.game.moves) - stored.lesson.ply):
+            raise ProtocolError("not_allowed", "you have no move to undo yet")  # a lesson's script is not yours to undo
         return count
 
     async def _create_rematch(self, stored: StoredGame) -> str:
         """Store the next game between the same seats (see :meth:`GameStore.create_rematch`); return its id."""
+        if stored.lesson is not None:
+            raise ProtocolError("not_allowed", "a lesson has no rematch: go on to the next lesson, or start this one again")
         if not stored.game.position.is_over:
             raise ProtocolError("not_allowed", "a rematch can be asked for once the game is over")
         if stored.rematch is not None:

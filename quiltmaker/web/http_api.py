@@ -15,6 +15,7 @@ from ..ai.levels import LEVELS
 from ..core import record
 from ..core.components import DEFAULT_VARIANT, TIME_TRACKS, VARIANT_ALIASES
 from ..core.position import Position
+from ..tutorial import LEARNER, LESSONS, TUTOR, setup
 from .games import GameServer
 from .protocol import ProtocolError
 from .store import BOTH_SEATS, StoredGame, StoreError
@@ -25,8 +26,9 @@ LEVEL_DESCRIPTIONS = {name: level.description for name, level in LEVELS.items()}
 
 
 class NewGame(BaseModel):
-    mode: Literal["ai", "local", "online"]
+    mode: Literal["ai", "local", "online", "lesson"]
     level: str = "casual"
+    lesson: int | None = Field(default=None, ge=1, le=len(LESSONS))  # which lesson, for mode "lesson"
     seat: Literal[0, 1] | None = None
     variant: str = DEFAULT_VARIANT
     seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
@@ -84,6 +86,8 @@ async def get_catalogue() -> dict[str, Any]:
 
 @router.post("/games")
 async def create_game(request: Request, new: NewGame) -> dict[str, Any]:
+    if new.mode == "lesson":
+        return await _create_lesson(request, new)
     rng = random.Random(new.seed)
     # Seat 0 moves first, so choosing a seat is choosing to start or not.
     start = Position.initial(rng.randrange(2**63), first_player=0, variant=new.variant)
@@ -106,6 +110,20 @@ async def create_game(request: Request, new: NewGame) -> dict[str, Any]:
         seat,
     )
     return {"id": game_id, "token": token, "seat": BOTH_SEATS if new.mode == "local" else seat, "invite": invite}
+
+
+async def _create_lesson(request: Request, new: NewGame) -> dict[str, Any]:
+    """A lesson's game: the learner against the tutor (the beginner level), from the lesson's start."""
+    if new.lesson is None:
+        raise HTTPException(422, f"a lesson game needs 'lesson': a number from 1 to {len(LESSONS)}")
+    names = ["Player", "Tutor"]
+    if new.names and new.names[0].strip():
+        names[LEARNER] = new.names[0].strip()
+    lesson = LESSONS[new.lesson - 1]
+    game_id, token, _ = await asyncio.to_thread(
+        _server(request).store.create, "lesson", setup(), names, "beginner", TUTOR, LEARNER, lesson.number, lesson.script
+    )
+    return {"id": game_id, "token": token, "seat": LEARNER, "invite": None}
 
 
 @router.post("/games/{game_id}/join")

@@ -17,6 +17,7 @@ import secrets
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -40,8 +41,9 @@ from ..core.errors import QuiltmakerError
 from ..core.game import Game
 from ..core.moves import Move
 from ..core.position import Position
+from ..tutorial import Lesson, lesson_of
 
-MODES = ("ai", "local", "online")
+MODES = ("ai", "local", "online", "lesson")  # a lesson: an AI game against the tutor from a lesson's start
 BOTH_SEATS = "both"
 
 
@@ -72,6 +74,15 @@ class GameRow(Base):
     token_hashes: Mapped[list[str | None]] = mapped_column(JSON)
     invite_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     analysis: Mapped[Any] = mapped_column(JSON, nullable=True)
+
+
+class LessonRow(Base):
+    """Which lesson a ``lesson`` game is (a table of its own, so that older databases gain it unchanged)."""
+
+    __tablename__ = "lessons"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer)
 
 
 class EventRow(Base):
@@ -105,6 +116,7 @@ class StoredGame:
     client_ids: set[str] = field(default_factory=set)
     move_entries: list[tuple[Move, dict[str, Any]]] = field(default_factory=list)  # the views' move list, kept between states
     rematch: str | None = None  # the id of the next game between the same seats
+    lesson: Lesson | None = None  # the lesson a "lesson" game is (None when no lesson of this version starts there)
 
     def apply(self, events: list[Event]) -> None:
         """Replay events onto this game; those it already has are skipped.
@@ -136,6 +148,11 @@ class StoredGame:
             self.version += 1
             if client_id:
                 self.client_ids.add(client_id)
+
+    @property
+    def against_ai(self) -> bool:
+        """Whether seat ``ai_seat`` is played by the server: the computer, or the tutor of a lesson."""
+        return self.mode in ("ai", "lesson")
 
     @property
     def moves_version(self) -> int:
@@ -222,8 +239,14 @@ class GameStore:
         ai_level: str | None = None,
         ai_seat: int | None = None,
         creator_seat: int = 0,
+        lesson: int | None = None,
+        script: Sequence[str] = (),
     ) -> tuple[str, str, str | None]:
-        """Store a new game; return its id, the creator's token and (online) the invitation code."""
+        """Store a new game; return its id, the creator's token and (online) the invitation code.
+
+        A lesson's game is stored with its number and with the moves played before
+        the lesson (``script``, already checked by the rules) as its first events.
+        """
         if mode not in MODES:
             raise StoreError("malformed", f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
         game_id = secrets.token_urlsafe(9)
@@ -244,6 +267,12 @@ class GameStore:
         )
         with self._sessions.begin() as session:
             session.add(row)
+            session.flush()  # the game's row first: the lesson and its events refer to it
+            if lesson is not None:
+                session.add(LessonRow(game_id=game_id, number=lesson))
+            created = _now()
+            for number, move in enumerate(script):
+                session.add(EventRow(game_id=game_id, number=number, kind="move", value=move, seat=None, client_id=None, created=created))
         return game_id, token, invite
 
     def create_rematch(self, stored: StoredGame, start: Position) -> str:
@@ -314,6 +343,7 @@ class GameStore:
             if row is None:
                 raise StoreError("not_found", f"no game {game_id!r}")
             events = session.scalars(select(EventRow).where(EventRow.game_id == game_id).order_by(EventRow.number)).all()
+            lesson_number = session.scalar(select(LessonRow.number).where(LessonRow.game_id == game_id))
         try:
             game = Game(Position.from_text(row.start), row.names)
         except (QuiltmakerError, ValueError) as error:
@@ -331,6 +361,8 @@ class GameStore:
             version=0,
         )
         stored.apply([_event(e) for e in events])
+        if lesson_number is not None:
+            stored.lesson = lesson_of(lesson_number, stored.game)
         return stored
 
     def refresh(self, stored: StoredGame) -> list[Event]:

@@ -23,6 +23,7 @@ from ..core.game import Game
 from ..core.moves import ACTIONS, ADVANCE, BUY, COLUMNS, SPECIAL, Move, square_name
 from ..ai.players import forecast
 from ..core.position import NO_BONUS, MoveEffect, Position
+from ..tutorial import LESSONS, facts, marked_squares, progress
 from .store import StoredGame
 
 
@@ -63,6 +64,7 @@ def catalogue(levels: dict[str, str]) -> dict[str, Any]:
         },
         "default_variant": DEFAULT_VARIANT,
         "levels": [{"name": name, "description": description} for name, description in levels.items()],
+        "lessons": [{"number": lesson.number, "title": lesson.title} for lesson in LESSONS],
     }
 
 
@@ -212,9 +214,9 @@ def state_view(stored: StoredGame, ai_thinking: bool = False) -> dict[str, Any]:
     del cache[len(game.moves):]
     moves = [entry for _, entry in cache]
     ai = None
-    if stored.mode == "ai":
+    if stored.against_ai:
         ai = {"level": stored.ai_level, "seat": stored.ai_seat, "thinking": ai_thinking}
-    assisted = stored.mode in ("ai", "local")
+    assisted = stored.mode in ("ai", "local", "lesson")
     return {
         "id": stored.id,
         "version": stored.version,
@@ -230,8 +232,33 @@ def state_view(stored: StoredGame, ai_thinking: bool = False) -> dict[str, Any]:
         "legal": legal_view(position, stored.names),
         "moves": moves,
         "result": result_view(position),
-        "hints": assisted and not position.is_over,
-        "undo": assisted and bool(game.moves),
+        "hints": assisted and stored.lesson is None and not position.is_over,
+        "undo": assisted and len(game.moves) > (stored.lesson.ply if stored.lesson else 0),
+        "lesson": lesson_view(stored),
+    }
+
+
+def lesson_view(stored: StoredGame) -> dict[str, Any] | None:
+    """A lesson game's words, its steps and how far the learner is, the numbers filled in from the lesson's start."""
+    lesson = stored.lesson
+    if lesson is None:
+        return None
+    now = progress(lesson, stored.game)
+    numbers = facts(lesson.start)
+    return {
+        "number": lesson.number,
+        "count": len(LESSONS),
+        "title": lesson.title,
+        "intro": [paragraph.format(**numbers) for paragraph in lesson.intro],
+        "steps": [
+            {"task": step.task.format(**numbers), "done": index < now.step or (now.done and index == now.step)}
+            for index, step in enumerate(lesson.steps)
+        ],
+        "done": now.done,
+        "praise": lesson.praise if now.done else None,
+        "spotlight": lesson.spotlight,
+        "marks": [list(cell) for cell in marked_squares(lesson, stored.game)],
+        "next": lesson.number + 1 if lesson.number < len(LESSONS) else None,
     }
 
 
@@ -335,4 +362,5 @@ def summary_view(stored: StoredGame) -> dict[str, Any]:
         "to_move": position.to_move,
         "result": result_view(position),
         "created": stored.created.isoformat(),
+        "lesson": None if stored.lesson is None else {"number": stored.lesson.number, "done": progress(stored.lesson, stored.game).done},
     }

@@ -205,6 +205,8 @@ export function renderOverlays() {
     if (last && last.player === seat && last.cells.length) {
       parts.push(cellsOverlay(last.cells, `last-move-mark${live && arriving() ? " arriving" : ""}`, { "data-testid": `last-move-${seat}` }));
     }
+    // A lesson's marked squares: the learner's quilt, where the lesson asks for a patch.
+    if (live && s?.lesson?.marks?.length && seat === 0) parts.push(cellsOverlay(s.lesson.marks, "lesson-mark", { "data-testid": "lesson-mark" }));
     if (live && s && ui.hint && ui.hint.version === s.version && s.to_move === seat) {
       const cells = ui.hint.best_move_cells;
       if (cells?.length) parts.push(cellsOverlay(cells, "hint-mark", { "data-testid": "hint-mark" }));

@@ -135,6 +135,7 @@ function onMessage(message) {
 
 const ERROR_TITLES = {
   illegal: "Not allowed",
+  lesson: "Not what this lesson asks",
   not_your_turn: "Not your turn",
   stale: "The game moved on",
   forbidden: "Not permitted",
@@ -202,7 +203,8 @@ function onError(message) {
   if (message.id) ui.pending.delete(message.id);
   if (message.code === "forbidden" && ui.seat === undefined) ui.seat = null; // the hello was refused: watching
   const title = ERROR_TITLES[message.code] || "Error";
-  const what = intent ? ` (${intent.text})` : "";
+  // A lesson's refusal speaks of the move in words; the notation would only distract.
+  const what = intent && message.code !== "lesson" ? ` (${intent.text})` : "";
   say(`${title}${what}: ${message.message || message.code}`, "error");
 }
 
@@ -265,7 +267,8 @@ function onRematch(id, live) {
 function noticeChanges(previous, state) {
   if (previous.bonus === -1 && state.bonus !== -1 && state.bonus !== null && state.bonus !== undefined) {
     const who = isMine(state.bonus) ? "You complete" : `${nameOf(state.bonus)} completes`;
-    banner(`${who} a ${bonusArea()} area and takes the bonus: +${ui.catalogue.bonus_points} points.`, "bonus", 12000);
+    const takes = isMine(state.bonus) ? "take" : "takes";
+    banner(`${who} a ${bonusArea()} area and ${takes} the bonus: +${ui.catalogue.bonus_points} points.`, "bonus", 12000);
   }
   if (!previous.result && state.result) {
     const winner = state.result.winner;

@@ -1,6 +1,7 @@
 // @ts-check
 // The lobby: create a game, list the games this browser holds a seat in.
 import { $, api, el, fill, forgetGame, formatNumber, loadGames, saveGame } from "./common.js";
+import { lessonGames, openLesson, startLesson } from "./lessons.js";
 
 const form = $("new-game", HTMLFormElement);
 const modeSelect = $("mode", HTMLSelectElement);
@@ -11,6 +12,8 @@ const message = $("lobby-message");
 const gamesBox = $("your-games");
 
 let levels = [];
+let lessons = []; // {number, title}, from the catalogue
+let lessonDone = {}; // lesson number -> whether this browser's game of it is done (the server says)
 
 function say(text, kind = "info") {
   message.textContent = text;
@@ -38,6 +41,8 @@ async function loadLevels() {
   try {
     const { body } = await api("/api/catalogue");
     levels = Array.isArray(body.levels) ? body.levels : [];
+    lessons = Array.isArray(body.lessons) ? body.lessons : [];
+    showLessons();
     if (levels.length) {
       fill(
         levelSelect,
@@ -86,6 +91,44 @@ async function createGame(event) {
   }
 }
 
+// ---------------------------------------------------------------- learn to play
+
+function showLessons() {
+  const held = lessonGames();
+  const list = $("lesson-list");
+  fill(
+    list,
+    lessons.map((lesson) => {
+      const state = lessonDone[lesson.number] ? "done" : held[lesson.number] ? "started" : "new";
+      const label = { done: "done", started: "in progress", new: "" }[state];
+      return el(
+        "li",
+        { class: `lesson-item ${state}`, "data-testid": `lesson-${lesson.number}` },
+        el("button", { type: "button", class: "link-button", onclick: () => go(() => openLesson(lesson.number)) }, lesson.title),
+        label ? el("span", { class: "game-meta" }, state === "done" ? `✓ ${label}` : label) : null,
+        state === "done" ? el("button", { type: "button", class: "link-button", "aria-label": `Play lesson ${lesson.number} again`, onclick: () => go(() => startLesson(lesson.number)) }, "again") : null,
+      );
+    }),
+  );
+  // Where to go on: the first lesson not done yet.
+  const next = lessons.find((lesson) => !lessonDone[lesson.number]);
+  const button = $("learn-start", HTMLButtonElement);
+  const started = lessons.some((lesson) => held[lesson.number]);
+  button.hidden = !lessons.length;
+  button.textContent = !next ? "Play every lesson again" : started ? `Continue: lesson ${next.number}, ${next.title}` : "Start the first lesson";
+  button.onclick = () => go(() => (next ? openLesson(next.number) : startLesson(1)));
+}
+
+async function go(action) {
+  try {
+    await action();
+  } catch (error) {
+    const line = $("learn-message");
+    line.textContent = `The lesson could not be opened: ${error.message}`;
+    line.dataset.kind = "error";
+  }
+}
+
 // ---------------------------------------------------------------- your games
 
 function describeStatus(game) {
@@ -107,7 +150,10 @@ const MODE_NAMES = { ai: "against the computer", local: "pass-and-play", online:
 
 async function showGames() {
   const stored = loadGames();
-  const ids = Object.keys(stored);
+  const lessonIds = new Set(Object.values(lessonGames()));
+  await showLessonProgress(lessonIds);
+  // Lesson games are listed under "Learn to play", not here.
+  const ids = Object.keys(stored).filter((id) => !stored[id].lesson && !lessonIds.has(id));
   if (!ids.length) {
     fill(gamesBox, el("p", { class: "hint-text" }, "No games yet: start one with the form."));
     return;
@@ -159,6 +205,18 @@ async function showGames() {
     );
   }
   fill(gamesBox, list);
+}
+
+async function showLessonProgress(lessonIds) {
+  if (!lessonIds.size) return;
+  try {
+    const { body } = await api(`/api/games?ids=${[...lessonIds].map(encodeURIComponent).join(",")}`);
+    lessonDone = {};
+    for (const game of body.games || []) if (game.lesson?.done) lessonDone[game.lesson.number] = true;
+  } catch {
+    // Progress is a convenience: without it the lessons are listed as not done.
+  }
+  showLessons();
 }
 
 function created(game, entry) {

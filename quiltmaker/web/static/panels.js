@@ -8,11 +8,13 @@ import { sendIntent } from "./intents.js";
 import { holdIsLegal } from "./hand.js";
 import { renderCircle, renderOverlays, renderPlayers, renderTrack } from "./board.js";
 import { renderReplay, setReplay } from "./review.js";
+import { renderLesson } from "./lesson-panel.js";
 
 export function drawAll() {
   const v = view();
   keepFocus(() => {
     renderHeader();
+    renderLesson();
     renderBanners();
     renderTrack(v);
     renderCircle(v);
@@ -46,6 +48,10 @@ function renderHeader() {
   const s = ui.state;
   $("version").textContent = s ? `v${s.version}` : "";
   if (!s) return;
+  if (s.lesson) {
+    fill($("game-title"), el("strong", {}, `Learn to play · lesson ${s.lesson.number} of ${s.lesson.count}`), ` · ${nameOf(0)} against the ${nameOf(1).toLowerCase()}`);
+    return;
+  }
   const modes = { ai: `against quiltmaker ${s.ai?.level ?? ""}`.trim(), local: "pass-and-play", online: "online" };
   const seat = ui.seat === "both" ? "you play both seats" : ui.seat === null ? "you are watching" : ui.seat === undefined ? "" : `you play as ${nameOf(ui.seat)}`;
   fill(
@@ -153,9 +159,16 @@ export function renderActions() {
     const o = patch.orientations[ui.hold.oi];
     const ok = holdIsLegal();
     fill($("hold-label"),
-      `Patch ${ui.hold.patch} (${o.transform}) at ${squareName(ui.hold.row, ui.hold.col)}: `,
+      `Patch ${ui.hold.patch}, ${orientationWords(o.transform)}, at ${squareName(ui.hold.row, ui.hold.col)}: `,
       el("strong", { class: ok ? "ok" : "bad" }, ok ? "fits ✓" : "not allowed here ✗"));
   }
+}
+
+/** An orientation's name (R0..R3 turned clockwise, F0..F3 mirrored first) in words. */
+function orientationWords(transform) {
+  const turns = ["", "turned once", "turned twice", "turned three times"][Number(transform.slice(1))] || "";
+  if (transform[0] === "F") return turns ? `flipped and ${turns}` : "flipped";
+  return turns || "as drawn";
 }
 
 function renderHintBox() {
@@ -228,7 +241,7 @@ function rematchOffer() {
       el("a", { href: `/game/${encodeURIComponent(s.rematch)}`, "data-testid": "rematch-link" }, watching ? "watch it" : "play it"),
       ".");
   }
-  if (ui.seat === null || ui.seat === undefined) return null;
+  if (ui.seat === null || ui.seat === undefined || s.lesson) return null; // a lesson goes on to the next lesson instead
   return el("p", { class: "rematch" },
     el("button", {
       type: "button", class: "primary", "data-testid": "rematch",

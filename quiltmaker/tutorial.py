@@ -1,0 +1,354 @@
+"""Learn to play: lessons on one fixed game, each a position and steps the learner does on the board.
+
+Every lesson is a moment of the same game (:data:`SCRIPT`, a game between two
+``casual`` players from :data:`SCRIPT_SEED`): a lesson's game begins with the
+script's moves up to that moment already played, so the lessons read as one
+game that moves on between them, with its quilts and its history. The learner always holds seat 0 and
+plays against the tutor in seat 1. A step names what to do and which moves do
+it, in the rules' own numbers (:class:`~quiltmaker.core.position.MoveEffect`);
+a legal move that does not do it is refused with the reason, and changes
+nothing. Interfaces show the words and the marks; they decide none of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from .core.components import BONUS_AREAS, LAST_SPACE, TIME_TRACKS, Cell, mask_to_cells
+from .core.game import Game
+from .core.moves import ADVANCE, SPECIAL, Move
+from .core.position import MoveEffect, Position
+
+LEARNER, TUTOR = 0, 1
+
+SCRIPT_SEED = 0
+# Played by `casual` against `casual` from Position.initial(SCRIPT_SEED, first_player=0).
+SCRIPT: tuple[str, ...] = tuple(
+    (
+        "A A 30R0@a1 21R0@f7 20R3@f4 11R0@g1 15R0@e2 27R0@a1 22R1@h4 24R1@b3 23R1@d4 5F0@d1 A A A A 19R1@c4 S@f1 31R0@g1 "
+        "16R1@d2 2R0@a9 14F1@g2 S@a3 32R1@b6 0R0@d1 8R3@a6 S@i3 6R1@a4 1R3@a8 28R3@e5 S@i4 7F2@a2 12F3@b4 17R0@d9 A "
+        "25R0@b7 A 3R0@g6 13R0@f8 S@i5 A 4R1@h6 A"
+    ).split()
+)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One thing the learner does.
+
+    Attributes:
+        task: What to do, in the second person; ``{name}`` fields come from :func:`facts`.
+        accepts: Whether a move (by its effect) does it.
+        refusal: Why a legal move that does not do it is refused.
+        until_over: The step lasts until the game ends, and the tutor plays the other side.
+    """
+
+    task: str
+    accepts: Callable[[MoveEffect], bool]
+    refusal: str = ""
+    until_over: bool = False
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A lesson: where in the script it starts, what it says, what the learner does.
+
+    Attributes:
+        number: Its place in :data:`LESSONS`, from 1.
+        title: A few words.
+        ply: Moves of :data:`SCRIPT` played before the lesson starts (the learner to move).
+        intro: Paragraphs read before the first step.
+        steps: What the learner does, in order.
+        praise: Read once every step is done.
+        spotlight: The part of the board the lesson is about, for an interface to point at:
+            ``circle``, ``track``, ``hand``, ``advance``, ``quilt`` or ``score``.
+    """
+
+    number: int
+    title: str
+    ply: int
+    intro: tuple[str, ...]
+    steps: tuple[Step, ...]
+    praise: str
+    spotlight: str
+
+    @property
+    def script(self) -> tuple[str, ...]:
+        """The moves of the game before the lesson: a lesson's game starts with them, from :func:`setup`."""
+        return SCRIPT[: self.ply]
+
+    @cached_property
+    def start(self) -> Position:
+        """The position the learner finds."""
+        position = setup()
+        for move in self.script:
+            position = position.play(move)
+        return position
+
+
+def setup() -> Position:
+    """The start of the lessons' game."""
+    return Position.initial(SCRIPT_SEED, first_player=LEARNER)
+
+
+def _any_move(_effect: MoveEffect) -> bool:
+    return True
+
+
+LESSONS: tuple[Lesson, ...] = (
+    Lesson(
+        1,
+        "Buying a patch",
+        0,
+        (
+            "Patchwork is a race to sew the better quilt. Each of you has a 9x9 quilt, empty at the start, "
+            "and {buttons} buttons: buttons are both your money and your points.",
+            "The patches lie in a circle. Only the three after the neutral token are on offer; they are marked "
+            "in the row of patches. Each shows its price in buttons, the time it takes to sew, and the buttons "
+            "printed on it.",
+        ),
+        (
+            Step(
+                "Buy one of the three patches on offer that you can pay for: pick it, then lay it anywhere on your "
+                "quilt and place it.",
+                lambda effect: effect.patch is not None,
+                "This lesson is about buying: pick one of the three patches on offer instead of advancing.",
+            ),
+        ),
+        "You paid its price in buttons, and sewing it cost you time: your token moved along the time track by "
+        "the patch's time. The neutral token now stands where your patch was, so the next three patches are on offer.",
+        "circle",
+    ),
+    Lesson(
+        2,
+        "Whose turn it is",
+        5,
+        (
+            "Turns do not alternate. The time track decides: the player whose token is further behind moves next. "
+            "Your token is on space {space}, the tutor's on {other_space}, so it is your turn.",
+            "If you are still behind after your move, or level with the tutor (the token that arrived last is on "
+            "top and moves first), you move again: several turns in a row.",
+        ),
+        (
+            Step(
+                "Buy a patch that costs little time, so that your token stays behind the tutor's or lands on the same space.",
+                lambda effect: effect.after.to_move == effect.player and not effect.after.pending,
+                "That move would take your token past the tutor's, and the turn would pass to the tutor: pick a "
+                "patch whose time is at most {to_other} so that you move again.",
+            ),
+            Step("It is your turn again: make any move.", _any_move),
+        ),
+        "Two turns in a row. Patches that cost little time give you more turns; patches that cost a lot give the "
+        "tutor several turns in a row.",
+        "track",
+    ),
+    Lesson(
+        3,
+        "Button income",
+        9,
+        (
+            "The buttons printed on the patches of your quilt are your income: {income} buttons so far. You are "
+            "paid your income each time your token reaches or passes a button space on the time track, whatever "
+            "the move.",
+            "Your token is on space {space}; the next button space is {next_income}.",
+        ),
+        (
+            Step(
+                "Make a move that takes your token to space {next_income} or beyond, and collect your income.",
+                lambda effect: effect.income > 0,
+                "That move stops before the button space on {next_income}, so it pays no income: pick a patch with "
+                "a time of at least {to_income}, or advance.",
+            ),
+        ),
+        "Paid. Patches with buttons on them cost more at first but pay again at every button space still ahead, "
+        "so they are worth most early in the game.",
+        "track",
+    ),
+    Lesson(
+        4,
+        "Advancing for buttons",
+        12,
+        (
+            "Instead of buying, you can always advance: your token moves to the space just ahead of the tutor's, "
+            "and you take one button for every space it moves.",
+            "You hold {buttons} buttons. Advancing now takes you from space {space} to {advance_to}.",
+        ),
+        (
+            Step(
+                "Advance: press the Advance button (or the A key).",
+                lambda effect: effect.move.kind == ADVANCE,
+                "This lesson is about advancing: press Advance instead of buying.",
+            ),
+        ),
+        "You moved ahead of the tutor and were paid a button a space. Now the tutor is behind, so it is the "
+        "tutor's turn. Advancing is how you get buttons when nothing on offer is worth its price.",
+        "advance",
+    ),
+    Lesson(
+        5,
+        "Turning and flipping",
+        14,
+        (
+            "A patch can be laid in any of its turns and mirror images, as long as it lies inside your quilt and "
+            "covers no covered square. Patches need not touch.",
+            "With a patch in hand, Turn (the R key) turns it a quarter clockwise and Flip (the F key) mirrors it; "
+            "on a phone, use the buttons beside the patch.",
+        ),
+        (
+            Step(
+                "Buy a patch and lay it turned or flipped, not the way it is drawn in the circle.",
+                lambda effect: effect.move.patch is not None and effect.move.orientation != "R0",
+                "That patch would lie the way it is drawn in the circle: turn or flip it first (a patch that looks "
+                "the same every way round will not do: pick another).",
+            ),
+        ),
+        "Turning patches to fit the gaps is the craft of the game: every square left empty at the end costs you two points.",
+        "hand",
+    ),
+    Lesson(
+        6,
+        "Special patches",
+        29,
+        (
+            "The time track began with five small 1x1 patches on the spaces marked on it; {specials_left} are left. "
+            "The first player to reach or pass one takes it and at once sews it onto any empty square of their "
+            "quilt, for free.",
+            "Your token is on space {space}; the next special patch lies on space {next_special}.",
+        ),
+        (
+            Step(
+                "Make a move that takes your token to space {next_special} or beyond, then place the special patch "
+                "on any empty square.",
+                lambda effect: effect.specials_earned > 0,
+                "That move stops before the special patch on {next_special}: pick a patch with a time of at least {to_special}.",
+            ),
+        ),
+        "A special patch is the best filler there is: one square, anywhere. Racing to them is often worth a little time.",
+        "track",
+    ),
+    Lesson(
+        7,
+        "The 7x7 bonus and the end of the game",
+        38,
+        (
+            "The first player to cover any 7x7 area of their quilt completely takes the bonus tile: 7 points at "
+            "the end. Your quilt lacks only the marked squares of one.",
+            "The game ends when both tokens reach space {last_space}. Then each player scores their buttons, plus "
+            "7 for the bonus tile, minus 2 for every empty square of their quilt; the higher score wins.",
+        ),
+        (
+            Step(
+                "Buy a patch that covers the marked squares, and take the 7x7 bonus.",
+                lambda effect: effect.bonus_earned,
+                "That move leaves the marked squares open, so it does not complete the 7x7 area: cover them.",
+            ),
+            Step("Play on to the end of the game; the tutor plays the other side.", _any_move, until_over=True),
+        ),
+        "That is the whole game. The score table shows where the points came from: buttons, the bonus, and two "
+        "points off for each empty square. You are ready to play the computer: start with the beginner level.",
+        "quilt",
+    ),
+)
+
+
+def lesson_of(number: int, game: Game) -> Lesson | None:
+    """Lesson ``number`` (from 1) if ``game`` is a game of it (it begins with the lesson's script), else ``None``.
+
+    ``None`` too for a lesson game stored by a version whose lessons were different.
+    """
+    if not 1 <= number <= len(LESSONS):
+        return None
+    lesson = LESSONS[number - 1]
+    played = [move.text() for move in game.moves[: lesson.ply]]
+    return lesson if game.start == setup() and tuple(played) == lesson.script else None
+
+
+def facts(position: Position) -> dict[str, Any]:
+    """The numbers a lesson's words name, for the learner, read from the rules' position."""
+    track = TIME_TRACKS[position.variant]
+    space, other = position.times[LEARNER], position.times[TUTOR]
+    next_income = next((s for s in track.income_spaces if s > space), LAST_SPACE)
+    next_special = next((s for s in track.special_spaces if s > space and position.specials >> s & 1), LAST_SPACE)
+    return {
+        "space": space,
+        "other_space": other,
+        "buttons": position.buttons[LEARNER],
+        "income": position.income[LEARNER],
+        "next_income": next_income,
+        "to_income": next_income - space,
+        "next_special": next_special,
+        "to_special": next_special - space,
+        "to_other": other - space,
+        "advance_to": min(other + 1, LAST_SPACE),
+        "specials_left": bin(position.specials).count("1"),
+        "last_space": LAST_SPACE,
+    }
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a learner is in a lesson's game.
+
+    Attributes:
+        step: The index of the step to do now (``len(steps)`` once all are done).
+        done: Every step done (the last one's special patch placed, the game over for ``until_over``).
+    """
+
+    step: int
+    done: bool
+
+
+def progress(lesson: Lesson, game: Game) -> Progress:
+    """Replay the learner's moves of ``game`` (a game of ``lesson``: see :func:`lesson_of`) against its steps."""
+    step = 0
+    played = zip(game.positions, game.movers, game.moves)
+    for position, mover, move in list(played)[lesson.ply :]:
+        if mover != LEARNER or move.kind == SPECIAL or step == len(lesson.steps) or lesson.steps[step].until_over:
+            continue
+        if lesson.steps[step].accepts(position.effect(move)):
+            step += 1
+    position = game.position
+    if step < len(lesson.steps) and lesson.steps[step].until_over:
+        return Progress(step, position.is_over)
+    placing = position.pending and position.on_top == LEARNER
+    return Progress(step, step == len(lesson.steps) and not placing)
+
+
+def refusal(lesson: Lesson, game: Game, move: Move) -> str | None:
+    """Why the lesson refuses a legal ``move`` by the learner, or ``None`` when it goes ahead."""
+    now = progress(lesson, game)
+    if now.done:
+        return "this lesson is complete: go on to the next lesson, or start this one again"
+    if move.kind == SPECIAL or now.step == len(lesson.steps):
+        return None  # placing a special patch just earned: the rules demand it
+    step = lesson.steps[now.step]
+    if step.until_over or step.accepts(game.position.effect(move)):
+        return None
+    return step.refusal.format(**facts(game.position))
+
+
+def tutor_moves(lesson: Lesson, game: Game) -> bool:
+    """Whether the tutor plays its turns now: only in a step that lasts to the end of the game."""
+    now = progress(lesson, game)
+    return not now.done and now.step < len(lesson.steps) and lesson.steps[now.step].until_over
+
+
+def marked_squares(lesson: Lesson, game: Game) -> tuple[Cell, ...]:
+    """Squares of the learner's quilt the lesson points at: the gaps of the 7x7 area the bonus step asks to finish."""
+    now = progress(lesson, game)
+    if now.done or now.step == len(lesson.steps):
+        return ()
+    position = game.position
+    if position.to_move != LEARNER or position.pending:
+        return ()
+    quilt = position.quilts[LEARNER]
+    for move in position.legal_moves():
+        effect = position.effect(move)
+        if lesson.steps[now.step].accepts(effect) and effect.bonus_earned:
+            covered = quilt | move.mask
+            area = next(a for a in BONUS_AREAS if covered & a == a and quilt & a != a)
+            return mask_to_cells(area & ~quilt)
+    return ()

@@ -1,0 +1,83 @@
+// @ts-check
+// The lesson panel of a lesson game: what the lesson says, its steps ticked off
+// as the server finds them done, and the way on. It also points at the part of
+// the board the lesson is about.
+import { $, el, fill, find } from "./common.js";
+import { ui } from "./store.js";
+import { startLesson } from "./lessons.js";
+
+const SPOTLIGHTS = {
+  circle: [".circle-panel"],
+  track: [".track-panel"],
+  hand: [".circle-panel", "#hold-controls"],
+  advance: ["#advance"],
+  quilt: ["#player-0"],
+};
+
+export function renderLesson() {
+  const panel = $("lesson");
+  const lesson = ui.state?.lesson;
+  panel.hidden = !lesson;
+  renderTask(lesson);
+  for (const node of document.querySelectorAll(".spotlight")) node.classList.remove("spotlight");
+  if (!lesson) return;
+  const spotlight = lesson.done ? (ui.state?.result ? ["#result"] : []) : SPOTLIGHTS[lesson.spotlight] || [];
+  for (const selector of spotlight) find(selector)?.classList.add("spotlight");
+  const current = lesson.steps.findIndex((step) => !step.done);
+  const key = JSON.stringify([lesson, ui.state?.version]);
+  if (panel.dataset.key === key) return; // unchanged: keep focus and scroll as they are
+  panel.dataset.key = key;
+  fill(
+    panel,
+    el("h2", { class: "panel-title", id: "lesson-title" }, `Lesson ${lesson.number} of ${lesson.count}: ${lesson.title}`),
+    lesson.intro.map((text) => el("p", {}, text)),
+    el(
+      "ol",
+      { class: "lesson-steps", "data-testid": "lesson-steps" },
+      lesson.steps.map((step, index) =>
+        el(
+          "li",
+          { class: step.done ? "done" : index === current ? "current" : "", "aria-current": index === current ? "step" : null },
+          el("span", { class: "step-mark", "aria-hidden": "true" }, step.done ? "✓" : index === current ? "▶" : "·"),
+          el("span", {}, step.task),
+          step.done ? el("span", { class: "visually-hidden" }, " (done)") : null,
+        ),
+      ),
+    ),
+    lesson.done ? el("p", { class: "lesson-praise", "data-testid": "lesson-praise", role: "status" }, el("strong", {}, "Well done. "), lesson.praise) : null,
+    el(
+      "div",
+      { class: "lesson-actions" },
+      lesson.done && lesson.next
+        ? el("button", { type: "button", class: "primary", "data-testid": "next-lesson", onclick: () => begin(lesson.next) }, `Next lesson: ${lesson.next} of ${lesson.count}`)
+        : null,
+      lesson.done && !lesson.next ? el("a", { class: "button primary", href: "/", "data-testid": "tutorial-finished" }, "Play a game") : null,
+      el("button", { type: "button", "data-testid": "restart-lesson", onclick: () => begin(lesson.number) }, "Start this lesson again"),
+      el("a", { href: "/#learn", "data-testid": "all-lessons" }, "All lessons"),
+    ),
+  );
+}
+
+/** The step to do now, in one line beside the turn (the phone layout shows it there, the whole lesson further down). */
+function renderTask(lesson) {
+  const line = $("lesson-task");
+  const step = lesson?.steps.find((s) => !s.done);
+  line.hidden = !lesson;
+  if (!lesson) return;
+  fill(
+    line,
+    el("strong", {}, `Lesson ${lesson.number}: `),
+    lesson.done ? "done. " : `${step ? step.task : ""} `,
+    el("a", { href: "#lesson" }, lesson.done ? "Go on" : "Read the lesson"),
+  );
+}
+
+async function begin(number) {
+  try {
+    await startLesson(number);
+  } catch (error) {
+    const message = $("message");
+    message.textContent = `The lesson could not be started: ${error.message}`;
+    message.dataset.kind = "error";
+  }
+}
