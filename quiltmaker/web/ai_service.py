@@ -24,7 +24,7 @@ from . import ai_worker
 from .protocol import ProtocolError
 from .settings import Settings
 from .store import GameStore, StoredGame
-from .views import hint_view
+from .views import hint_view, judgements_view
 
 CACHED = 2000  # hints and attempt counts remembered, oldest forgotten first
 AI_ATTEMPTS = 3  # tries at one version before the AI waits for someone to reconnect
@@ -233,7 +233,7 @@ class AIService:
             return 202, {"status": "computing", "positions": positions}
         for entry, evaluation in zip(positions, saved["positions"]):
             entry.update(evaluation)
-        return 200, {"status": "done", "positions": positions}
+        return 200, {"status": "done", "positions": positions, "judgements": judgements_view(game, positions)}
 
     async def _analyse(self, stored: StoredGame) -> None:
         # Read now: the game may change (an undo) while the analysis runs, and

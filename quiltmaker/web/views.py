@@ -21,6 +21,7 @@ from ..core.components import (
 )
 from ..core.game import Game
 from ..core.moves import ACTIONS, ADVANCE, BUY, COLUMNS, SPECIAL, Move, square_name
+from ..ai.judgement import judge_moves
 from ..ai.players import forecast
 from ..core.position import NO_BONUS, MoveEffect, Position
 from ..tutorial import LESSONS, facts, marked_squares, progress
@@ -343,6 +344,30 @@ def _why_it_helps(position: Position, move: Move, effect: MoveEffect) -> list[st
     if move.kind == SPECIAL:
         reasons.append("the special patch must be placed now; of the empty squares, the search likes this one best")
     return reasons
+
+
+def judgements_view(game: Game, positions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The analysed game's marked moves, each with the better move in words and its squares, for the replay to draw."""
+    judged = judge_moves(game, [p["win_probability_player0"] for p in positions], [p["best_move"] for p in positions])
+    views = []
+    for judgement in judged:
+        before = game.positions[judgement.ply - 1]
+        better = Move.from_text(judgement.better)
+        views.append(
+            {
+                "ply": judgement.ply,
+                "player": judgement.player,
+                "label": judgement.label,
+                "drop": judgement.drop,
+                "played": judgement.played,
+                "played_summary": move_summary(before, game.moves[judgement.ply - 1]),
+                "better": judgement.better,
+                "better_summary": move_summary(before, better),
+                "better_patch": better.patch,
+                "better_cells": [list(cell) for cell in better.cells],
+            }
+        )
+    return views
 
 
 def _income_spaces_left(position: Position, space: int) -> int:

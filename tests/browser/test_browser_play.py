@@ -24,6 +24,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 pytestmark = pytest.mark.slow  # a real browser against a real server: `make check` leaves it to `make test`
@@ -511,8 +512,6 @@ def test_a_hint_marks_its_squares_and_says_what_it_does(pages: Pages, server: Se
 @pytest.fixture(scope="module")
 def finished_game(server: Server) -> dict[str, Any]:
     """A pass-and-play game played to its end over the protocol (the first legal move each time: quilts fill)."""
-    import httpx
-
     created = create(server, mode="local", seed=11, names=["Ada", "Grace"])
     state = play_until(server, created, lambda s: s["result"] is not None)
     record = httpx.get(f"{server.url}/api/games/{created['id']}/record.json").json()
@@ -601,6 +600,26 @@ def test_replay_of_a_finished_game(pages: Pages, server: Server, finished_game: 
     expect(page.get_by_test_id("replay-banner")).to_have_count(0)
     assert [quilt_values(page, s) for s in (0, 1)] == [grid_values(q) for q in finished_game["state"]["quilts"]]
     screenshot(page, "replay-01-last")
+
+    # The turning points: a marked move opens at the position before it, with the better move drawn.
+    judgements = httpx.get(f"{server.url}/api/games/{game}/analysis").json()["judgements"]
+    assert judgements, "a game of first legal moves has moves that cost their player dearly"
+    marked = judgements[0]
+    page.get_by_test_id(f"judgement-{marked['ply']}").click()
+    shows(marked["ply"] - 1)
+    note = page.get_by_test_id("judgement-note")
+    expect(note).to_contain_text(f"Move {marked['ply']}, a {marked['label']}")
+    expect(note).to_contain_text(f"({marked['better']})")
+    better = page.get_by_test_id("better-mark")
+    expect(better.locator(".overlay-cell").first).to_be_visible()
+    assert page.locator(f"[data-testid=quilt-{marked['player']}] [data-testid=better-mark]").count() == 1
+    assert better.locator(".overlay-cell").count() == len(marked["better_cells"])
+    if marked["better"] != "A" and not marked["better"].startswith("S"):
+        expect(page.locator(".offer.hinted")).to_have_attribute("data-patch", marked["better"].split("R")[0].split("F")[0])
+    screenshot(page, "replay-02-turning-point")
+    page.get_by_test_id("replay-next").click()
+    expect(page.get_by_test_id("better-mark")).to_have_count(0)
+    page.get_by_test_id("replay-last").click()
 
     # The record downloads: both links answer with the record, and a click saves it.
     json_link = page.get_by_test_id("download-json")

@@ -19,6 +19,7 @@ from web_client import (
 )
 from web_helpers import first_legal_move, legal_moves, poll
 
+from quiltmaker.ai.judgement import MISTAKE_DROP
 from quiltmaker.core import record
 from quiltmaker.core.moves import Move
 from quiltmaker.core.position import Position
@@ -98,6 +99,16 @@ def test_analysis_of_a_finished_game_gives_a_win_probability_per_position(
     assert len(positions) == len(finished_ai_game["state"]["moves"]) + 1
     for entry in positions:
         assert 0.0 <= entry["win_probability_player0"] <= 1.0
+    # The marked moves: each a real loss for its mover by these figures, with a legal better move drawn.
+    game = record.from_json(client.get(f"/api/games/{finished_ai_game['id']}/record.json").json())
+    for judged in done["judgements"]:
+        ply, mover = judged["ply"], judged["player"]
+        before, after = positions[ply - 1]["win_probability_player0"], positions[ply]["win_probability_player0"]
+        assert judged["drop"] == pytest.approx(before - after if mover == 0 else after - before, abs=1e-3)
+        assert judged["drop"] >= MISTAKE_DROP and judged["label"] in ("mistake", "blunder")
+        better = Move.from_text(judged["better"])
+        assert game.positions[ply - 1].why_illegal(better) is None and judged["better"] == positions[ply - 1]["best_move"]
+        assert judged["better_cells"] == [list(cell) for cell in better.cells]
 
 
 # Pass-and-play -------------------------------------------------------------------

@@ -3,7 +3,7 @@
 // quilt, and what lies over a quilt (the ghost, the hint's squares, the cursor).
 import { $, el, fill, findAll, formatNumber, icon, plural, SEAT_COLOURS, shapeNode, tokenBadge } from "./common.js";
 import { buildQuilt, cellsOverlay, paintQuilt } from "./quilt.js";
-import { arriving, bonusArea, buyEntry, canAct, canPlace, isAiSeat, legal, nameOf, possessive, specialsPending, ui, view } from "./store.js";
+import { arriving, bonusArea, buyEntry, canAct, canPlace, isAiSeat, legal, nameOf, possessive, shownJudgement, specialsPending, ui, view } from "./store.js";
 import { ghostNode } from "./hand.js";
 
 // ---------------------------------------------------------------- time track
@@ -73,7 +73,8 @@ export function renderCircle(v) {
   const acting = v.live && canAct() && !specialsPending();
   // Rebuild only when something shown changed: replacing the offer under a
   // finger would break its touch drag (the pointer is captured by that element).
-  const key = JSON.stringify([v.circle, v.offered, acting, v.live && canAct(), v.live && legal().buys, ui.state?.version, v.ply, ui.hint?.best_move_patch]);
+  const judged = v.live ? null : shownJudgement();
+  const key = JSON.stringify([v.circle, v.offered, acting, v.live && canAct(), v.live && legal().buys, ui.state?.version, v.ply, ui.hint?.best_move_patch, judged?.better_patch]);
   if (key === circleKey && box.childElementCount) {
     for (const node of findAll(".offer", box)) {
       const held = !!ui.hold && ui.hold.patch === Number(node.dataset.patch);
@@ -100,7 +101,8 @@ export function renderCircle(v) {
     const affordable = acting && buy && buy.affordable && canPlace(buy);
     const reason = v.live && buy && !(buy.affordable && canPlace(buy)) ? buy.reason || "cannot be bought now" : "";
     const held = ui.hold && ui.hold.patch === id;
-    const hinted = v.live && !!ui.hint && ui.hint.version === ui.state?.version && ui.hint.best_move_patch === id;
+    // The hint's patch, or in the replay of a marked move the patch of the better move.
+    const hinted = (v.live && !!ui.hint && ui.hint.version === ui.state?.version && ui.hint.best_move_patch === id) || judged?.better_patch === id;
     // The name is the button's own text (what a screen reader says is what is shown, in words):
     // the facts in words, hidden from sight; the facts as drawn, hidden from the reader.
     const label = `Patch ${id} on offer: ${patchFacts(patch)}.` +
@@ -204,6 +206,11 @@ export function renderOverlays() {
     // The last move stays marked on its quilt until the next one.
     if (last && last.player === seat && last.cells.length) {
       parts.push(cellsOverlay(last.cells, `last-move-mark${live && arriving() ? " arriving" : ""}`, { "data-testid": `last-move-${seat}` }));
+    }
+    // The replay at a marked move: the better move's squares on its player's quilt.
+    const judged = shownJudgement();
+    if (!live && judged && judged.player === seat && judged.better_cells.length) {
+      parts.push(cellsOverlay(judged.better_cells, "better-mark", { "data-testid": "better-mark" }));
     }
     // A lesson's marked squares: the learner's quilt, where the lesson asks for a patch.
     if (live && s?.lesson?.marks?.length && seat === 0) parts.push(cellsOverlay(s.lesson.marks, "lesson-mark", { "data-testid": "lesson-mark" }));

@@ -7,9 +7,10 @@ const SVG = "http://www.w3.org/2000/svg";
 
 /**
  * The evaluation graph: player 0's win probability after every ply.
- * `onPick(ply)` is called when the graph is clicked.
+ * `onPick(ply)` is called when the graph is clicked; `judgements` (the server's
+ * marked moves) are drawn as marks on the line.
  */
-export function evalGraph(positions, current, names, onPick) {
+export function evalGraph(positions, current, names, onPick, judgements = []) {
   const width = 520;
   const height = 130;
   const pad = { left: 34, right: 8, top: 10, bottom: 18 };
@@ -52,6 +53,11 @@ export function evalGraph(positions, current, names, onPick) {
     .filter(Boolean)
     .join(" ");
   add("polyline", { points, class: "eval-line" });
+  // Marked moves: where the line falls for the player who moved.
+  for (const j of judgements) {
+    const p = positions[j.ply]?.win_probability_player0;
+    if (typeof p === "number") add("circle", { cx: x(j.ply), cy: y(p), r: j.label === "blunder" ? 5 : 4, class: `eval-mark ${j.label}` });
+  }
   if (current !== null && current !== undefined && positions[current]) {
     add("line", { x1: x(current), x2: x(current), y1: pad.top, y2: height - pad.bottom, class: "eval-cursor" });
     const p = positions[current].win_probability_player0;

@@ -3,7 +3,7 @@
 // (GET /api/games/{id}/positions), and the analysis with its evaluation graph.
 import { $, api, ApiError, el, fill, formatNumber } from "./common.js";
 import { evalGraph, spinner } from "./graph.js";
-import { nameOf, render, replayAvailable, ui } from "./store.js";
+import { nameOf, render, replayAvailable, shownJudgement, ui } from "./store.js";
 import { say } from "./notices.js";
 import { cancelHold } from "./hand.js";
 
@@ -29,12 +29,16 @@ export function renderReplay() {
     const current = Math.min(k, positions.length - 1);
     const here = positions[current];
     const pct = typeof here?.win_probability_player0 === "number" ? Math.round(here.win_probability_player0 * 100) : null;
+    const judgements = a.analysis?.judgements || [];
+    const judged = shownJudgement();
     fill(evalBox,
-      evalGraph(positions, current, [nameOf(0), nameOf(1)], (ply) => setReplay(ply)),
+      evalGraph(positions, current, [nameOf(0), nameOf(1)], (ply) => setReplay(ply), judgements),
       el("p", { class: "caption", "data-testid": "eval-caption" },
         pct === null ? "" : `${current === 0 ? "At the start" : `After move ${current}`}: ${nameOf(0)} ${pct}% to win` +
           (typeof here.expected_margin_player0 === "number" ? `, expected margin ${formatNumber(here.expected_margin_player0, { sign: true, digits: 1 })}` : "") +
-          (here.best_move && here.to_move !== null && here.to_move !== undefined ? `; best move for ${nameOf(here.to_move)}: ${here.best_move}` : "") + "."));
+          (here.best_move && here.to_move !== null && here.to_move !== undefined && !judged ? `; best move for ${nameOf(here.to_move)}: ${here.best_move}` : "") + "."),
+      judged ? judgementNote(judged) : null,
+      judgementList(judgements));
   } else if (a.analysisState === "error") {
     fill(evalBox, el("p", { class: "message", "data-kind": "error" }, `Analysis unavailable: ${a.analysisError}`),
       el("button", { type: "button", onclick: () => loadAnalysis() }, "Try again"));
@@ -45,6 +49,32 @@ export function renderReplay() {
   } else {
     fill(evalBox);
   }
+}
+
+function percent(drop) {
+  return `${Math.round(drop * 100)}%`;
+}
+
+/** At the position before a marked move: what was played, what the analysis prefers (drawn on the board). */
+function judgementNote(j) {
+  return el("p", { class: `judgement-note ${j.label}`, "data-testid": "judgement-note", role: "status" },
+    el("strong", {}, `Move ${j.ply}, a ${j.label}: `),
+    `${nameOf(j.player)} ${j.played_summary} (${j.played}), which cost ${percent(j.drop)} of the chance to win. `,
+    `The analysis would rather have ${j.better_summary} (${j.better}): `, el("strong", {}, "marked on the board."));
+}
+
+/** The game's turning points: each marked move, a click away (the position before it). */
+function judgementList(judgements) {
+  if (!judgements.length) return el("p", { class: "caption", "data-testid": "no-judgements" }, "No move lost more than a small part of the chance to win.");
+  return el("div", { class: "judgements" },
+    el("h3", { class: "judgements-title" }, "Turning points"),
+    el("ul", { class: "judgement-list", "data-testid": "judgements" },
+      judgements.map((j) => el("li", {},
+        el("button", {
+          type: "button", class: `link-button judgement ${j.label}`, "data-testid": `judgement-${j.ply}`,
+          onclick: () => setReplay(j.ply - 1),
+        }, `Move ${j.ply}: ${nameOf(j.player)}'s ${j.label}`),
+        el("span", { class: "game-meta" }, ` −${percent(j.drop)}`)))));
 }
 
 /** Go to position `ply` (null or the last one: the live game). */

@@ -147,6 +147,16 @@ export function view() {
   };
 }
 
+/**
+ * The marked move (a blunder or mistake, by the server's analysis) that the replay's
+ * position leads into, or null: the replay shows the position before it, and the better move.
+ */
+export function shownJudgement() {
+  const k = ui.replay.ply;
+  if (k === null) return null;
+  return (ui.replay.analysis?.judgements || []).find((j) => j.ply === k + 1) || null;
+}
+
 export function replayAvailable() {
   const s = ui.state;
   return !!s && (!!s.result || ui.seat === null) && (s.moves || []).length > 0;
