@@ -263,6 +263,40 @@ def lesson_view(stored: StoredGame) -> dict[str, Any] | None:
     }
 
 
+def last_move_view(game: Game, ply: int) -> dict[str, Any]:
+    """The move that led to position ``ply``, for the page to mark and to animate.
+
+    Who, what, which squares, the income paid at each button space crossed,
+    and for a special patch the track space it came from.
+    """
+    before, move = game.positions[ply - 1], game.moves[ply - 1]
+    effect = before.effect(move)
+    start, end = before.times[effect.player], effect.after.times[effect.player]
+    crossed = [s for s in TIME_TRACKS[before.variant].income_spaces if start < s <= end]
+    return {
+        "player": effect.player,
+        "kind": move.kind,
+        "patch": move.patch,
+        "cells": [list(cell) for cell in move.cells],
+        # Each income space crossed pays the same (the quilt's income after the purchase): [space, buttons] each.
+        "income_paid": [[space, effect.income // len(crossed)] for space in crossed] if effect.income else [],
+        "from_space": _special_source(game, ply - 1) if move.kind == SPECIAL else None,
+    }
+
+
+def _special_source(game: Game, index: int) -> int | None:
+    """The track space of the special patch placed by move ``index``: taken by the last move that was not a placement."""
+    crossing = index - 1
+    while crossing >= 0 and game.moves[crossing].kind == SPECIAL:
+        crossing -= 1
+    if crossing < 0:
+        return None
+    before, after = game.positions[crossing].specials, game.positions[crossing + 1].specials
+    taken = [space for space in range(LAST_SPACE + 1) if before >> space & 1 and not after >> space & 1]
+    placed = index - crossing - 1  # the first, second... placement after the move that took them
+    return taken[placed] if placed < len(taken) else None
+
+
 def board_view(game: Game, ply: int, names: list[str]) -> dict[str, Any]:
     """What the board shows after ``ply`` moves of ``game``: the live state's drawing, and each step of a replay."""
     position = game.positions[ply]
@@ -271,14 +305,7 @@ def board_view(game: Game, ply: int, names: list[str]) -> dict[str, Any]:
     return {
         "position": position.text(),
         # The move that led here, for the page to mark until the next one: who, what, which squares.
-        "last_move": None
-        if last is None
-        else {
-            "player": game.positions[ply - 1].to_move,
-            "kind": last.kind,
-            "patch": last.patch,
-            "cells": [list(cell) for cell in last.cells],
-        },
+        "last_move": None if last is None else last_move_view(game, ply),
         "to_move": position.to_move,
         "turn_reason": turn_reason(position, names),
         "times": list(position.times),

@@ -96,3 +96,52 @@ def test_a_move_arriving_is_animated_where_the_state_says(pages: Pages, server: 
         cells = page.eval_on_selector_all(f"[data-testid=last-move-{last['player']}] .overlay-cell", "nodes => nodes.length")
         assert cells == len(last["cells"])
     pages.assert_no_script_errors()
+
+
+ANIMATION_LOG = """() => { window.motions = [];
+  const animate = Element.prototype.animate;
+  // Every animation the page starts by script, with what it moves: a flying piece, a label, the neutral token, the bonus tag.
+  Element.prototype.animate = function (...args) {
+    window.motions.push(this.dataset.testid || this.className);
+    return animate.apply(this, args);
+  }; }"""
+
+
+def test_every_kind_of_move_is_seen_travelling(pages: Pages, server: Server) -> None:
+    """A whole game watched: purchases fly from the circle, special patches from the track, the neutral
+    token slides, income pops up over each button space crossed, the bonus tag goes to its owner."""
+    game: dict[str, Any] = httpx.post(f"{server.url}/api/games", json={"mode": "local", "seed": 5}, timeout=30).json()
+    page = watch(pages, game)
+    page.evaluate(ANIMATION_LOG)
+    host = server.url.removeprefix("http://")
+    with connect(f"ws://{host}/ws/games/{game['id']}") as ws:
+        ws.send(json.dumps({"type": "hello", "token": game["token"]}))
+        for _ in range(400):
+            reply = json.loads(ws.recv(timeout=30))
+            assert reply["type"] != "error", reply
+            if reply["type"] == "state":
+                state = reply["state"]
+                if state["result"] is not None:
+                    break
+                ws.send(json.dumps({"type": "move", "move": first_legal_move(state), "version": state["version"]}))
+    total = state["version"]
+    poll(lambda: version(page) == total, 120, what="every move to be shown")
+    motions: list[str] = page.evaluate("window.motions")
+    kinds = [entry["summary"] for entry in state["moves"]]
+    assert "flying-patch" in motions and "neutral-token" in motions, motions
+    assert "income-pop" in motions and any("income" in k for k in kinds), motions
+    if any("special patch on" in k for k in kinds):
+        assert "flying-special" in motions, motions
+    if state["bonus"] != -1:
+        assert any("bonus" in m for m in motions), motions
+    pages.assert_no_script_errors()
+
+
+def test_with_reduced_motion_nothing_travels(pages: Pages, server: Server) -> None:
+    game: dict[str, Any] = httpx.post(f"{server.url}/api/games", json={"mode": "local", "seed": 5}, timeout=30).json()
+    page = watch(pages, game, reduced_motion="reduce")
+    page.evaluate(ANIMATION_LOG)
+    play_quickly(server, game, 6)
+    poll(lambda: version(page) == 6, 30, what="the moves to be shown")
+    assert page.evaluate("window.motions") == []
+    pages.assert_no_script_errors()

@@ -14,6 +14,7 @@ import { cancelHold, flipHold, placeHold, turnHold } from "./hand.js";
 import { buildPlayerPanel } from "./board.js";
 import { loadAnalysis, setReplay } from "./review.js";
 import { drawAll, renderActions, renderHelp } from "./panels.js";
+import { capture, play } from "./motion.js";
 import { onBoardClick, onBoardFocus, onBoardKey, onContextMenu, onGlobalKey, onOfferClick, onOfferKey, onOfferPointerDown, onPointerMove, onPointerUp, onWheel } from "./input.js";
 
 // ================================================================ start
@@ -210,6 +211,8 @@ function onError(message) {
 
 function onState(state) {
   const previous = ui.state;
+  // Where the moving things are before the new state is drawn (only for a live, one-move step).
+  const motion = ui.replay.ply === null ? capture(previous, state) : null;
   ui.state = state;
   const changed = !previous || previous.version !== state.version;
   if (changed) {
@@ -243,6 +246,7 @@ function onState(state) {
   if (state.result && ui.replay.analysisState === "idle") loadAnalysis();
   if (state.rematch && !(previous && previous.rematch)) onRematch(state.rematch, !!previous);
   render();
+  play(motion);
 }
 
 /** The next game exists: keep this seat's token for it, and go there if this browser asked for it. */
