@@ -33,8 +33,8 @@ def watch(pages: Pages, game: dict[str, Any], **options: Any) -> Page:
     return page
 
 
-def play_quickly(server: Server, game: dict[str, Any], moves: int) -> None:
-    """Play ``moves`` first-legal moves over the protocol as fast as the server takes them."""
+def play_quickly(server: Server, game: dict[str, Any], moves: int, start: int = 0) -> None:
+    """Play ``moves`` first-legal moves over the protocol, from version ``start``, as fast as the server takes them."""
     host = server.url.removeprefix("http://")
     with connect(f"ws://{host}/ws/games/{game['id']}") as ws:
         ws.send(json.dumps({"type": "hello", "token": game["token"]}))
@@ -43,9 +43,9 @@ def play_quickly(server: Server, game: dict[str, Any], moves: int) -> None:
             reply = json.loads(ws.recv(timeout=30))
             assert reply["type"] != "error", reply
             acked += reply["type"] == "ack"
-            if reply["type"] == "state" and reply["state"]["version"] == played < moves:
+            if reply["type"] == "state" and reply["state"]["version"] == start + played and played < moves:
                 state = reply["state"]
-                ws.send(json.dumps({"type": "move", "move": first_legal_move(state), "version": state["version"], "id": str(played)}))
+                ws.send(json.dumps({"type": "move", "move": first_legal_move(state), "version": state["version"], "id": str(start + played)}))
                 played += 1
 
 
@@ -144,4 +144,27 @@ def test_with_reduced_motion_nothing_travels(pages: Pages, server: Server) -> No
     play_quickly(server, game, 6)
     poll(lambda: version(page) == 6, 30, what="the moves to be shown")
     assert page.evaluate("window.motions") == []
+    pages.assert_no_script_errors()
+
+
+SOUND_LOG = """() => { window.tones = 0;
+  const create = AudioContext.prototype.createOscillator;
+  AudioContext.prototype.createOscillator = function () { window.tones += 1; return create.apply(this); }; }"""
+
+
+def test_sound_is_off_until_turned_on_and_the_choice_is_kept(pages: Pages, server: Server) -> None:
+    game: dict[str, Any] = httpx.post(f"{server.url}/api/games", json={"mode": "local", "seed": 5}, timeout=30).json()
+    page = watch(pages, game)
+    setting = page.get_by_test_id("sound-setting")
+    expect(setting).not_to_be_checked()
+    page.evaluate(SOUND_LOG)
+    play_quickly(server, game, 2)
+    poll(lambda: version(page) == 2, 30, what="two moves to be shown")
+    assert page.evaluate("window.tones") == 0, "no sound by default"
+    setting.check()
+    play_quickly(server, game, 1, start=2)
+    poll(lambda: version(page) == 3, 30, what="the next move to be shown")
+    poll(lambda: page.evaluate("window.tones") > 0 or None, 10, what="a sound for the move")
+    page.reload()
+    expect(page.get_by_test_id("sound-setting")).to_be_checked()
     pages.assert_no_script_errors()

@@ -17,6 +17,7 @@ export function renderTrack(v) {
   const variant = s?.variant || ui.catalogue.default_variant;
   const income = new Set(s?.income_spaces || ui.catalogue.tracks?.[variant]?.income_spaces || []);
   const specials = new Set(v.specials || []);
+  const [low, high] = v.times ? [Math.min(...v.times), Math.max(...v.times)] : [0, 0];
   const cells = [];
   for (let space = 0; space <= last; space++) {
     const here = v.times ? [0, 1].filter((p) => v.times[p] === space) : [];
@@ -33,7 +34,7 @@ export function renderTrack(v) {
     for (const p of here) parts.push(`${nameOf(p)}'s token${here.length === 2 && p === v.on_top ? " (on top)" : ""}`);
     cells.push(
       el("div", {
-        class: `track-space${income.has(space) ? " income" : ""}${specials.has(space) ? " has-special" : ""}${space % 10 === 0 ? " tens" : ""}`,
+        class: `track-space${income.has(space) ? " income" : ""}${specials.has(space) ? " has-special" : ""}${space % 10 === 0 ? " tens" : ""}${space > low && space < high ? " between" : ""}`,
         role: "listitem",
         "data-space": space,
         "aria-label": `space ${space}${parts.length ? `: ${parts.join(", ")}` : ""}`,
@@ -180,6 +181,12 @@ export function renderPlayers(v) {
       stat("Empty", `${empty} (−${empty * penalty})`, `empty-${seat}`, `empty squares, ${penalty} points each at the end`),
       stat("Score now", score(v.scores?.[seat]), `score-${seat}`, "the score if the game ended now: buttons, minus the empty squares"),
       stat("Forecast", score(v.forecast?.[seat]), `forecast-${seat}`, "the score if this player only advanced from now on, collecting income"),
+      // The server's score, beside the two numbers it is made of, so that "−157" at the start explains itself.
+      typeof v.scores?.[seat] === "number"
+        ? el("dd", { class: "score-explained", "data-testid": `score-explained-${seat}` },
+            `Score now: ${plural(v.buttons?.[seat] ?? 0, "button")} − ${empty * penalty} for ${plural(empty, "empty square")}` +
+              (v.bonus === seat ? ` + ${ui.catalogue.bonus_points} bonus` : "") + ` = ${score(v.scores[seat])}`)
+        : null,
     );
     const acting = v.live && canAct() && s.to_move === seat;
     q.board.classList.toggle("acting", acting);

@@ -15,6 +15,7 @@ import { buildPlayerPanel } from "./board.js";
 import { loadAnalysis, setReplay } from "./review.js";
 import { drawAll, renderActions, renderHelp } from "./panels.js";
 import { capture, play } from "./motion.js";
+import { setSoundOn, soundFor, soundOn } from "./sound.js";
 import { onBoardClick, onBoardFocus, onBoardKey, onContextMenu, onGlobalKey, onOfferClick, onOfferKey, onOfferPointerDown, onPointerMove, onPointerUp, onWheel } from "./input.js";
 
 // ================================================================ start
@@ -247,6 +248,7 @@ function onState(state) {
   if (state.rematch && !(previous && previous.rematch)) onRematch(state.rematch, !!previous);
   render();
   play(motion);
+  soundFor(previous, state);
 }
 
 /** The next game exists: keep this seat's token for it, and go there if this browser asked for it. */
@@ -321,6 +323,9 @@ function bindControls() {
     setConfirmsMoves(/** @type {HTMLInputElement} */ (event.target).checked);
     render();
   });
+  const sound = $("sound-setting", HTMLInputElement);
+  sound.checked = soundOn();
+  sound.addEventListener("change", () => setSoundOn(sound.checked));
   $("rotate").addEventListener("click", () => turnHold(1));
   $("flip").addEventListener("click", () => flipHold());
   $("place").addEventListener("click", () => placeHold());
