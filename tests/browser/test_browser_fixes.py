@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from browser_helpers import (
+    ghost_transform,
     Pages,
     Server,
     Turning,
@@ -136,6 +137,34 @@ def test_a_pointer_placement_leaves_no_focus_ring(pages: Pages, server: Server) 
     drag_place(page, server, state["to_move"], patch, transform, anchor, Turning())
     ring = page.evaluate("() => document.activeElement !== document.body && document.activeElement.matches(':focus-visible')")
     assert not ring, page.evaluate("() => document.activeElement.outerHTML.slice(0, 120)")
+    pages.assert_no_script_errors()
+
+
+def test_turning_during_a_drag_leaves_no_focus_ring_over_the_quilt(pages: Pages, server: Server) -> None:
+    """R pressed while dragging turns the patch; no ring lands on the quilt to hide its coordinates."""
+    page, _, state = local_game_page(pages, server)
+    seat = state["to_move"]
+    patch = next(
+        b["patch"]
+        for b in state["legal"]["buys"]
+        if b["affordable"] and any(o["anchors"] for o in b["orientations"]) and len(server.patch(b["patch"])["orientations"]) > 1
+    )
+    offer = page.get_by_test_id(f"offer-{patch}").bounding_box()
+    board = page.get_by_test_id(f"quilt-{seat}").bounding_box()
+    assert offer and board
+    page.mouse.move(offer["x"] + offer["width"] / 2, offer["y"] + offer["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(board["x"] + board["width"] / 2, board["y"] + board["height"] / 2, steps=6)
+    before = ghost_transform(page)
+    page.keyboard.press("r")
+    poll(lambda: ghost_transform(page) != before or None, 10, what="R to turn the patch in the drag")
+    ringed = page.evaluate(
+        """() => [...document.querySelectorAll(':focus-visible')].map(n => n.dataset.testid || n.id || n.className)"""
+    )
+    assert ringed == [], f"a focus ring during the drag, on {ringed}"
+    outline = page.evaluate(f"() => getComputedStyle(document.querySelector('[data-testid=quilt-{seat}]')).outlineStyle")
+    assert outline == "none", outline
+    page.mouse.up()
     pages.assert_no_script_errors()
 
 

@@ -70,3 +70,40 @@ def test_tap_to_pick_and_tap_to_place_needs_no_scrolling(pages: Pages, server: S
     assert played.startswith(expected), played
     assert page.evaluate("window.scrollY") == 0, "placing a patch must not need scrolling"
     pages.assert_no_script_errors()
+
+
+def test_a_patch_dragged_by_touch_onto_the_quilt_is_sewn_where_the_finger_lifts(pages: Pages, server: Server) -> None:
+    """A finger on an offer, moved onto the quilt and lifted: Chromium's own touch events (as a phone sends them)."""
+    page, game = open_ai_game(pages, server)
+    state = synced_state(server, page)
+    seat = game["seat"]
+    buy = next(b for b in state["legal"]["buys"] if b["affordable"] and b["orientations"][0]["anchors"])
+    orientation = buy["orientations"][0]
+    anchor = orientation["anchors"][len(orientation["anchors"]) // 2]
+    offer = page.get_by_test_id(f"offer-{buy['patch']}").bounding_box()
+    assert offer
+    row, col = aim_square(server, buy["patch"], orientation["transform"], anchor)
+    x, y = square_centre(page, seat, row, col)
+    touch = page.context.new_cdp_session(page)
+
+    def finger(kind: str, at: tuple[float, float] | None) -> None:
+        points = [] if at is None else [{"x": at[0], "y": at[1], "id": 1}]
+        touch.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    start = (offer["x"] + offer["width"] / 2, offer["y"] + offer["height"] / 2)
+    finger("touchStart", start)
+    for step in range(1, 11):
+        finger("touchMove", (start[0] + (x - start[0]) * step / 10, start[1] + (y - start[1]) * step / 10))
+    expected = f"{buy['patch']}{orientation['transform']}@"
+    poll(lambda: (g := ghost(page)) and g[0].startswith(expected) and g[1] == "true" or None, 10, what="a green ghost under the finger")
+    screenshot(page, "phone-02-touch-drag", full_page=False)
+    shown = ghost(page)
+    assert shown is not None
+    before = version(page)
+    finger("touchEnd", None)
+    wait_above(page, before)
+    played = server.state(game["id"])["moves"][0]["move"]
+    # Under a finger the patch is held a little above it, so that it stays in sight: it is sewn where it was shown.
+    assert played == shown[0], (played, shown)
+    assert page.evaluate("window.scrollY") == 0, "dragging a patch must not scroll the page"
+    pages.assert_no_script_errors()

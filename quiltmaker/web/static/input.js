@@ -96,12 +96,13 @@ export function onPointerUp(event) {
   const target = event.target instanceof Element ? event.target : null;
   const overBoard = s && !!target?.closest(`[data-testid="quilt-${s.to_move}"]`) || (s && isOverBoard(event));
   if (drag) {
+    // Aimed while still dragging: a finger's patch is held above it, and must land where it was shown.
+    if (drag.moved && overBoard) aimAt(event.clientX, event.clientY, event.pointerType);
     ui.hold.drag = null;
     document.body.classList.remove("dragging");
     $("floater").hidden = true;
     if (!drag.moved) return; // a click on the offer: keep holding, wait for a click on the quilt
     if (overBoard) {
-      aimAt(event.clientX, event.clientY, event.pointerType);
       placeHold();
     } else {
       cancelHold("Dropped outside your quilt: patch put back.");
