@@ -550,6 +550,8 @@ AXE = REPOSITORY / "node_modules" / "axe-core" / "axe.min.js"
 def accessibility_violations(page: Page, impacts: tuple[str, ...] = ("serious", "critical")) -> list[str]:
     """Run axe-core (from npm: `npm ci`, which `make test` runs) on the page; its violations of these impacts."""
     assert AXE.exists(), f"axe-core is missing ({AXE}): run `npm ci` (make test does)"
+    # The page as it settles: a move's animations (a label fading in, a piece in flight) are not its colours.
+    page.evaluate("() => document.getAnimations().forEach((animation) => animation.finish())")
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.add_script_tag(path=str(AXE))
     results = page.evaluate("() => axe.run(document, { resultTypes: ['violations'] })")

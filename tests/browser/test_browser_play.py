@@ -32,6 +32,7 @@ pytestmark = pytest.mark.slow  # a real browser against a real server: `make che
 from playwright.sync_api import Page, expect  # noqa: E402
 
 from browser_helpers import (  # noqa: E402
+    accessibility_violations,
     TIMEOUT_MS,
     Pages,
     Server,
@@ -617,6 +618,7 @@ def test_replay_of_a_finished_game(pages: Pages, server: Server, finished_game: 
     if marked["better"] != "A" and not marked["better"].startswith("S"):
         expect(page.locator(".offer.hinted")).to_have_attribute("data-patch", marked["better"].split("R")[0].split("F")[0])
     screenshot(page, "replay-02-turning-point")
+    assert accessibility_violations(page) == []
     page.get_by_test_id("replay-next").click()
     expect(page.get_by_test_id("better-mark")).to_have_count(0)
     page.get_by_test_id("replay-last").click()
