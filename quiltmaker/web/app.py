@@ -23,6 +23,7 @@ from fastapi.staticfiles import StaticFiles
 
 from . import http_api, sockets
 from .games import GameServer
+from .guards import BoundedBodies, HeadersInTime, SecurityHeaders
 from .settings import Settings
 from .store import StoreError
 
@@ -44,6 +45,8 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
             await server.stop()
 
     app = FastAPI(title="quiltmaker", lifespan=lifespan)
+    app.add_middleware(BoundedBodies)
+    app.add_middleware(SecurityHeaders)  # added last, so outermost: on every response, refusals included
     app.state.server = server
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(http_api.router)
@@ -88,4 +91,13 @@ def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000) ->
     # ws_max_size caps a WebSocket frame before it is read; the app refuses anything over 4 KiB itself.
     # No per-message deflate: a state is a few kilobytes, and compressing every
     # one cost the server a third of its time per move (measured with cProfile).
-    uvicorn.run(create_app(settings), host=host, port=port, ws_max_size=65536, ws_per_message_deflate=False, log_level="warning")
+    # HeadersInTime: stock uvicorn would hold a half-sent request's connection open forever.
+    uvicorn.run(
+        create_app(settings),
+        host=host,
+        port=port,
+        http=HeadersInTime,
+        ws_max_size=65536,
+        ws_per_message_deflate=False,
+        log_level="warning",
+    )

@@ -518,8 +518,14 @@ class Pages:
         context.set_default_timeout(TIMEOUT_MS)
         page = context.new_page()
         page.on("pageerror", lambda error: self.errors.append(f"{name}: {error}"))
+        # The server's Content-Security-Policy is in force: anything it blocks is an error of the page.
+        page.on("console", lambda message: self._policy_violation(name, message.text))
         self.opened.append((name, page))
         return page
+
+    def _policy_violation(self, name: str, text: str) -> None:
+        if "Content Security Policy" in text:
+            self.errors.append(f"{name}: {text}")
 
     def assert_no_script_errors(self) -> None:
         assert not self.errors, f"uncaught errors in the page: {self.errors}"
@@ -551,9 +557,12 @@ def accessibility_violations(page: Page, impacts: tuple[str, ...] = ("serious", 
     """Run axe-core (from npm: `npm ci`, which `make test` runs) on the page; its violations of these impacts."""
     assert AXE.exists(), f"axe-core is missing ({AXE}): run `npm ci` (make test does)"
     # The page as it settles: a move's animations (a label fading in, a piece in flight) are not its colours.
-    page.evaluate("() => document.getAnimations().forEach((animation) => animation.finish())")
+    page.evaluate(
+        "() => document.getAnimations().filter((a) => a.effect?.getComputedTiming().endTime !== Infinity).forEach((a) => a.finish())"
+    )
     if not page.evaluate("() => typeof window.axe === 'object'"):
-        page.add_script_tag(path=str(AXE))
+        # Evaluated by the browser's tools, not added as a script: the page's policy allows only its own scripts.
+        page.evaluate(AXE.read_text(encoding="utf-8"))
     results = page.evaluate("() => axe.run(document, { resultTypes: ['violations'] })")
     return [
         f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:4]}"

@@ -1,0 +1,117 @@
+"""What every connection meets before the app: security headers, bounded request bodies, headers in time.
+
+The header timeout lives in uvicorn's protocol, so those tests run a real
+uvicorn server (in a thread of this process) on a loopback port.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+from fastapi.testclient import TestClient
+
+from web_helpers import free_port, poll
+
+from quiltmaker.web.app import Settings, create_app
+from quiltmaker.web.guards import MAX_BODY_BYTES, SECURITY_HEADERS, HeadersInTime
+
+
+@pytest.mark.parametrize("path", ["/", "/game/abc", "/api/catalogue", "/static/style.css", "/api/games/nosuchgame"])
+def test_every_response_carries_the_security_headers(client: TestClient, path: str) -> None:
+    response = client.get(path)
+    for name, value in SECURITY_HEADERS:
+        assert response.headers[name.decode()] == value.decode(), (path, name)
+    assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+
+
+def test_a_declared_body_over_the_limit_is_refused_before_it_is_read(client: TestClient) -> None:
+    body = b'{"mode": "ai", "names": ["' + b"x" * MAX_BODY_BYTES + b'"]}'
+    response = client.post("/api/games", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 413 and "at most" in response.json()["detail"]
+    assert "x" * 100 not in response.text, "the refusal does not echo the input"
+
+
+@contextlib.contextmanager
+def real_server(tmp_path: Path, header_seconds: float) -> Iterator[str]:
+    """The app under uvicorn with the production protocol, in a thread; yields its base URL."""
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'guards.sqlite3'}", hint_seconds=0.05)
+    port = free_port()
+    config = uvicorn.Config(
+        create_app(settings, executor=ThreadPoolExecutor(1)),
+        host="127.0.0.1",
+        port=port,
+        http=functools.partial(HeadersInTime, header_seconds=header_seconds),  # type: ignore[arg-type]
+        log_level="warning",
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    poll(lambda: server.started or None, 30, what="uvicorn to start")
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+
+
+def test_a_half_sent_request_is_closed_and_a_whole_one_is_served(tmp_path: Path) -> None:
+    with real_server(tmp_path, header_seconds=1.0) as url:
+        port = int(url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as slow:
+            slow.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\n")  # and never the blank line
+            started = time.monotonic()
+            assert slow.recv(1024) == b"", "the server closes the connection without an answer"
+            assert time.monotonic() - started < 8
+        assert httpx.get(f"{url}/api/catalogue", timeout=10).status_code == 200
+
+
+def test_a_chunked_body_over_the_limit_is_cut_off(tmp_path: Path) -> None:
+    def chunks() -> Iterator[bytes]:
+        yield b'{"mode": "ai", "names": ["'
+        for _ in range(MAX_BODY_BYTES // 1024 + 2):
+            yield b"x" * 1024
+        yield b'"]}'
+
+    with real_server(tmp_path, header_seconds=5.0) as url:
+        response = httpx.post(f"{url}/api/games", content=chunks(), headers={"content-type": "application/json"}, timeout=20)
+        assert response.status_code == 413
+        game = httpx.post(f"{url}/api/games", json={"mode": "local"}, timeout=20).json()
+        assert httpx.get(f"{url}/api/games/{game['id']}", timeout=20).status_code == 200
+
+
+def test_a_websocket_outlives_the_header_timeout(tmp_path: Path) -> None:
+    from websockets.sync.client import connect
+
+    with real_server(tmp_path, header_seconds=0.5) as url:
+        game = httpx.post(f"{url}/api/games", json={"mode": "local"}, timeout=20).json()
+        with connect(f"ws://{url.removeprefix('http://')}/ws/games/{game['id']}") as ws:
+            ws.recv(timeout=10)  # the state
+            time.sleep(1.5)
+            ws.send('{"type": "hello", "token": "%s"}' % game["token"])
+            assert '"welcome"' in ws.recv(timeout=10)
+
+
+@pytest.mark.slow  # waits out the body's time limit
+def test_a_body_that_never_finishes_is_answered_408_in_time(tmp_path: Path) -> None:
+    from quiltmaker.web.guards import BODY_SECONDS
+
+    with real_server(tmp_path, header_seconds=5.0) as url:
+        port = int(url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=BODY_SECONDS + 10) as slow:
+            slow.sendall(
+                b'POST /api/games HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"mo'
+            )
+            started = time.monotonic()
+            answer = slow.recv(4096)
+            assert answer.startswith(b"HTTP/1.1 408"), answer[:80]
+            assert time.monotonic() - started < BODY_SECONDS + 5
