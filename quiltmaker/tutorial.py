@@ -42,13 +42,14 @@ class Step:
     Attributes:
         task: What to do, in the second person; ``{name}`` fields come from :func:`facts`.
         accepts: Whether a move (by its effect) does it.
-        refusal: Why a legal move that does not do it is refused.
+        refusal: Why a legal move that does not do it is refused (or, for a reason that
+            depends on the move, a function of its effect that says it).
         until_over: The step lasts until the game ends, and the tutor plays the other side.
     """
 
     task: str
     accepts: Callable[[MoveEffect], bool]
-    refusal: str = ""
+    refusal: str | Callable[[MoveEffect], str] = ""
     until_over: bool = False
 
 
@@ -64,7 +65,7 @@ class Lesson:
         steps: What the learner does, in order.
         praise: Read once every step is done.
         spotlight: The part of the board the lesson is about, for an interface to point at:
-            ``circle``, ``track``, ``hand``, ``advance``, ``quilt`` or ``score``.
+            ``circle``, ``track``, ``hand``, ``advance`` or ``quilt``.
     """
 
     number: int
@@ -201,8 +202,13 @@ LESSONS: tuple[Lesson, ...] = (
             Step(
                 "Buy a patch and lay it turned or flipped, not the way it is drawn in the circle.",
                 lambda effect: effect.move.patch is not None and effect.move.orientation != "R0",
-                "That patch would lie the way it is drawn in the circle: turn or flip it first (a patch that looks "
-                "the same every way round will not do: pick another).",
+                lambda effect: (
+                    "this lesson is about laying a patch turned or flipped: pick one of the patches on offer"
+                    if effect.move.patch is None
+                    else "that way round the patch lies just as it is drawn in the circle (a patch turned all the "
+                    "way round, or one that looks the same every way, does too): turn or flip it so that it lies "
+                    "differently"
+                ),
             ),
         ),
         "Turning patches to fit the gaps is the craft of the game: every square left empty at the end costs you two points.",
@@ -325,9 +331,11 @@ def refusal(lesson: Lesson, game: Game, move: Move) -> str | None:
     if move.kind == SPECIAL or now.step == len(lesson.steps):
         return None  # placing a special patch just earned: the rules demand it
     step = lesson.steps[now.step]
-    if step.until_over or step.accepts(game.position.effect(move)):
+    effect = game.position.effect(move)
+    if step.until_over or step.accepts(effect):
         return None
-    return step.refusal.format(**facts(game.position))
+    reason = step.refusal(effect) if callable(step.refusal) else step.refusal
+    return reason.format(**facts(game.position))
 
 
 def tutor_moves(lesson: Lesson, game: Game) -> bool:

@@ -883,6 +883,13 @@ def test_move_effects_account_for_every_button_space_and_patch() -> None:
         assert effect.specials_earned == (effect.after.pending if not position.pending else 0)
         assert effect.bonus_earned == (effect.after.bonus == player != position.bonus)
         assert effect.income >= 0 and (effect.advance_buttons == effect.spaces) == (move.kind == "advance" or effect.spaces == 0)
+        # Each income space crossed pays the quilt's income after the move; the specials taken leave the track.
+        start, end = position.times[player], effect.after.times[player]
+        assert effect.income_spaces == tuple(s for s in (5, 11, 17, 23, 29, 35, 41, 47, 53) if start < s <= end)
+        assert effect.income == len(effect.income_spaces) * effect.after.income[player]
+        gone = position.specials & ~effect.after.specials
+        assert effect.specials_taken == tuple(s for s in range(54) if gone >> s & 1)
+        assert len(effect.specials_taken) >= effect.specials_earned  # one taken with no empty square is discarded
         kinds |= {move.kind} | ({"income"} if effect.income else set()) | ({"special"} if effect.specials_earned else set())
         kinds |= {"bonus"} if effect.bonus_earned else set()
     assert kinds == {"advance", "buy", "special", "income", "bonus"}

@@ -46,7 +46,8 @@ def test_a_lesson_starts_with_the_learner_to_move_at_its_own_moment(number: int)
     assert lesson.start.to_move == LEARNER and not lesson.start.pending
     assert lesson_of(number, game) is lesson
     assert progress(lesson, game).step == 0 and not progress(lesson, game).done
-    for text in (*lesson.intro, *(step.task for step in lesson.steps), *(step.refusal for step in lesson.steps)):
+    fixed = [step.refusal for step in lesson.steps if isinstance(step.refusal, str)]
+    for text in (*lesson.intro, *(step.task for step in lesson.steps), *fixed):
         text.format(**facts(lesson.start))  # every {name} is a fact
 
 
@@ -82,6 +83,14 @@ def test_doing_what_each_step_asks_completes_the_lesson(number: int) -> None:
     assert refusal(lesson, game, Move.advance()) is not None or game.position.is_over  # done: nothing more to do
     if lesson.steps[-1].until_over:
         assert game.position.is_over
+
+
+def test_the_turning_lesson_says_why_it_refuses_advancing_and_a_patch_laid_as_drawn() -> None:
+    lesson = LESSONS[4]
+    game = lesson_game(5)
+    assert "about laying a patch turned or flipped" in (refusal(lesson, game, Move.advance()) or "")
+    as_drawn = next(m for m in game.position.legal_moves() if m.patch is not None and m.orientation == "R0")
+    assert "lies just as it is drawn" in (refusal(lesson, game, as_drawn) or "")
 
 
 def test_placing_a_special_patch_just_earned_is_never_refused() -> None:

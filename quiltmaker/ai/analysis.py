@@ -78,4 +78,3 @@ def analyse_game(game: Game, limit: Limit = DEFAULT_LIMIT, seed: int = 0) -> lis
     """Analyse every position of a game, from the start to the last one (one search reused throughout)."""
     searcher = MCTSPlayer(limit, SearchConfig(), seed=seed, name="analysis")
     return [analyse_position(position, limit, seed, searcher) for position in game.positions]
-

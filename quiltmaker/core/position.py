@@ -85,6 +85,8 @@ class MoveEffect(NamedTuple):
         income: Buttons of income collected on the income spaces the token crossed.
         specials_earned: Special patches earned, to place next.
         bonus_earned: Whether the move completed the first 7x7 square.
+        income_spaces: The income spaces the token crossed, in order; each paid ``income / len``.
+        specials_taken: The track spaces whose special patch the move took, in order.
     """
 
     move: Move
@@ -97,6 +99,8 @@ class MoveEffect(NamedTuple):
     income: int
     specials_earned: int
     bonus_earned: bool
+    income_spaces: tuple[int, ...] = ()
+    specials_taken: tuple[int, ...] = ()
 
 
 class Position(NamedTuple):
@@ -308,7 +312,13 @@ class Position(NamedTuple):
         income = after.buttons[player] - self.buttons[player] - advance_buttons + cost
         specials = after.pending if after.pending and not self.pending else 0
         bonus = after.bonus == player and self.bonus == NO_BONUS
-        return MoveEffect(move, player, after, spaces, advance_buttons, move.patch, cost, income, specials, bonus)
+        track = _track(self.variant)
+        crossed = _CROSSED[self.times[player]][after.times[player]]
+        income_spaces = tuple(s for s in track.income_spaces if crossed >> s & 1)
+        specials_taken = tuple(s for s in track.special_spaces if self.specials >> s & 1 and not after.specials >> s & 1)
+        return MoveEffect(
+            move, player, after, spaces, advance_buttons, move.patch, cost, income, specials, bonus, income_spaces, specials_taken
+        )
 
     def play(self, move: Move | str) -> Position:
         """Return the position after ``move`` (or its text), checking every rule.

@@ -174,7 +174,7 @@ class AIService:
         """The hint message for the player to move at ``version`` (searched once, shared by every asker)."""
         if stored.mode == "online":
             raise ProtocolError("not_allowed", "hints are not given in online games")
-        if stored.mode == "lesson":
+        if stored.lesson is not None:
             raise ProtocolError("not_allowed", "a lesson says what to do: the hint is for games")
         position = stored.game.position
         if position.to_move is None:

@@ -43,12 +43,15 @@ class GameServer:
         self.connections: dict[str, set[Connection]] = defaultdict(set)
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.cache: OrderedDict[str, StoredGame] = OrderedDict()
+        self.announcing: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         await self.ai.start()
         await self.broker.start(self.on_change)
 
     async def stop(self) -> None:
+        for task in list(self.announcing):
+            task.cancel()
         await self.broker.close()
         self.ai.stop()
         self.store.close()
@@ -118,6 +121,12 @@ class GameServer:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(connection.socket.close(code=1013), 1.0)
 
+    def announce(self, stored: StoredGame) -> None:
+        """:meth:`changed`, without waiting for it: an acknowledgement never waits on a slow socket or broker."""
+        task = asyncio.create_task(self.changed(stored))
+        self.announcing.add(task)
+        task.add_done_callback(self.announcing.discard)
+
     async def changed(self, stored: StoredGame) -> None:
         """The game changed here: start the AI if it is its turn, tell our sockets, then the other processes.
 
@@ -172,7 +181,9 @@ class GameServer:
                     raise ProtocolError(error.code, str(error)) from None
                 raise
             stored.apply([(version, kind, value, client_id)])  # skipped if a refresh already brought it in
-        await self.changed(stored)
+        # Committed: acknowledge now. The new state goes out beside the ack (a spectator that
+        # does not read, or a broker that hangs, must not hold the mover's acknowledgement).
+        self.announce(stored)
         return {"type": "ack", "version": new_version}
 
     async def _hello(self, game_id: str, connection: Connection, token: Any) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from ..ai.levels import LEVELS
 from ..core import record
@@ -63,6 +63,20 @@ class NewGame(BaseModel):
         return names
 
 
+    @model_validator(mode="after")
+    def _fields_of_the_mode(self) -> NewGame:
+        # A field the mode would ignore is a mistake of the caller's: say so rather than drop it.
+        if self.mode == "lesson":
+            ignored = sorted(self.model_fields_set & {"level", "seat", "variant", "seed"})
+            if ignored:
+                raise ValueError(f"a lesson has its own setup: drop {', '.join(ignored)}")
+            if self.lesson is None:
+                raise ValueError(f"a lesson game needs 'lesson': a number from 1 to {len(LESSONS)}")
+        elif self.lesson is not None:
+            raise ValueError("'lesson' is for mode 'lesson'")
+        return self
+
+
 class Join(BaseModel):
     invite: str = Field(max_length=64)
 
@@ -114,8 +128,7 @@ async def create_game(request: Request, new: NewGame) -> dict[str, Any]:
 
 async def _create_lesson(request: Request, new: NewGame) -> dict[str, Any]:
     """A lesson's game: the learner against the tutor (the beginner level), from the lesson's start."""
-    if new.lesson is None:
-        raise HTTPException(422, f"a lesson game needs 'lesson': a number from 1 to {len(LESSONS)}")
+    assert new.lesson is not None  # the model requires it
     names = ["Player", "Tutor"]
     if new.names and new.names[0].strip():
         names[LEARNER] = new.names[0].strip()
@@ -134,7 +147,7 @@ async def join_game(request: Request, game_id: str, join: Join) -> dict[str, Any
     except StoreError as error:
         raise HTTPException(404 if error.code == "not_found" else 403, str(error)) from None
     with contextlib.suppress(Exception):  # the seat is taken: the token must reach its owner whatever happens
-        await server.changed(await server.load(game_id))  # the game leaves "waiting" for everyone watching
+        server.announce(await server.load(game_id))  # the game leaves "waiting" for everyone watching
     return {"token": token, "seat": seat}
 
 

@@ -19,12 +19,12 @@ from ..core.components import (
     PATCHES,
     TIME_TRACKS,
 )
-from ..core.game import Game
-from ..core.moves import ACTIONS, ADVANCE, BUY, COLUMNS, SPECIAL, Move, square_name
 from ..ai.judgement import judge_moves
 from ..ai.players import forecast
+from ..core.game import Game
+from ..core.moves import ACTIONS, ADVANCE, BUY, COLUMNS, SPECIAL, Move, square_name
 from ..core.position import NO_BONUS, MoveEffect, Position
-from ..tutorial import LESSONS, facts, marked_squares, progress
+from ..tutorial import LESSONS, facts, marked_squares, progress, tutor_moves
 from .store import StoredGame
 
 
@@ -174,28 +174,32 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-def result_view(position: Position) -> dict[str, Any] | None:
-    """The scoring at the end: buttons, bonus, empty squares, and whether the tie-break decided."""
-    if not position.is_over:
-        return None
+def score_breakdown(position: Position) -> list[dict[str, int]]:
+    """Each player's score as the rules make it: buttons, the bonus, the empty squares and their penalty."""
     breakdown = []
     for player in (0, 1):
         empty = position.empty_squares(player)
-        bonus = BONUS_POINTS if position.bonus == player else 0
         breakdown.append(
             {
                 "buttons": position.buttons[player],
-                "bonus": bonus,
+                "bonus": BONUS_POINTS if position.bonus == player else 0,
                 "empty": empty,
                 "penalty": -EMPTY_SQUARE_PENALTY * empty,
                 "total": position.score(player),
             }
         )
+    return breakdown
+
+
+def result_view(position: Position) -> dict[str, Any] | None:
+    """The scoring at the end: buttons, bonus, empty squares, and whether the tie-break decided."""
+    if not position.is_over:
+        return None
     return {
         "winner": position.winner,
         "tiebreak": position.decided_by_tiebreak,
         "scores": list(position.scores),
-        "breakdown": breakdown,
+        "breakdown": score_breakdown(position),
     }
 
 
@@ -216,7 +220,9 @@ def state_view(stored: StoredGame, ai_thinking: bool = False) -> dict[str, Any]:
     moves = [entry for _, entry in cache]
     ai = None
     if stored.against_ai:
-        ai = {"level": stored.ai_level, "seat": stored.ai_seat, "thinking": ai_thinking}
+        # `plays`: whether it takes its turn now (a lesson's tutor waits once the lesson is done).
+        plays = stored.lesson is None or tutor_moves(stored.lesson, game)
+        ai = {"level": stored.ai_level, "seat": stored.ai_seat, "thinking": ai_thinking, "plays": plays}
     assisted = stored.mode in ("ai", "local", "lesson")
     return {
         "id": stored.id,
@@ -271,8 +277,7 @@ def last_move_view(game: Game, ply: int) -> dict[str, Any]:
     """
     before, move = game.positions[ply - 1], game.moves[ply - 1]
     effect = before.effect(move)
-    start, end = before.times[effect.player], effect.after.times[effect.player]
-    crossed = [s for s in TIME_TRACKS[before.variant].income_spaces if start < s <= end]
+    crossed = effect.income_spaces
     return {
         "player": effect.player,
         "kind": move.kind,
@@ -291,8 +296,7 @@ def _special_source(game: Game, index: int) -> int | None:
         crossing -= 1
     if crossing < 0:
         return None
-    before, after = game.positions[crossing].specials, game.positions[crossing + 1].specials
-    taken = [space for space in range(LAST_SPACE + 1) if before >> space & 1 and not after >> space & 1]
+    taken = game.positions[crossing].effect(game.moves[crossing]).specials_taken
     placed = index - crossing - 1  # the first, second... placement after the move that took them
     return taken[placed] if placed < len(taken) else None
 
@@ -319,6 +323,7 @@ def board_view(game: Game, ply: int, names: list[str]) -> dict[str, Any]:
         "circle": list(position.circle),
         "offered": list(position.offered),
         "scores": list(position.scores),
+        "score_breakdown": score_breakdown(position),  # what each score is made of, for the page to put in words
     }
 
 

@@ -605,7 +605,7 @@ def test_replay_of_a_finished_game(pages: Pages, server: Server, finished_game: 
     # The turning points: a marked move opens at the position before it, with the better move drawn.
     judgements = httpx.get(f"{server.url}/api/games/{game}/analysis").json()["judgements"]
     assert judgements, "a game of first legal moves has moves that cost their player dearly"
-    marked = judgements[0]
+    marked = next(j for j in judgements if j["better_cells"])  # a better move with squares to draw
     page.get_by_test_id(f"judgement-{marked['ply']}").click()
     shows(marked["ply"] - 1)
     note = page.get_by_test_id("judgement-note")

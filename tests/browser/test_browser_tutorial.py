@@ -154,6 +154,7 @@ def test_every_lesson_from_the_lobby_by_mouse_with_leaving_and_resuming(pages: P
         if was_refused:
             refused.append(number)
         expect(page.get_by_test_id("lesson-praise")).to_be_visible()
+        expect(page.get_by_test_id("ai-thinking")).to_be_hidden()  # the tutor waits for the next lesson
         expect(page.get_by_test_id("lesson-steps").locator("li.done")).to_have_count(len(lesson.steps))
         screenshot(page, f"tutorial-{number:02d}-done")
         if number < len(LESSONS):

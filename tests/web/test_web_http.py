@@ -47,7 +47,7 @@ def test_ai_game_with_the_human_in_seat_0_waits_for_the_human(client: TestClient
     assert game["seat"] == 0 and game["invite"] is None and game["token"]
     state = get_state(client, game["id"])
     assert state["mode"] == "ai" and state["status"] == "playing" and state["version"] == 0
-    assert state["ai"] == {"level": "beginner", "seat": 1, "thinking": False}
+    assert state["ai"] == {"level": "beginner", "seat": 1, "thinking": False, "plays": True}
     assert state["names"] == ["Player", "quiltmaker beginner"]
     assert state["to_move"] == 0 and state["hints"] and not state["undo"]
 

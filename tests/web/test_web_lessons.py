@@ -65,7 +65,7 @@ def test_a_move_the_lesson_does_not_ask_for_is_refused_and_changes_nothing(clien
         assert done["lesson"]["done"] and done["lesson"]["praise"]
         assert done["lesson"]["next"] == 5
         # Done: the tutor, whose turn it is now, does not start thinking; the lesson is over.
-        assert done["to_move"] == 1 and done["ai"]["thinking"] is False
+        assert done["to_move"] == 1 and done["ai"]["thinking"] is False and done["ai"]["plays"] is False
         assert player.move("A")["code"] == "not_your_turn"
     assert get_state(client, game["id"])["version"] == before + 1
     summary = client.get(f"/api/games?ids={game['id']}").json()["games"][0]
@@ -87,7 +87,7 @@ def test_undo_in_a_lesson_takes_back_the_learners_move_but_never_the_script(clie
         assert player.intent("undo")["code"] == "not_allowed"
 
 
-def test_hints_and_rematches_are_not_for_lessons(client: TestClient) -> None:
+def test_hints_are_not_for_lessons(client: TestClient) -> None:
     game = create(client, mode="lesson", lesson=1)
     with connect(client, game["id"], game["token"]) as player:
         player.wait_for(lambda s: True)
@@ -98,6 +98,10 @@ def test_a_lesson_needs_a_lesson_number_in_range(client: TestClient) -> None:
     assert client.post("/api/games", json={"mode": "lesson"}).status_code == 422
     assert client.post("/api/games", json={"mode": "lesson", "lesson": 0}).status_code == 422
     assert client.post("/api/games", json={"mode": "lesson", "lesson": len(LESSONS) + 1}).status_code == 422
+    # Fields the mode would ignore are refused, not dropped.
+    refused = client.post("/api/games", json={"mode": "lesson", "lesson": 1, "seat": 1, "level": "max"})
+    assert refused.status_code == 422 and "level, seat" in refused.text
+    assert client.post("/api/games", json={"mode": "ai", "lesson": 2}).status_code == 422
 
 
 def test_the_last_lesson_plays_to_the_end_with_the_tutor(client: TestClient) -> None:

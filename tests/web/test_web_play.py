@@ -101,6 +101,7 @@ def test_analysis_of_a_finished_game_gives_a_win_probability_per_position(
         assert 0.0 <= entry["win_probability_player0"] <= 1.0
     # The marked moves: each a real loss for its mover by these figures, with a legal better move drawn.
     game = record.from_json(client.get(f"/api/games/{finished_ai_game['id']}/record.json").json())
+    assert done["judgements"], "the human's first legal moves, judged at 50 playouts a position, lose something somewhere"
     for judged in done["judgements"]:
         ply, mover = judged["ply"], judged["player"]
         before, after = positions[ply - 1]["win_probability_player0"], positions[ply]["win_probability_player0"]

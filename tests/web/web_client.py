@@ -78,8 +78,18 @@ class Player:
                 return message
 
     def send(self, message: Any) -> dict[str, Any]:
+        """Send a message and return its reply; after an ack, once the state it led to has come too.
+
+        The server acknowledges as soon as an intent is stored, and sends the new
+        state beside it, so the ack may come first: waiting for the state here lets
+        a test read ``self.state`` as the game after its intent.
+        """
         self.ws.send_text(message if isinstance(message, str) else json.dumps(message))
-        return self.reply()
+        reply = self.reply()
+        if reply.get("type") == "ack" and isinstance(reply.get("version"), int):
+            while self.state.get("version", -1) < reply["version"]:
+                self.receive()
+        return reply
 
     def hello(self, token: str | None) -> dict[str, Any]:
         return self.send({"type": "hello", "token": token})

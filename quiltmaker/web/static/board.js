@@ -181,12 +181,8 @@ export function renderPlayers(v) {
       stat("Empty", `${empty} (−${empty * penalty})`, `empty-${seat}`, `empty squares, ${penalty} points each at the end`),
       stat("Score now", score(v.scores?.[seat]), `score-${seat}`, "the score if the game ended now: buttons, minus the empty squares"),
       stat("Forecast", score(v.forecast?.[seat]), `forecast-${seat}`, "the score if this player only advanced from now on, collecting income"),
-      // The server's score, beside the two numbers it is made of, so that "−157" at the start explains itself.
-      typeof v.scores?.[seat] === "number"
-        ? el("dd", { class: "score-explained", "data-testid": `score-explained-${seat}` },
-            `Score now: ${plural(v.buttons?.[seat] ?? 0, "button")} − ${empty * penalty} for ${plural(empty, "empty square")}` +
-              (v.bonus === seat ? ` + ${ui.catalogue.bonus_points} bonus` : "") + ` = ${score(v.scores[seat])}`)
-        : null,
+      // The server's score and what it is made of, in words, so that "−157" at the start explains itself.
+      v.score_breakdown?.[seat] ? scoreWords(seat, v.score_breakdown[seat]) : null,
     );
     const acting = v.live && canAct() && s.to_move === seat;
     q.board.classList.toggle("acting", acting);
@@ -194,6 +190,12 @@ export function renderPlayers(v) {
     q.board.tabIndex = acting || ui.seat === seat ? 0 : -1;
     q.board.setAttribute("aria-label", boardLabel(seat, acting));
   }
+}
+
+function scoreWords(seat, part) {
+  const bonus = part.bonus ? ` + ${part.bonus} bonus` : "";
+  return el("dd", { class: "score-explained", "data-testid": `score-explained-${seat}` },
+    `Score now: ${plural(part.buttons, "button")} − ${-part.penalty} for ${plural(part.empty, "empty square")}${bonus} = ${score(part.total)}`);
 }
 
 function boardLabel(seat, acting) {

@@ -119,8 +119,11 @@ function onMessage(message) {
     case "ack": {
       const intent = ui.pending.get(message.id);
       ui.pending.delete(message.id);
-      if (intent && intent.kind === "move") say(ui.state?.result ? "" : `Played ${intent.text}.`, "ok");
-      else if (intent && intent.kind === "undo") say("Move taken back.", "ok");
+      if (intent?.kind === "rematch") rematchAcked = true; // its state, with the new game's id, may still be on the way
+      const words = intent?.kind === "move" ? `Played ${intent.text}.` : intent?.kind === "undo" ? "Move taken back." : null;
+      // The ack can come before its state: then the words wait for it (a new state clears the old words).
+      if (words && (ui.state?.version ?? -1) < message.version) afterAck = { version: message.version, words };
+      else if (words) say(ui.state?.result ? "" : words, "ok");
       break;
     }
     case "hint":
@@ -134,6 +137,11 @@ function onMessage(message) {
       say(`The server sent an unexpected message (${String(message.type)}).`, "error");
   }
 }
+
+/** Words for an acknowledged intent whose state has not arrived yet: {version, words}. */
+let afterAck = null;
+/** This browser asked for the rematch, and the server took it. */
+let rematchAcked = false;
 
 const ERROR_TITLES = {
   illegal: "Not allowed",
@@ -227,6 +235,10 @@ function onState(state) {
       say("", "info"); // what the line said was about the position before
       noticeChanges(previous, state);
     }
+    if (afterAck && state.version >= afterAck.version) {
+      if (!state.result) say(afterAck.words, "ok");
+      afterAck = null;
+    }
   }
   // A spectator of a live game whose replay shows the latest move follows on.
   if (ui.replay.ply !== null && ui.replay.ply >= (state.moves || []).length) ui.replay.ply = null;
@@ -259,7 +271,7 @@ function onRematch(id, live) {
     const seat = typeof entry.seat === "number" ? 1 - entry.seat : entry.seat;
     saveGame(id, { token: entry.token, seat, created: Date.now() });
   }
-  const asked = [...ui.pending.values()].some((intent) => intent.kind === "rematch");
+  const asked = rematchAcked || [...ui.pending.values()].some((intent) => intent.kind === "rematch");
   if (asked) {
     location.assign(`/game/${encodeURIComponent(id)}`);
   } else if (live) {

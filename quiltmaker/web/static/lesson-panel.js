@@ -67,7 +67,8 @@ function renderTask(lesson) {
   fill(
     line,
     el("strong", {}, `Lesson ${lesson.number}: `),
-    lesson.done ? "done. " : `${step ? step.task : ""} `,
+    // Every step done but the lesson not yet: a special patch just earned is still to place.
+    lesson.done ? "done. " : `${step ? step.task : `${ui.state?.turn_reason ?? ""}.`.replace(/^./, (c) => c.toUpperCase())} `,
     el("a", { href: "#lesson" }, lesson.done ? "Go on" : "Read the lesson"),
   );
 }

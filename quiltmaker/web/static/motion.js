@@ -6,7 +6,7 @@
 // squares, which space, how many buttons) comes from the states. With the system's
 // reduced-motion setting nothing moves.
 import { el, find, patchColour, squareName } from "./common.js";
-import { isMine, reducedMotion } from "./store.js";
+import { isMine, oneMoveLater, reducedMotion } from "./store.js";
 
 const FLIGHT_MS = 520;
 
@@ -16,7 +16,7 @@ const FLIGHT_MS = 520;
  */
 export function capture(previous, state) {
   const last = state.last_move;
-  if (reducedMotion() || !previous || !last || state.version !== previous.version + 1) return null;
+  if (reducedMotion() || !previous || !last || !oneMoveLater(previous, state)) return null;
   const rect = (node) => node?.getBoundingClientRect() || null;
   return {
     last,

@@ -119,7 +119,7 @@ function renderTurn(v) {
   // the server has started the computer's search gets thinking: false.
   // The tab's title says when it is your turn, for a game left in the background.
   document.title = `${canAct() ? "● Your turn · " : s.result ? "Game over · " : ""}${nameOf(0)} vs ${nameOf(1)} · quiltmaker`;
-  const thinking = !!s.ai && !s.result && (!!s.ai.thinking || (s.status === "playing" && s.to_move === s.ai.seat));
+  const thinking = !!s.ai && !s.result && (!!s.ai.thinking || (s.status === "playing" && s.to_move === s.ai.seat && s.ai.plays !== false));
   const ai = $("ai-thinking");
   ai.hidden = !thinking;
   if (thinking) fill(ai, el("span", { class: "spinner", "aria-hidden": "true" }), ` ${nameOf(s.ai.seat)} is thinking…`);

@@ -60,7 +60,8 @@ function judgementNote(j) {
   return el("p", { class: `judgement-note ${j.label}`, "data-testid": "judgement-note", role: "status" },
     el("strong", {}, `Move ${j.ply}, a ${j.label}: `),
     `${nameOf(j.player)} ${j.played_summary} (${j.played}), which cost ${percent(j.drop)} of the chance to win. `,
-    `The analysis would rather have ${j.better_summary} (${j.better}): `, el("strong", {}, "marked on the board."));
+    `The analysis would rather have ${j.better_summary} (${j.better})`,
+    j.better_cells.length ? [": ", el("strong", {}, "marked on the board.")] : ".");
 }
 
 /** The game's turning points: each marked move, a click away (the position before it). */

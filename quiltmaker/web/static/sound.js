@@ -3,6 +3,8 @@
 // a soft knock for a patch sewn on, a chime for buttons earned, a chord at the end.
 // Made with the Web Audio API on the spot: no sound files to download.
 
+import { oneMoveLater } from "./store.js";
+
 const SOUND_KEY = "quiltmaker.sound";
 /** @type {AudioContext | null} */
 let audio = null;
@@ -49,7 +51,7 @@ const SOUNDS = {
 
 /** The sounds of a new state: what the last move did (from the state's `last_move`), and the end. */
 export function soundFor(previous, state) {
-  if (!soundOn() || !previous || state.version !== previous.version + 1) return;
+  if (!soundOn() || !previous || !oneMoveLater(previous, state)) return;
   const last = state.last_move;
   if (last && last.kind !== "advance") SOUNDS.place();
   if (last && (last.kind === "advance" || (last.income_paid || []).length)) SOUNDS.buttons();

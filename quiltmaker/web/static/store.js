@@ -33,6 +33,11 @@ export function reducedMotion() {
   return window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 }
 
+/** Whether `state` follows `previous` by exactly one new move (not an undo, a rematch or a jump). */
+export function oneMoveLater(previous, state) {
+  return state.version === previous.version + 1 && (state.moves || []).length === (previous.moves || []).length + 1;
+}
+
 /** Whether what the last move changed is still arriving (drawn with its animation). */
 export function arriving() {
   return !reducedMotion() && Date.now() - ui.arrivedAt < ARRIVAL_MS && ui.replay.ply === null;
@@ -135,7 +140,7 @@ export function view() {
     return s
       ? { live: true, ply: (s.moves || []).length, quilts: s.quilts, times: s.times, buttons: s.buttons, income: s.income,
           on_top: s.on_top, specials: s.specials, circle: s.circle, offered: s.offered, scores: s.scores,
-          forecast: s.forecast, to_move: s.to_move, bonus: s.bonus, last_move: s.last_move }
+          score_breakdown: s.score_breakdown, forecast: s.forecast, to_move: s.to_move, bonus: s.bonus, last_move: s.last_move }
       : null;
   }
   // A past position, as the server drew it (GET /api/games/{id}/positions): the page rebuilds nothing.
@@ -143,7 +148,7 @@ export function view() {
   return {
     live: false, ply: k, quilts: shown.quilts, times: shown.times, buttons: shown.buttons, income: shown.income,
     on_top: shown.on_top, specials: shown.specials, circle: shown.circle, offered: shown.offered, scores: shown.scores,
-    forecast: null, to_move: shown.to_move, bonus: shown.bonus, last_move: shown.last_move, analysed,
+    score_breakdown: shown.score_breakdown, forecast: null, to_move: shown.to_move, bonus: shown.bonus, last_move: shown.last_move, analysed,
   };
 }
 
