@@ -104,7 +104,9 @@ def main() -> None:
         if url is None:
             port = _free_port()
             url = f"127.0.0.1:{port}"
-            server = subprocess.Popen([sys.executable, "-m", "quiltmaker", "serve", "--port", str(port), "--data", data])
+            # Every simulated player comes from this one address: lift the per-address rate limits.
+            limits = ["--create-limit", "100000/minute", "--intent-limit", "100000/second"]
+            server = subprocess.Popen([sys.executable, "-m", "quiltmaker", "serve", "--port", str(port), "--data", data, *limits])
             deadline = time.monotonic() + 60
             while True:
                 try:

@@ -109,6 +109,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--database", help="SQLAlchemy database URL (default: SQLite in --data), e.g. postgresql+psycopg://...")
     serve.add_argument("--redis", help="Redis URL for pub/sub between several server processes, e.g. redis://localhost:6379/0")
     serve.add_argument("--ai-workers", type=int, default=1, help="worker processes for AI moves, hints and analysis")
+    serve.add_argument(
+        "--create-limit", default=None, help="games one address may create, e.g. '30/minute;300/day' (the default)"
+    )
+    serve.add_argument(
+        "--intent-limit", default=None, help="moves, undos and hints one address may send, e.g. '10/second;300/minute' (the default)"
+    )
     serve.set_defaults(run=_serve)
 
     bench = commands.add_parser("bench", help="measure engine speed on one core")
@@ -374,6 +380,15 @@ def _serve(args: argparse.Namespace) -> int:
 
     url = args.database or database_url_for(args.data)
     settings = Settings(database_url=url, broker=broker_from_url(args.redis), ai_workers=max(1, args.ai_workers))
+    try:
+        from limits import parse_many
+
+        for name in ("create_limit", "intent_limit"):
+            if getattr(args, name):
+                parse_many(getattr(args, name))  # a malformed limit is refused here, not at the first request
+                setattr(settings, name, getattr(args, name))
+    except ValueError as error:
+        raise QuiltmakerError(f"not a rate limit: {error}") from None
     run_server(settings, args.host, args.port)
     return 0
 

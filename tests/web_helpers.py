@@ -58,3 +58,7 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+# A test plays from one address much faster than any person: these lift the server's rate limits for it.
+TEST_LIMITS = ["--create-limit", "100000/minute", "--intent-limit", "100000/second"]

@@ -15,6 +15,7 @@ import logging
 import secrets
 from collections import OrderedDict, defaultdict
 from concurrent.futures import Executor
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from ..core.errors import QuiltmakerError
@@ -24,6 +25,7 @@ from .. import tutorial
 from .ai_service import AIService
 from .protocol import GAME_ID, SEND_SECONDS, Connection, ProtocolError, client_id_of
 from .pubsub import Broker, LocalBroker
+from .quotas import Quotas
 from .settings import Settings
 from .store import BOTH_SEATS, GameStore, StoredGame, StoreError
 from .views import state_view, turn_reason, with_names
@@ -44,17 +46,32 @@ class GameServer:
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.cache: OrderedDict[str, StoredGame] = OrderedDict()
         self.announcing: set[asyncio.Task[None]] = set()
+        self.quotas = Quotas(settings)
+        self.expiry: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         await self.ai.start()
         await self.broker.start(self.on_change)
+        self.expiry = asyncio.create_task(self._expire_unstarted_games())
 
     async def stop(self) -> None:
-        for task in list(self.announcing):
+        for task in [*self.announcing, *([self.expiry] if self.expiry else [])]:
             task.cancel()
         await self.broker.close()
         self.ai.stop()
         self.store.close()
+
+    async def _expire_unstarted_games(self) -> None:
+        """Every hour, delete the games nobody has made a move in for ``unstarted_days``."""
+        while True:
+            try:
+                cutoff = datetime.now(timezone.utc) - timedelta(days=self.settings.unstarted_days)
+                deleted = await asyncio.to_thread(self.store.delete_unstarted, cutoff)
+                if deleted:
+                    log.info("deleted %d games nobody started in %g days", deleted, self.settings.unstarted_days)
+            except Exception:  # the database is away: try again next hour
+                log.exception("deleting unstarted games failed")
+            await asyncio.sleep(3600)
 
     # Loading and broadcasting ---------------------------------------------------
 
@@ -150,6 +167,9 @@ class GameServer:
         if kind not in ("move", "undo", "hint", "rematch"):
             raise ProtocolError("malformed", f"unknown message type {kind!r}: expected hello, move, undo, hint or rematch")
         client_id = client_id_of(message)
+        wait = self.quotas.wait("intent", connection.client)
+        if wait is not None:
+            raise ProtocolError("rate_limited", f"too many requests from your address: wait {wait:.0f} s")
         version = message.get("version")
         if type(version) is not int:
             raise ProtocolError("malformed", "'version' must be the integer version of the state you saw")
@@ -163,6 +183,8 @@ class GameServer:
                 raise ProtocolError("duplicate", f"message {client_id!r} was already carried out")
             if version != stored.version:
                 raise ProtocolError("stale", f"you saw version {version}, the game is at version {stored.version}")
+            if stored.version >= self.settings.max_events:
+                raise ProtocolError("not_allowed", f"this game has reached its {self.settings.max_events} events: it takes no more")
             if kind == "move":
                 value = self._check_move(stored, connection, message.get("move"))
             elif kind == "undo":
@@ -195,6 +217,10 @@ class GameServer:
             connection.seat = None
             raise ProtocolError("forbidden", "this token holds no seat in this game: you are watching")
         connection.seat = seat
+        if seat is not None:
+            # A seated player came (back): an AI turn left hanging (a restart, failures) resumes now.
+            # Only for a seat: watching a game, or opening a socket, never starts the AI's work.
+            self.ai.retry(stored)
         return {"type": "welcome", "seat": seat}
 
     def _check_move(self, stored: StoredGame, connection: Connection, text: Any) -> str:

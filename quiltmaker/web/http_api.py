@@ -98,8 +98,15 @@ async def get_catalogue() -> dict[str, Any]:
     return catalogue(LEVEL_DESCRIPTIONS)
 
 
+def _count_creation(request: Request) -> None:
+    wait = _server(request).quotas.wait("create", request.client.host if request.client else "")
+    if wait is not None:
+        raise HTTPException(429, f"too many new games from your address: wait {wait:.0f} s", headers={"Retry-After": str(int(wait) + 1)})
+
+
 @router.post("/games")
 async def create_game(request: Request, new: NewGame) -> dict[str, Any]:
+    _count_creation(request)
     if new.mode == "lesson":
         return await _create_lesson(request, new)
     rng = random.Random(new.seed)

@@ -35,6 +35,7 @@ class Connection:
 
     socket: WebSocket
     seat: int | str | None = None
+    client: str = ""  # the client's address, for its rate limits
     version_sent: int = -1  # the newest state sent: never follow it with an older one
 
 

@@ -21,6 +21,10 @@ class Settings:
         optional_work_limit: Hints and analyses allowed to wait for or use the AI workers at
             once. Beyond it a hint is refused as ``busy`` and an analysis waits for a later
             request, so that they cannot pile up ahead of the AI's moves.
+        create_limit: Games one client (address) may create, in the ``limits`` library's notation.
+        intent_limit: Intents (moves, undos, hints, rematches) one client may send.
+        max_events: Events a game's log may hold; past it the game takes no more.
+        unstarted_days: A game nobody has made a move in is deleted after this many days.
     """
 
     database_url: str
@@ -29,3 +33,7 @@ class Settings:
     hint_seconds: float = 1.0
     analysis_iterations: int = 20000
     optional_work_limit: int = 8
+    create_limit: str = "30/minute;300/day"
+    intent_limit: str = "10/second;300/minute"
+    max_events: int = 2000
+    unstarted_days: float = 7.0

@@ -26,10 +26,9 @@ async def play(socket: WebSocket, game_id: str) -> None:
         await socket.send_json({"type": "error", "id": None, "code": error.code, "message": str(error)})
         await socket.close(code=4404)
         return
-    connection = Connection(socket)
+    connection = Connection(socket, client=socket.client.host if socket.client else "")
     server.connections[game_id].add(connection)
     try:
-        server.ai.retry(stored)  # after a restart, an AI turn left hanging resumes here
         await server.send_state(connection, stored)
         while True:
             raw = await socket.receive()

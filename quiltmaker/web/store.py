@@ -29,6 +29,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     create_engine,
+    delete,
     event,
     select,
     update,
@@ -297,6 +298,16 @@ class GameStore:
         with self._sessions.begin() as session:
             session.add(row)
         return row.id
+
+    def delete_unstarted(self, created_before: datetime) -> int:
+        """Delete the games created before ``created_before`` that have no event yet; return how many."""
+        with self._sessions.begin() as session:
+            started = select(EventRow.game_id).distinct()
+            ids = list(session.scalars(select(GameRow.id).where(GameRow.created < created_before, GameRow.id.not_in(started))))
+            if ids:
+                session.execute(delete(LessonRow).where(LessonRow.game_id.in_(ids)))
+                session.execute(delete(GameRow).where(GameRow.id.in_(ids)))
+            return len(ids)
 
     def delete_unplayed(self, game_id: str) -> bool:
         """Delete a game that has no events yet (a rematch that lost a race); return whether it did."""

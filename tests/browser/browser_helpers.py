@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-from web_helpers import BOARD, COLUMNS, first_legal_move, free_port, poll, square
+from web_helpers import TEST_LIMITS, BOARD, COLUMNS, first_legal_move, free_port, poll, square
 
 from quiltmaker.core.components import PATCHES
 
@@ -94,7 +94,7 @@ def running_server(data: Path, startup_seconds: float = 120.0) -> Iterator[Serve
     log = data / "server.log"
     with open(log, "wb") as output:
         process = subprocess.Popen(
-            [sys.executable, "-m", "quiltmaker", "serve", "--port", str(port), "--data", str(data)],
+            [sys.executable, "-m", "quiltmaker", "serve", "--port", str(port), "--data", str(data), *TEST_LIMITS],
             stdout=output,
             stderr=subprocess.STDOUT,
             cwd=data,

@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 from web_client import (
+    TEST_QUOTAS,
     connect,
     create,
     play_against_the_beginner,
@@ -20,7 +21,7 @@ from quiltmaker.web.app import Settings, create_app
 
 def test_a_worker_killed_under_the_server_is_replaced(tmp_path: Path) -> None:
     """The real process pool: a dead worker costs one request an 'internal' error, then hints work again."""
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", hint_seconds=0.05)
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", hint_seconds=0.05, **TEST_QUOTAS)
     with TestClient(create_app(settings)) as own_client:
         game = create(own_client, mode="local", seed=3)
         with connect(own_client, game["id"], game["token"]) as player:
@@ -48,7 +49,7 @@ class CountingExecutor(ThreadPoolExecutor):
 
 def test_a_hint_is_searched_once_per_version_and_shared(tmp_path: Path) -> None:
     executor = CountingExecutor()
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", hint_seconds=0.05)
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", hint_seconds=0.05, **TEST_QUOTAS)
     with TestClient(create_app(settings, executor=executor)) as own_client:
         game = create(own_client, mode="local", seed=5)
         with connect(own_client, game["id"], game["token"]) as first, connect(own_client, game["id"], game["token"]) as second:
@@ -64,7 +65,7 @@ def test_a_hint_is_searched_once_per_version_and_shared(tmp_path: Path) -> None:
 
 def test_hints_and_analyses_past_the_limit_wait_and_change_nothing(tmp_path: Path) -> None:
     settings = Settings(
-        database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", hint_seconds=0.05, analysis_iterations=20, optional_work_limit=0
+        database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", hint_seconds=0.05, analysis_iterations=20, optional_work_limit=0, **TEST_QUOTAS
     )
     with TestClient(create_app(settings, executor=ThreadPoolExecutor(1))) as own_client:
         server = own_client.app.state.server  # type: ignore[attr-defined]

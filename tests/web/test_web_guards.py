@@ -20,6 +20,7 @@ import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 
+from web_client import TEST_QUOTAS
 from web_helpers import free_port, poll
 
 from quiltmaker.web.app import Settings, create_app
@@ -44,7 +45,7 @@ def test_a_declared_body_over_the_limit_is_refused_before_it_is_read(client: Tes
 @contextlib.contextmanager
 def real_server(tmp_path: Path, header_seconds: float) -> Iterator[str]:
     """The app under uvicorn with the production protocol, in a thread; yields its base URL."""
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'guards.sqlite3'}", hint_seconds=0.05)
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'guards.sqlite3'}", hint_seconds=0.05, **TEST_QUOTAS)
     port = free_port()
     config = uvicorn.Config(
         create_app(settings, executor=ThreadPoolExecutor(1)),

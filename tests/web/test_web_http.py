@@ -52,13 +52,21 @@ def test_ai_game_with_the_human_in_seat_0_waits_for_the_human(client: TestClient
     assert state["to_move"] == 0 and state["hints"] and not state["undo"]
 
 
-def test_ai_in_seat_0_moves_first_on_its_own_once_a_socket_connects(client: TestClient) -> None:
+def test_ai_in_seat_0_moves_first_once_its_player_says_hello_and_never_for_a_mere_socket(client: TestClient) -> None:
     game = create(client, mode="ai", level="beginner", seat=1, seed=0)
     state = get_state(client, game["id"])
     assert state["ai"]["seat"] == 0 and state["to_move"] == 0
-    assert state["version"] == 0  # nobody is watching yet: the AI waits
-    with connect(client, game["id"]) as watcher:  # a spectator is enough
-        after = watcher.wait_for(lambda s: s["version"] >= 1, "the AI's first move")
+    assert state["version"] == 0  # nobody is there yet: the AI waits
+    # A socket that says nothing, and a spectator's hello, start no AI work: only a seat's does.
+    with connect(client, game["id"]) as silent:
+        assert silent.state["ai"]["thinking"] is False
+    with connect(client, game["id"]) as watcher:
+        assert watcher.hello(None)["seat"] is None
+        assert watcher.state["ai"]["thinking"] is False
+    assert client.app.state.server.ai.in_flight == {}  # type: ignore[attr-defined]
+    assert get_state(client, game["id"])["version"] == 0
+    with connect(client, game["id"], game["token"]) as player:
+        after = player.wait_for(lambda s: s["version"] >= 1, "the AI's first move")
     assert after["moves"][0]["player"] == 0
 
 

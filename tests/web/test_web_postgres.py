@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from fastapi.testclient import TestClient
+from web_client import TEST_QUOTAS
 
 from quiltmaker.core.position import Position
 from quiltmaker.web.app import Settings, create_app
@@ -94,7 +95,7 @@ def test_an_invitation_is_spent_once(postgres_url: str) -> None:
 
 
 def test_a_game_over_websockets_on_postgres(postgres_url: str) -> None:
-    app = create_app(Settings(database_url=postgres_url), executor=ThreadPoolExecutor(1))
+    app = create_app(Settings(database_url=postgres_url, **TEST_QUOTAS), executor=ThreadPoolExecutor(1))
     with TestClient(app) as client:
         created = client.post("/api/games", json={"mode": "local", "seed": 8}).json()
         with client.websocket_connect(f"/ws/games/{created['id']}") as ws:
@@ -108,6 +109,6 @@ def test_a_game_over_websockets_on_postgres(postgres_url: str) -> None:
                 assert any(r["type"] == "ack" for r in replies)
         assert client.get(f"/api/games/{created['id']}").json()["version"] == 6
     # A new server process (here: a new app) on the same database sees the same game.
-    with TestClient(create_app(Settings(database_url=postgres_url), executor=ThreadPoolExecutor(1))) as client:
+    with TestClient(create_app(Settings(database_url=postgres_url, **TEST_QUOTAS), executor=ThreadPoolExecutor(1))) as client:
         again = client.get(f"/api/games/{created['id']}").json()
         assert again["version"] == 6 and [m["move"] for m in again["moves"]] == ["A"] * 6

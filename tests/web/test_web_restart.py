@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx
 import pytest
-from web_helpers import first_legal_move, free_port, poll
+from web_helpers import TEST_LIMITS, first_legal_move, free_port, poll
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
@@ -74,7 +74,7 @@ class Server:
         with open(self.data / f"server-{self.starts}.log", "wb") as log:
             # Its own process group, so that a kill takes the AI's worker processes with it.
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "quiltmaker", "serve", "--port", str(self.port), "--data", str(self.data)],
+                [sys.executable, "-m", "quiltmaker", "serve", "--port", str(self.port), "--data", str(self.data), *TEST_LIMITS],
                 cwd=self.data,
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from web_helpers import free_port
+from web_helpers import TEST_LIMITS, free_port
 from websockets.sync.client import connect
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
@@ -64,7 +64,7 @@ def two_servers(tmp_path: Path, redis_url: str) -> Iterator[list[str]]:
             log = open(tmp_path / f"server-{index}.log", "wb")  # a file, not a pipe nobody reads: a full pipe would block the server
             processes.append(
                 subprocess.Popen(
-                    [sys.executable, "-m", "quiltmaker", "serve", "--port", str(port), "--data", str(tmp_path), "--redis", redis_url],
+                    [sys.executable, "-m", "quiltmaker", "serve", "--port", str(port), "--data", str(tmp_path), "--redis", redis_url, *TEST_LIMITS],
                     stdout=log,
                     stderr=subprocess.STDOUT,
                 )

@@ -24,11 +24,13 @@ from web_helpers import first_legal_move
 from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.store import GameRow
 
+# No rate limits to speak of: a test plays from one address much faster than any person.
+TEST_QUOTAS = {"create_limit": "100000/minute", "intent_limit": "100000/second"}
 TIMEOUT = 20.0  # seconds to wait for any one message; generous for a loaded machine
 
 
 def make_app(path: Path) -> Any:
-    settings = Settings(database_url=f"sqlite:///{path}", hint_seconds=0.05, analysis_iterations=50)
+    settings = Settings(database_url=f"sqlite:///{path}", hint_seconds=0.05, analysis_iterations=50, **TEST_QUOTAS)
     return create_app(settings, executor=ThreadPoolExecutor(1))
 
 

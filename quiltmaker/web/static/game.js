@@ -156,6 +156,7 @@ const ERROR_TITLES = {
   too_large: "Message too large",
   not_found: "No such game",
   busy: "Busy",
+  rate_limited: "Too fast",
 };
 
 // ================================================================ the other side's moves, one at a time

@@ -1,0 +1,35 @@
+"""Rate limits per client: how often one address may create games and send intents.
+
+Counted with the ``limits`` library (moving windows, in this process's
+memory): one client cannot flood the database or the workers, and a refusal
+says how long to wait. Several server processes each count their own share.
+"""
+
+from __future__ import annotations
+
+import time
+
+from limits import RateLimitItem, parse_many
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
+
+from .settings import Settings
+
+
+class Quotas:
+    """The rate limits of one server process."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.limiter = MovingWindowRateLimiter(MemoryStorage())
+        self.kinds: dict[str, list[RateLimitItem]] = {
+            "create": parse_many(settings.create_limit),
+            "intent": parse_many(settings.intent_limit),
+        }
+
+    def wait(self, kind: str, client: str) -> float | None:
+        """Count one ``kind`` of request by ``client``; ``None`` when allowed, else the seconds until it would be."""
+        for item in self.kinds[kind]:
+            if not self.limiter.hit(item, kind, client):
+                reset = self.limiter.get_window_stats(item, kind, client).reset_time
+                return max(reset - time.time(), 0.1)
+        return None
