@@ -68,7 +68,8 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
 
     @app.exception_handler(StoreError)
     async def store_error(_request: Request, error: StoreError) -> JSONResponse:
-        return JSONResponse({"detail": str(error), "code": error.code}, status_code=400)
+        status = {"corrupt": 500, "not_found": 404}.get(error.code, 400)
+        return JSONResponse({"detail": str(error), "code": error.code}, status_code=status)
 
     return app
 

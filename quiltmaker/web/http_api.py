@@ -90,6 +90,8 @@ async def _load_or_404(request: Request, game_id: str) -> StoredGame:
     try:
         return await _server(request).load(game_id)
     except ProtocolError as error:
+        if error.code == "corrupt":
+            raise StoreError("corrupt", str(error)) from None  # answered with its code (app.store_error)
         raise HTTPException(404 if error.code == "not_found" else 500, str(error)) from None
 
 
@@ -163,8 +165,12 @@ async def list_games(request: Request, ids: str = "") -> dict[str, Any]:
     wanted = [i for i in ids.split(",") if i][:100]
     games = []
     for game_id in wanted:
-        with contextlib.suppress(HTTPException):
+        try:
             games.append(summary_view(await _load_or_404(request, game_id)))
+        except HTTPException:
+            continue  # unknown here: the lobby says so
+        except StoreError as error:  # one damaged game: the list goes on, and says which
+            games.append({"id": game_id, "status": "corrupt", "message": str(error)})
     return {"games": games}
 
 

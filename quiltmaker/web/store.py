@@ -10,11 +10,12 @@ stale. Every write commits before the caller acknowledges it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -35,7 +36,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
+from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from ..core.errors import QuiltmakerError
@@ -185,6 +186,20 @@ Event = tuple[int, str, str, str | None]
 
 def _event(row: EventRow) -> Event:
     return row.number, row.kind, row.value, row.client_id
+
+
+@contextlib.contextmanager
+def _damage_is_corrupt(game_id: str) -> Iterator[None]:
+    """Storage the database itself cannot read (a damaged SQLite page) is the game's ``corrupt`` error.
+
+    Only that: a locked or unreachable database (OperationalError) is not the game's fault.
+    """
+    try:
+        yield
+    except (OperationalError, IntegrityError, ProgrammingError):
+        raise
+    except DatabaseError as error:
+        raise StoreError("corrupt", f"game {game_id} cannot be read from the database (damaged storage): {error.orig}") from None
 
 
 def _hash(secret: str) -> str:
@@ -349,7 +364,7 @@ class GameStore:
         Raises:
             StoreError: No such game (``not_found``), or a log the rules reject (``corrupt``).
         """
-        with self._sessions() as session:
+        with _damage_is_corrupt(game_id), self._sessions() as session:
             row = session.get(GameRow, game_id)
             if row is None:
                 raise StoreError("not_found", f"no game {game_id!r}")
@@ -378,7 +393,7 @@ class GameStore:
 
     def refresh(self, stored: StoredGame) -> list[Event]:
         """Events appended since ``stored`` was loaded (by anyone), and its seats; the caller applies them."""
-        with self._sessions() as session:
+        with _damage_is_corrupt(stored.id), self._sessions() as session:
             row = session.get(GameRow, stored.id)
             if row is None:
                 raise StoreError("not_found", f"no game {stored.id!r}")

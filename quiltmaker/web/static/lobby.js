@@ -132,6 +132,7 @@ async function go(action) {
 // ---------------------------------------------------------------- your games
 
 function describeStatus(game) {
+  if (game.status === "corrupt") return "damaged on the server: it cannot be opened";
   if (game.result) {
     const winner = game.result.winner;
     const names = game.names || [];

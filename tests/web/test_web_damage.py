@@ -1,0 +1,67 @@
+"""A damaged database: one game's storage, or the file's header. Reported by name, never a raw 500 or traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+from web_client import TEST_QUOTAS, connect
+
+from quiltmaker.core.position import Position
+from quiltmaker.web.app import Settings, create_app
+from quiltmaker.web.store import GameStore
+
+PAGE = 4096  # SQLite's default page size
+
+
+def stored_games(path: Path, count: int) -> list[str]:
+    store = GameStore(f"sqlite:///{path}")
+    ids = []
+    for seed in range(count):
+        game_id, _, _ = store.create("local", Position.initial(seed, first_player=0), ["A", "B"])
+        for number, move in enumerate(["A", "A", "A"]):
+            store.append(game_id, number, "move", move, 0, None)
+        ids.append(game_id)
+    store.close()  # the last connection checkpoints the write-ahead log into the file
+    return ids
+
+
+def damage_pages_after_the_schema(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    assert len(data) >= 3 * PAGE, "the tables' pages exist"
+    for offset in range(2 * PAGE, len(data), PAGE):  # the first pages hold the header and the schema
+        data[offset : offset + 64] = b"\xde\xad" * 32
+    path.write_bytes(bytes(data))
+
+
+def test_a_damaged_game_is_reported_as_corrupt_and_the_list_keeps_working(tmp_path: Path) -> None:
+    path = tmp_path / "games.sqlite3"
+    ids = stored_games(path, 3)
+    damage_pages_after_the_schema(path)
+    settings = Settings(database_url=f"sqlite:///{path}", **TEST_QUOTAS)
+    with TestClient(create_app(settings, executor=ThreadPoolExecutor(1))) as client:
+        one = client.get(f"/api/games/{ids[0]}")
+        assert one.status_code == 500 and one.json()["code"] == "corrupt" and "damaged" in one.json()["detail"]
+        listed = client.get(f"/api/games?ids={','.join(ids)}")
+        assert listed.status_code == 200
+        assert [g["status"] for g in listed.json()["games"]] == ["corrupt"] * 3
+        with connect(client, ids[1]) as watcher:
+            assert watcher.first["type"] == "error" and watcher.first["code"] == "corrupt"
+        assert client.get("/api/catalogue").status_code == 200  # the server itself carries on
+
+
+def test_a_damaged_database_file_stops_the_server_with_a_clear_message(tmp_path: Path) -> None:
+    path = tmp_path / "quiltmaker.sqlite3"
+    stored_games(path, 1)
+    data = bytearray(path.read_bytes())
+    data[:100] = b"not a database header " * 4 + b"...."[: 100 - 88]
+    path.write_bytes(bytes(data))
+    done = subprocess.run(
+        [sys.executable, "-m", "quiltmaker", "serve", "--port", "1", "--data", str(tmp_path)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode != 0
+    assert "cannot open the games database" in done.stderr and "move it aside" in done.stderr
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
