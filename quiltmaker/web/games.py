@@ -51,7 +51,7 @@ class GameServer:
 
     async def start(self) -> None:
         await self.ai.start()
-        await self.broker.start(self.on_change)
+        await self.broker.start(self.on_change, self.catch_up)
         self.expiry = asyncio.create_task(self._expire_unstarted_games())
 
     async def stop(self) -> None:
@@ -112,6 +112,11 @@ class GameServer:
             return
         with contextlib.suppress(ProtocolError):
             await self.broadcast(await self.load(game_id))
+
+    async def catch_up(self) -> None:
+        """News from other processes may have been missed: reload every game with sockets here, and send what changed."""
+        for game_id in list(self.connections):
+            await self.on_change(game_id, -1)  # sockets that have the version already are skipped
 
     async def send_state(self, connection: Connection, stored: StoredGame) -> None:
         await self._send_states([connection], stored.version, json.dumps({"type": "state", "state": self.state(stored)}))

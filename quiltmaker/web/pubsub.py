@@ -19,15 +19,20 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 Listener = Callable[[str, int], Coroutine[Any, Any, None]]
+CatchUp = Callable[[], Coroutine[Any, Any, None]]
 
 CHANNEL = "quiltmaker:games"
 log = logging.getLogger("quiltmaker.web")
 
 
 class Broker(Protocol):
-    """Publish game changes; deliver the changes other processes publish to the listener."""
+    """Publish game changes; deliver the changes other processes publish to the listener.
 
-    async def start(self, listener: Listener) -> None: ...
+    ``catch_up`` is called when news may have been missed (a subscription that
+    came back after a failure): the server then reloads the games it serves.
+    """
+
+    async def start(self, listener: Listener, catch_up: CatchUp) -> None: ...
 
     async def publish(self, game_id: str, version: int) -> None: ...
 
@@ -37,7 +42,7 @@ class Broker(Protocol):
 class LocalBroker:
     """The broker of a lone server process: no other process to tell (the default)."""
 
-    async def start(self, listener: Listener) -> None:
+    async def start(self, listener: Listener, catch_up: CatchUp) -> None:
         pass
 
     async def publish(self, game_id: str, version: int) -> None:
@@ -58,15 +63,24 @@ class RedisBroker:
         self._origin = uuid.uuid4().hex  # to skip our own messages: our sockets have the state already
         self._listeners: set[asyncio.Task[None]] = set()
 
-    async def start(self, listener: Listener) -> None:
-        self._task = asyncio.create_task(self._pump(listener))
+    async def start(self, listener: Listener, catch_up: CatchUp) -> None:
+        self._task = asyncio.create_task(self._pump(listener, catch_up))
 
-    async def _pump(self, listener: Listener) -> None:
-        """Deliver other processes' changes for as long as the server runs, reconnecting after failures."""
+    async def _pump(self, listener: Listener, catch_up: CatchUp) -> None:
+        """Deliver other processes' changes for as long as the server runs, reconnecting after failures.
+
+        While the subscription was down, changes went unheard: once it is back,
+        ``catch_up`` reloads what this process serves.
+        """
+        missed = False
         while True:
             try:
                 pubsub = self._client.pubsub()
                 await pubsub.subscribe(CHANNEL)
+                if missed:
+                    missed = False
+                    log.warning("the Redis subscription is back: catching up with the games served here")
+                    self._spawn(catch_up())
                 async for message in pubsub.listen():
                     if message.get("type") != "message":
                         continue
@@ -76,15 +90,18 @@ class RedisBroker:
                     except (ValueError, KeyError, TypeError):
                         continue  # not one of ours
                     if data.get("origin") != self._origin:
-                        # A task per change: one slow game never holds up the others' news.
-                        task = asyncio.create_task(listener(game_id, version))
-                        self._listeners.add(task)
-                        task.add_done_callback(self._listeners.discard)
+                        self._spawn(listener(game_id, version))  # a task each: one slow game never holds up the others
             except asyncio.CancelledError:
                 raise
             except Exception:
+                missed = True
                 log.exception("the Redis subscription failed; reconnecting in a second")
                 await asyncio.sleep(1.0)
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._listeners.add(task)
+        task.add_done_callback(self._listeners.discard)
 
     async def publish(self, game_id: str, version: int) -> None:
         await self._client.publish(CHANNEL, json.dumps({"game": game_id, "version": version, "origin": self._origin}))

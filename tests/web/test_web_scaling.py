@@ -38,20 +38,42 @@ def _wait_until(check, seconds: float = 120.0) -> None:  # type: ignore[no-untyp
     raise TimeoutError("the process did not come up in time")
 
 
+class RedisServer:
+    """A real redis-server on a loopback port, which a test may stop and start again on the same port."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _wait_until(lambda: socket.create_connection(("127.0.0.1", self.port), timeout=1).close() is None)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+
 @pytest.fixture
-def redis_url() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+def redis() -> Iterator[RedisServer]:
+    server = RedisServer()
+    server.start()
     try:
-        _wait_until(lambda: socket.create_connection(("127.0.0.1", port), timeout=1).close() is None)
-        yield f"redis://127.0.0.1:{port}/0"
+        yield server
     finally:
-        process.kill()
-        process.wait()
+        server.stop()
+
+
+@pytest.fixture
+def redis_url(redis: RedisServer) -> str:
+    return redis.url
 
 
 @pytest.fixture
@@ -128,3 +150,25 @@ def test_two_servers_racing_for_the_same_version_store_one_move(two_servers: lis
         assert [r["code"] for r in replies if r["type"] == "error"] == ["stale"]
     state = httpx.get(f"http://{b}/api/games/{game}").json()
     assert state["version"] == 1 and [m["move"] for m in state["moves"]] == ["A"]
+
+
+def test_a_dead_broker_delays_no_ack_and_the_other_server_catches_up_when_it_returns(
+    two_servers: list[str], redis: RedisServer
+) -> None:
+    a, b = two_servers
+    created = httpx.post(f"http://{a}/api/games", json={"mode": "local", "seed": 7}).json()
+    with connect(f"ws://{a}/ws/games/{created['id']}") as player, connect(f"ws://{b}/ws/games/{created['id']}") as spectator:
+        assert _receive(spectator, "state")["state"]["version"] == 0
+        _receive(player, "state")
+        player.send(json.dumps({"type": "hello", "token": created["token"]}))
+        _receive(player, "welcome")
+        redis.stop()
+        time.sleep(1.5)  # both servers notice: their subscriptions fail and retry
+        started = time.monotonic()
+        player.send(json.dumps({"type": "move", "move": "A", "version": 0, "id": "while-down"}))
+        assert _receive(player, "ack")["version"] == 1
+        assert time.monotonic() - started < 2.0, "the ack waited for the dead broker"
+        redis.start()
+        # No further change happens: server b must find the move itself once its subscription is back.
+        seen = _receive(spectator, "state", seconds=30)["state"]
+        assert seen["version"] == 1 and seen["moves"][0]["move"] == "A"
