@@ -21,7 +21,8 @@ from typing import Any, Protocol
 
 from .. import tutorial
 from . import ai_worker
-from .protocol import ProtocolError
+from .ai_queue import MoveQueue
+from .protocol import Connection, ProtocolError
 from .settings import Settings
 from .store import GameStore, StoredGame
 from .views import hint_view, judgements_view
@@ -37,10 +38,13 @@ def seed_for(game_id: str, version: int) -> int:
 
 
 class Games(Protocol):
-    """What the AI needs of the server's games (:class:`.games.GameServer`): to load, lock, store and announce."""
+    """What the AI needs of the server's games (:class:`.games.GameServer`): to load, lock, store and announce,
+    and who plays them (their sockets, and the address of the player seated last)."""
 
     store: GameStore
     locks: dict[str, asyncio.Lock]
+    connections: dict[str, set[Connection]]
+    players: dict[str, str]
 
     async def load(self, game_id: str) -> StoredGame: ...
 
@@ -60,6 +64,7 @@ class AIService:
         # One hint per game and version, shared by everyone in this process who asks for it.
         self.hints: OrderedDict[tuple[str, int], asyncio.Task[Any]] = OrderedDict()
         self.optional_work = 0  # hints and analyses in the worker queue
+        self.moves = MoveQueue(settings.ai_workers)  # which game's AI move goes to a free worker next
         self.pool_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -151,7 +156,11 @@ class AIService:
     async def _move(self, game_id: str, version: int, position_text: str, level: str) -> None:
         server = self.server
         try:
-            move = await self.in_worker(ai_worker.choose_move, position_text, level, seed_for(game_id, version))
+            move = await self.moves.run(
+                server.players.get(game_id, ""),
+                lambda: any(c.seat is not None for c in server.connections.get(game_id, ())),
+                lambda: self.in_worker(ai_worker.choose_move, position_text, level, seed_for(game_id, version)),
+            )
             async with server.locks[game_id]:
                 stored = await server.load(game_id)
                 if stored.version != version:

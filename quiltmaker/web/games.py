@@ -46,6 +46,7 @@ class GameServer:
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.cache: OrderedDict[str, StoredGame] = OrderedDict()
         self.announcing: set[asyncio.Task[None]] = set()
+        self.players: dict[str, str] = {}  # game id -> the address of its player seated last (the AI's queue is fair by it)
         self.quotas = Quotas(settings)
         self.expiry: asyncio.Task[None] | None = None
 
@@ -223,6 +224,9 @@ class GameServer:
             raise ProtocolError("forbidden", "this token holds no seat in this game: you are watching")
         connection.seat = seat
         if seat is not None:
+            self.players[game_id] = connection.client
+            if len(self.players) > CACHED_GAMES:
+                del self.players[next(iter(self.players))]
             # A seated player came (back): an AI turn left hanging (a restart, failures) resumes now.
             # Only for a seat: watching a game, or opening a socket, never starts the AI's work.
             self.ai.retry(stored)

@@ -89,9 +89,10 @@ def test_store_load_of_a_corrupt_log_raises_corrupt(client: TestClient, corrupt_
 def test_corrupt_game_is_a_500_with_a_message_and_the_server_lives_on(client: TestClient, corrupt_game: str) -> None:
     response = client.get(f"/api/games/{corrupt_game}")
     assert response.status_code == 500
-    assert "corrupt" in response.json()["detail"]
+    assert "corrupt" in response.json()["detail"] and response.json()["code"] == "corrupt"
     assert client.get(f"/api/games/{corrupt_game}/record.json").status_code == 500
-    assert client.get("/api/games", params={"ids": corrupt_game}).json() == {"games": []}
+    listed = client.get("/api/games", params={"ids": corrupt_game}).json()["games"]
+    assert [(g["id"], g["status"]) for g in listed] == [(corrupt_game, "corrupt")]
     with client.websocket_connect(f"/ws/games/{corrupt_game}") as ws:
         player = Player(ws)
         assert player.first["type"] == "error" and player.first["code"] == "corrupt"
