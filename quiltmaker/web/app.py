@@ -21,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from . import http_api, sockets
+from . import account_api, http_api, sockets
 from .games import GameServer
 from .guards import BoundedBodies, HeadersInTime, SecurityHeaders
 from .settings import Settings
@@ -50,6 +50,7 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
     app.state.server = server
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(http_api.router)
+    app.include_router(account_api.router)
     app.include_router(sockets.router)
 
     @app.get("/", include_in_schema=False)
@@ -68,7 +69,7 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
 
     @app.exception_handler(StoreError)
     async def store_error(_request: Request, error: StoreError) -> JSONResponse:
-        status = {"corrupt": 500, "not_found": 404}.get(error.code, 400)
+        status = {"corrupt": 500, "not_found": 404, "taken": 409, "malformed": 422, "forbidden": 403}.get(error.code, 400)
         return JSONResponse({"detail": str(error), "code": error.code}, status_code=status)
 
     return app

@@ -22,6 +22,7 @@ from ..core.errors import QuiltmakerError
 from ..core.moves import Move
 from ..core.position import Position
 from .. import tutorial
+from .accounts import Accounts
 from .ai_service import AIService
 from .protocol import GAME_ID, SEND_SECONDS, Connection, ProtocolError, client_id_of
 from .pubsub import Broker, LocalBroker
@@ -48,6 +49,7 @@ class GameServer:
         self.announcing: set[asyncio.Task[None]] = set()
         self.players: dict[str, str] = {}  # game id -> the address of its player seated last (the AI's queue is fair by it)
         self.quotas = Quotas(settings)
+        self.accounts = Accounts(self.store)
         self.expiry: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -219,6 +221,11 @@ class GameServer:
             raise ProtocolError("malformed", "the token must be a string")
         stored = await self.load(game_id)
         seat = stored.seat_of(token)
+        if not token and connection.session:
+            # No token (another browser): the seat the signed-in account holds in this game, if any.
+            account = await asyncio.to_thread(self.accounts.account_of, connection.session)
+            held = await asyncio.to_thread(self.accounts.seat_in, account, game_id) if account else None
+            seat = BOTH_SEATS if held == BOTH_SEATS else int(held) if held is not None else None
         if token and seat is None:
             connection.seat = None
             raise ProtocolError("forbidden", "this token holds no seat in this game: you are watching")

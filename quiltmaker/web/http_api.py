@@ -16,6 +16,8 @@ from ..core import record
 from ..core.components import DEFAULT_VARIANT, TIME_TRACKS, VARIANT_ALIASES
 from ..core.position import Position
 from ..tutorial import LEARNER, LESSONS, TUTOR, setup
+from .account_api import check_origin, current_account
+from .accounts import SESSION_COOKIE
 from .games import GameServer
 from .protocol import ProtocolError
 from .store import BOTH_SEATS, StoredGame, StoreError
@@ -109,8 +111,18 @@ def _count_creation(request: Request) -> None:
 @router.post("/games")
 async def create_game(request: Request, new: NewGame) -> dict[str, Any]:
     _count_creation(request)
-    if new.mode == "lesson":
-        return await _create_lesson(request, new)
+    account = None
+    if request.cookies.get(SESSION_COOKIE):
+        check_origin(request)  # a signed-in player's game: the cookie must not be ridden from another site
+        account = await current_account(request)
+    name = account.name if account is not None else None
+    created = await (_create_lesson(request, new, name) if new.mode == "lesson" else _create_game(request, new, name))
+    if account is not None:
+        await asyncio.to_thread(_server(request).accounts.claim, account, created["id"], str(created["seat"]))
+    return created
+
+
+async def _create_game(request: Request, new: NewGame, account_name: str | None) -> dict[str, Any]:
     rng = random.Random(new.seed)
     # Seat 0 moves first, so choosing a seat is choosing to start or not.
     start = Position.initial(rng.randrange(2**63), first_player=0, variant=new.variant)
@@ -123,6 +135,8 @@ async def create_game(request: Request, new: NewGame) -> dict[str, Any]:
     for index, name in enumerate(new.names or []):
         if name.strip() and not (new.mode == "ai" and index != seat):
             names[index] = name.strip()
+    if account_name is not None and new.mode != "local":
+        names[seat] = account_name  # a signed-in player plays under their account's name
     game_id, token, invite = await asyncio.to_thread(
         _server(request).store.create,
         new.mode,
@@ -135,12 +149,14 @@ async def create_game(request: Request, new: NewGame) -> dict[str, Any]:
     return {"id": game_id, "token": token, "seat": BOTH_SEATS if new.mode == "local" else seat, "invite": invite}
 
 
-async def _create_lesson(request: Request, new: NewGame) -> dict[str, Any]:
+async def _create_lesson(request: Request, new: NewGame, account_name: str | None) -> dict[str, Any]:
     """A lesson's game: the learner against the tutor (the beginner level), from the lesson's start."""
     assert new.lesson is not None  # the model requires it
     names = ["Player", "Tutor"]
     if new.names and new.names[0].strip():
         names[LEARNER] = new.names[0].strip()
+    if account_name is not None:
+        names[LEARNER] = account_name
     lesson = LESSONS[new.lesson - 1]
     game_id, token, _ = await asyncio.to_thread(
         _server(request).store.create, "lesson", setup(), names, "beginner", TUTOR, LEARNER, lesson.number, lesson.script

@@ -36,6 +36,7 @@ class Connection:
     socket: WebSocket
     seat: int | str | None = None
     client: str = ""  # the client's address, for its rate limits
+    session: str | None = None  # the account session cookie the socket came with, if any
     version_sent: int = -1  # the newest state sent: never follow it with an older one
 
 

@@ -24,6 +24,7 @@ class Quotas:
         self.kinds: dict[str, list[RateLimitItem]] = {
             "create": parse_many(settings.create_limit),
             "intent": parse_many(settings.intent_limit),
+            "account": parse_many(settings.account_limit),
         }
 
     def wait(self, kind: str, client: str) -> float | None:

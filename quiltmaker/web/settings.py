@@ -25,6 +25,10 @@ class Settings:
         intent_limit: Intents (moves, undos, hints, rematches) one client may send.
         max_events: Events a game's log may hold; past it the game takes no more.
         unstarted_days: A game nobody has made a move in is deleted after this many days.
+        allowed_origins: Page origins accepted besides the server's own address (the
+            ``Origin`` of cookie-authenticated writes and of WebSockets), for a reverse
+            proxy that serves the pages under another name, e.g. ``https://play.example``.
+        account_limit: Sign-ups, sign-ins and password changes one client may try.
     """
 
     database_url: str
@@ -37,3 +41,5 @@ class Settings:
     intent_limit: str = "10/second;300/minute"
     max_events: int = 2000
     unstarted_days: float = 7.0
+    allowed_origins: tuple[str, ...] = ()
+    account_limit: str = "10/minute;100/day"

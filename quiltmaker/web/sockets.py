@@ -9,6 +9,7 @@ from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from .accounts import SESSION_COOKIE, same_origin
 from .games import GameServer
 from .protocol import Connection, ProtocolError, read_message
 
@@ -19,6 +20,9 @@ log = logging.getLogger("quiltmaker.web")
 @router.websocket("/ws/games/{game_id}")
 async def play(socket: WebSocket, game_id: str) -> None:
     server: GameServer = socket.app.state.server
+    if not same_origin(socket.headers.get("origin"), socket.headers.get("host"), server.settings.allowed_origins):
+        await socket.close(code=4403)  # before the handshake completes: another site's page gets a refusal
+        return
     await socket.accept()
     try:
         stored = await server.load(game_id)
@@ -26,7 +30,7 @@ async def play(socket: WebSocket, game_id: str) -> None:
         await socket.send_json({"type": "error", "id": None, "code": error.code, "message": str(error)})
         await socket.close(code=4404)
         return
-    connection = Connection(socket, client=socket.client.host if socket.client else "")
+    connection = Connection(socket, client=socket.client.host if socket.client else "", session=socket.cookies.get(SESSION_COOKIE))
     server.connections[game_id].add(connection)
     try:
         await server.send_state(connection, stored)

@@ -2,6 +2,7 @@
 // The lobby: create a game, list the games this browser holds a seat in.
 import { $, api, el, fill, forgetGame, formatNumber, loadGames, saveGame } from "./common.js";
 import { lessonGames, openLesson, startLesson } from "./lessons.js";
+import { startAccount } from "./account.js";
 
 const form = $("new-game", HTMLFormElement);
 const modeSelect = $("mode", HTMLSelectElement);
@@ -13,6 +14,7 @@ const gamesBox = $("your-games");
 
 let levels = [];
 let lessons = []; // {number, title}, from the catalogue
+let signedIn = false;
 let lessonDone = {}; // lesson number -> whether this browser's game of it is done (the server says)
 
 function say(text, kind = "info") {
@@ -154,7 +156,18 @@ async function showGames() {
   const lessonIds = new Set(Object.values(lessonGames()));
   await showLessonProgress(lessonIds);
   // Lesson games are listed under "Learn to play", not here.
-  const ids = Object.keys(stored).filter((id) => !stored[id].lesson && !lessonIds.has(id));
+  const local = Object.keys(stored).filter((id) => !stored[id].lesson && !lessonIds.has(id));
+  // Signed in: the account's games too, playable here without a token of this browser.
+  let held = [];
+  if (signedIn) {
+    try {
+      held = (await api("/api/account/games")).body.games || [];
+    } catch {
+      held = [];
+    }
+  }
+  for (const game of held) if (!stored[game.id]) stored[game.id] = { seat: game.seat === "both" ? "both" : Number(game.seat), fromAccount: true };
+  const ids = [...local, ...held.map((g) => g.id).filter((id) => !local.includes(id) && !lessonIds.has(id))];
   if (!ids.length) {
     fill(gamesBox, el("p", { class: "hint-text" }, "No games yet: start one with the form."));
     return;
@@ -233,4 +246,7 @@ levelSelect.addEventListener("change", describeLevel);
 form.addEventListener("submit", createGame);
 updateFields();
 loadLevels();
-showGames();
+startAccount((account) => {
+  signedIn = !!account;
+  showGames();
+});

@@ -1,0 +1,202 @@
+"""Accounts: a unique name and a password, sessions in a cookie, and the games an account holds.
+
+Accounts are optional: a guest plays with seat tokens alone, as before. A
+password is kept only as its argon2 hash (argon2-cffi) and never logged. A
+session is a random token in an HttpOnly cookie; the database keeps only its
+SHA-256, so signing out everywhere is deleting the account's rows. Writes
+authenticated by the cookie must come from the server's own pages (see
+:func:`same_origin`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import DateTime, ForeignKey, Integer, String, delete, select
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
+from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
+
+from .store import Base, GameStore, StoreError
+
+NAME = re.compile(r"[A-Za-z0-9_-]{3,24}")
+MIN_PASSWORD, MAX_PASSWORD = 8, 128
+SESSION_COOKIE = "quiltmaker_session"
+SESSION_DAYS = 30
+
+_hasher = PasswordHasher()
+# Verified against when a name is unknown, so that a wrong name costs the same time as a wrong password.
+_UNKNOWN = _hasher.hash(secrets.token_urlsafe(16))
+
+
+class AccountRow(Base):
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(24))
+    name_key: Mapped[str] = mapped_column(String(24), unique=True)  # the name in lower case: "Ada" and "ada" are one
+    password_hash: Mapped[str] = mapped_column(String(200))
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class SessionRow(Base):
+    __tablename__ = "sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class AccountGameRow(Base):
+    """A seat of a game that an account holds (claimed from this browser's guest games, or played signed in)."""
+
+    __tablename__ = "account_games"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    seat: Mapped[str] = mapped_column(String(8))  # "0", "1" or "both"
+
+
+@dataclass(frozen=True)
+class Account:
+    id: int
+    name: str
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def check_name(name: str) -> str:
+    if not NAME.fullmatch(name):
+        raise StoreError("malformed", "a name is 3 to 24 letters, digits, '_' or '-'")
+    return name
+
+
+def check_password(password: str) -> str:
+    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        raise StoreError("malformed", f"a password is {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+    return password
+
+
+class Accounts:
+    """Accounts and sessions in the games database (blocking calls, thread-safe)."""
+
+    def __init__(self, store: GameStore) -> None:
+        tables = [AccountRow.__table__, SessionRow.__table__, AccountGameRow.__table__]
+        try:  # beside the games' tables: an older database gains them
+            Base.metadata.create_all(store.engine, tables=tables)  # type: ignore[arg-type]
+        except (OperationalError, ProgrammingError, IntegrityError):
+            Base.metadata.create_all(store.engine, tables=tables)  # type: ignore[arg-type]  # another process raced us
+        self._sessions = sessionmaker(store.engine, expire_on_commit=False)
+
+    def sign_up(self, name: str, password: str) -> tuple[Account, str]:
+        """A new account and a session token for it."""
+        check_name(name)
+        row = AccountRow(name=name, name_key=name.lower(), password_hash=_hasher.hash(check_password(password)), created=_now())
+        try:
+            with self._sessions.begin() as session:
+                session.add(row)
+        except IntegrityError:
+            raise StoreError("taken", f"the name {name!r} is taken") from None
+        account = Account(row.id, row.name)
+        return account, self.new_session(account)
+
+    def sign_in(self, name: str, password: str) -> tuple[Account, str]:
+        """The account whose name and password these are, and a new session; ``forbidden`` otherwise."""
+        with self._sessions() as session:
+            row = session.scalar(select(AccountRow).where(AccountRow.name_key == name.lower()))
+        try:
+            _hasher.verify(row.password_hash if row else _UNKNOWN, password)
+        except (VerificationError, InvalidHashError):
+            row = None
+        if row is None:
+            raise StoreError("forbidden", "that name and password do not match an account")
+        account = Account(row.id, row.name)
+        if _hasher.check_needs_rehash(row.password_hash):
+            self._set_password(account.id, password)
+        return account, self.new_session(account)
+
+    def new_session(self, account: Account) -> str:
+        token = secrets.token_urlsafe(32)
+        with self._sessions.begin() as session:
+            session.add(SessionRow(token_hash=_hash(token), account_id=account.id, created=_now()))
+        return token
+
+    def account_of(self, token: str | None) -> Account | None:
+        """The account a session token belongs to (``None`` for no token, an unknown or an expired one)."""
+        if not token or len(token) > 128:
+            return None
+        with self._sessions() as session:
+            found = session.execute(
+                select(AccountRow.id, AccountRow.name, SessionRow.created)
+                .join(SessionRow, SessionRow.account_id == AccountRow.id)
+                .where(SessionRow.token_hash == _hash(token))
+            ).first()
+        if found is None:
+            return None
+        created = found.created if found.created.tzinfo else found.created.replace(tzinfo=timezone.utc)
+        if (_now() - created).days >= SESSION_DAYS:
+            return None
+        return Account(found.id, found.name)
+
+    def sign_out(self, token: str) -> None:
+        with self._sessions.begin() as session:
+            session.execute(delete(SessionRow).where(SessionRow.token_hash == _hash(token)))
+
+    def sign_out_everywhere(self, account: Account) -> None:
+        with self._sessions.begin() as session:
+            session.execute(delete(SessionRow).where(SessionRow.account_id == account.id))
+
+    def change_password(self, account: Account, current: str, new: str) -> str:
+        """Change the password (the current one must match); every session ends but a new one, returned."""
+        self.sign_in(account.name, current)
+        check_password(new)
+        self._set_password(account.id, new)
+        self.sign_out_everywhere(account)
+        return self.new_session(account)
+
+    def _set_password(self, account_id: int, password: str) -> None:
+        with self._sessions.begin() as session:
+            row = session.get(AccountRow, account_id)
+            if row is not None:
+                row.password_hash = _hasher.hash(password)
+
+    def claim(self, account: Account, game_id: str, seat: str) -> None:
+        """Record that the account holds ``seat`` of a game (the caller has checked the seat's token)."""
+        with self._sessions.begin() as session:
+            if session.get(AccountGameRow, (account.id, game_id)) is None:
+                session.add(AccountGameRow(account_id=account.id, game_id=game_id, seat=seat))
+
+    def seat_in(self, account: Account, game_id: str) -> str | None:
+        """The seat the account holds in a game ("0", "1", "both"), or ``None``."""
+        with self._sessions() as session:
+            row = session.get(AccountGameRow, (account.id, game_id))
+            return None if row is None else row.seat
+
+    def games(self, account: Account) -> list[tuple[str, str]]:
+        """The (game id, seat) pairs the account holds."""
+        with self._sessions() as session:
+            rows = session.execute(select(AccountGameRow.game_id, AccountGameRow.seat).where(AccountGameRow.account_id == account.id))
+            return [(row.game_id, row.seat) for row in rows]
+
+
+def same_origin(origin: str | None, host: str | None, allowed: tuple[str, ...] = ()) -> bool:
+    """Whether a request's ``Origin`` is this server's own address (or one configured for a reverse proxy).
+
+    No ``Origin`` at all is a client that is not a browser (browsers send one
+    with every cross-site request, and with every POST and WebSocket).
+    """
+    if origin is None or origin in allowed:
+        return True
+    # Either scheme: behind a proxy that terminates TLS the page is https and this server sees http.
+    return host is not None and origin in (f"http://{host}", f"https://{host}")
