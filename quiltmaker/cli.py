@@ -389,15 +389,7 @@ def _serve(args: argparse.Namespace) -> int:
                 setattr(settings, name, getattr(args, name))
     except ValueError as error:
         raise QuiltmakerError(f"not a rate limit: {error}") from None
-    from sqlalchemy.exc import DatabaseError
-
-    try:
-        run_server(settings, args.host, args.port)
-    except DatabaseError as error:
-        raise QuiltmakerError(
-            f"cannot open the games database {url}: {error.orig}. If the file is damaged, move it aside "
-            "(the server then starts a new one) or restore it from a backup."
-        ) from None
+    run_server(settings, args.host, args.port)
     return 0
 
 

@@ -20,9 +20,11 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import DatabaseError
 
 from . import account_api, http_api, sockets
 from .games import GameServer
+from ..core.errors import QuiltmakerError
 from .guards import BoundedBodies, HeadersInTime, SecurityHeaders
 from .settings import Settings
 from .store import StoreError
@@ -93,9 +95,16 @@ def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000) ->
     # ws_max_size caps a WebSocket frame before it is read; the app refuses anything over 4 KiB itself.
     # No per-message deflate: a state is a few kilobytes, and compressing every
     # one cost the server a third of its time per move (measured with cProfile).
+    try:
+        app = create_app(settings)
+    except DatabaseError as error:
+        raise QuiltmakerError(
+            f"cannot open the games database {settings.database_url}: {error.orig}. If the file is damaged, "
+            "move it aside (the server then starts a new one) or restore it from a backup."
+        ) from None
     # HeadersInTime: stock uvicorn would hold a half-sent request's connection open forever.
     uvicorn.run(
-        create_app(settings),
+        app,
         host=host,
         port=port,
         http=HeadersInTime,
