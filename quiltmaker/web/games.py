@@ -107,7 +107,22 @@ class GameServer:
             raise ProtocolError(error.code, str(error)) from None
 
     def state(self, stored: StoredGame) -> dict[str, Any]:
-        return state_view(stored, ai_thinking=self.ai.is_thinking(stored))
+        return state_view(stored, ai_thinking=self.ai.is_thinking(stored), presence=self.presence(stored))
+
+    def presence(self, stored: StoredGame) -> list[bool]:
+        """Whether each seat is here: a seated socket open in this process (the AI's seat always is)."""
+        seats = {c.seat for c in self.connections.get(stored.id, ())}
+        here = [0 in seats or BOTH_SEATS in seats, 1 in seats or BOTH_SEATS in seats]
+        if stored.against_ai and stored.ai_seat is not None:
+            here[stored.ai_seat] = True
+        return here
+
+    async def seats_changed(self, game_id: str) -> None:
+        """A seated player came or went: everyone watching the game is sent its state again (same version)."""
+        stored = self.cache.get(game_id)
+        if stored is not None and self.connections.get(game_id):
+            with contextlib.suppress(Exception):
+                await self.broadcast(stored)
 
     async def on_change(self, game_id: str, version: int) -> None:
         """Another server process changed a game: send its state to our sockets."""
@@ -145,6 +160,12 @@ class GameServer:
         except Exception:  # closed, or too slow: its handler cleans up; a reload reconnects it
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(connection.socket.close(code=1013), 1.0)
+
+    def announce_seats(self, game_id: str) -> None:
+        """:meth:`seats_changed`, without waiting for it."""
+        task = asyncio.create_task(self.seats_changed(game_id))
+        self.announcing.add(task)
+        task.add_done_callback(self.announcing.discard)
 
     def announce(self, stored: StoredGame) -> None:
         """:meth:`changed`, without waiting for it: an acknowledgement never waits on a slow socket or broker."""
@@ -231,6 +252,7 @@ class GameServer:
             raise ProtocolError("forbidden", "this token holds no seat in this game: you are watching")
         connection.seat = seat
         if seat is not None:
+            self.announce_seats(game_id)
             self.players[game_id] = connection.client
             if len(self.players) > CACHED_GAMES:
                 del self.players[next(iter(self.players))]

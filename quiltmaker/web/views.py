@@ -203,7 +203,7 @@ def result_view(position: Position) -> dict[str, Any] | None:
     }
 
 
-def state_view(stored: StoredGame, ai_thinking: bool = False) -> dict[str, Any]:
+def state_view(stored: StoredGame, ai_thinking: bool = False, presence: list[bool] | None = None) -> dict[str, Any]:
     """The whole state of a game, as every client is sent it."""
     game = stored.game
     position = game.position
@@ -242,6 +242,8 @@ def state_view(stored: StoredGame, ai_thinking: bool = False) -> dict[str, Any]:
         "hints": assisted and stored.lesson is None and not position.is_over,
         "undo": assisted and len(game.moves) > (stored.lesson.ply if stored.lesson else 0),
         "lesson": lesson_view(stored),
+        # Whether each seat's player is here now (a socket open to this server process; the AI always is).
+        "presence": presence if presence is not None else [False, False],
     }
 
 

@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from browser_helpers import (
+    create_in_lobby,
     ghost_transform,
     Pages,
     Server,
@@ -259,4 +260,25 @@ def test_the_last_move_stays_marked_and_the_neutral_token_stands_where_it_was_ta
     page.get_by_test_id("advance").click()
     wait_above(page, before)
     expect(page.locator("[data-testid^=last-move-] .overlay-cell")).to_have_count(0)
+    pages.assert_no_script_errors()
+
+
+def test_an_online_player_sees_the_other_join_leave_and_come_back(pages: Pages, server: Server) -> None:
+    host = pages.open("host")
+    game = create_in_lobby(host, "online", seat=0, names=("Hana", "Gus"))
+    link = host.get_by_test_id("invite-link").get_attribute("href") or ""
+    guest = pages.open("guest")
+    guest.goto(link)
+    expect(guest.locator("#game-title")).to_contain_text("you play as Gus")
+    expect(host.get_by_test_id("presence-banner")).to_contain_text("Gus joined the game")
+    expect(host.get_by_test_id("presence-1")).to_have_text("● here")
+    expect(guest.get_by_test_id("presence-0")).to_have_text("● here")
+    guest_url = guest.url
+    guest.goto("about:blank")
+    expect(host.get_by_test_id("presence-1")).to_have_text("○ away")
+    expect(host.get_by_test_id("presence-banner").last).to_contain_text("Gus left the game")
+    guest.goto(guest_url)
+    expect(host.get_by_test_id("presence-1")).to_have_text("● here")
+    expect(host.get_by_test_id("presence-banner").last).to_contain_text("Gus is back")
+    assert server.state(game)["presence"] == [True, True]
     pages.assert_no_script_errors()

@@ -412,3 +412,14 @@ def test_rematch_of_pass_and_play_keeps_the_one_token_and_trades_names(client: T
     assert get_state(client, rematch)["names"] == ["Grace", "Ada"]
     with connect(client, rematch, game["token"]) as player:
         assert player.hello(game["token"])["seat"] == "both"
+
+
+def test_each_seat_sees_whether_the_other_is_here(client: TestClient, started_online_game: dict[str, Any]) -> None:
+    game, tokens = started_online_game["id"], started_online_game["tokens"]
+    with connect(client, game, tokens[0]) as host:
+        host.wait_for(lambda s: s["presence"] == [True, False], "the host alone")
+        with connect(client, game, tokens[1]):
+            host.wait_for(lambda s: s["presence"] == [True, True], "the guest to arrive")
+        host.wait_for(lambda s: s["presence"] == [True, False], "the guest to leave")
+        with connect(client, game) as watcher:  # a spectator is no seat
+            assert watcher.state["presence"] == [True, False]

@@ -3,7 +3,7 @@
 // quilt, and what lies over a quilt (the ghost, the hint's squares, the cursor).
 import { $, el, fill, findAll, formatNumber, icon, plural, SEAT_COLOURS, shapeNode, tokenBadge } from "./common.js";
 import { buildQuilt, cellsOverlay, paintQuilt } from "./quilt.js";
-import { arriving, bonusArea, buyEntry, canAct, canPlace, isAiSeat, legal, nameOf, possessive, shownJudgement, specialsPending, ui, view } from "./store.js";
+import { arriving, bonusArea, buyEntry, canAct, canPlace, isAiSeat, isMine, legal, nameOf, possessive, shownJudgement, specialsPending, ui, view } from "./store.js";
 import { ghostNode } from "./hand.js";
 
 // ---------------------------------------------------------------- time track
@@ -171,6 +171,11 @@ export function renderPlayers(v) {
     if (isAiSeat(seat)) tags.push(el("span", { class: "tag" }, "computer"));
     else if (ui.seat === seat) tags.push(el("span", { class: "tag you" }, "you"));
     if (toMove) tags.push(el("span", { class: "tag move" }, "to move"));
+    // Online, the other player's presence: is their page open now?
+    if (s.mode === "online" && !isMine(seat) && s.status !== "waiting" && !s.result) {
+      const here = !!s.presence?.[seat];
+      tags.push(el("span", { class: `tag presence ${here ? "here" : "away"}`, "data-testid": `presence-${seat}` }, here ? "● here" : "○ away"));
+    }
     if (v.live && s.bonus === seat) tags.push(el("span", { class: "tag bonus", title: `completed a ${bonusArea()} area first` }, `${bonusArea()} bonus +${ui.catalogue.bonus_points}`));
     fill(q.head, tokenBadge(seat), el("h2", { class: "player-name" }, nameOf(seat)), tags);
     const penalty = ui.catalogue.empty_square_penalty;

@@ -219,8 +219,25 @@ function onError(message) {
   say(`${title}${what}: ${message.message || message.code}`, "error");
 }
 
+/** Seats seen here at least once on this page: the next arrival is "back", not "joined". */
+const seenHere = new Set();
+
+/** Online: say when the other player opens the game, leaves it, and comes back. */
+function noticePresence(previous, state) {
+  if (state.mode !== "online" || state.result) return;
+  for (const seat of [0, 1]) {
+    if (isMine(seat)) continue;
+    const here = !!state.presence?.[seat];
+    const was = previous ? !!previous.presence?.[seat] : here;
+    if (here && !was) banner(`${nameOf(seat)} ${seenHere.has(seat) ? "is back" : "joined the game"}.`, "presence", 6000);
+    else if (!here && was) banner(`${nameOf(seat)} left the game.`, "presence", 8000);
+    if (here) seenHere.add(seat);
+  }
+}
+
 function onState(state) {
   const previous = ui.state;
+  noticePresence(previous, state);
   // Where the moving things are before the new state is drawn (only for a live, one-move step).
   const motion = ui.replay.ply === null ? capture(previous, state) : null;
   ui.state = state;
