@@ -133,7 +133,7 @@ class AIService:
     def maybe_move(self, stored: StoredGame) -> None:
         """Start the AI's move if it is its turn and it is not already thinking about this version."""
         position = stored.game.position
-        if not stored.against_ai or position.to_move is None or position.to_move != stored.ai_seat:
+        if not stored.against_ai or stored.is_finished or position.to_move != stored.ai_seat:
             return
         if stored.lesson is not None and not tutorial.tutor_moves(stored.lesson, stored.game):
             return  # the tutor plays only where the lesson says so
@@ -186,7 +186,7 @@ class AIService:
         if stored.lesson is not None:
             raise ProtocolError("not_allowed", "a lesson says what to do: the hint is for games")
         position = stored.game.position
-        if position.to_move is None:
+        if stored.is_finished:
             raise ProtocolError("game_over", "the game is over")
         if version != stored.version:
             raise ProtocolError("stale", f"you saw version {version}, the game is at version {stored.version}")

@@ -28,7 +28,7 @@ from .protocol import GAME_ID, SEND_SECONDS, Connection, ProtocolError, client_i
 from .pubsub import Broker, LocalBroker
 from .quotas import Quotas
 from .settings import Settings
-from .store import BOTH_SEATS, GameStore, StoredGame, StoreError
+from .store import BOTH_SEATS, GameStore, StoredGame, StoreError, may_abort
 from .views import state_view, turn_reason, with_names
 
 CACHED_GAMES = 2000
@@ -193,8 +193,10 @@ class GameServer:
         kind = message.get("type")
         if kind == "hello":
             return await self._hello(game_id, connection, message.get("token"))
-        if kind not in ("move", "undo", "hint", "rematch"):
-            raise ProtocolError("malformed", f"unknown message type {kind!r}: expected hello, move, undo, hint or rematch")
+        if kind not in ("move", "undo", "hint", "rematch", "resign", "abort"):
+            raise ProtocolError(
+                "malformed", f"unknown message type {kind!r}: expected hello, move, undo, hint, rematch, resign or abort"
+            )
         client_id = client_id_of(message)
         wait = self.quotas.wait("intent", connection.client)
         if wait is not None:
@@ -210,14 +212,18 @@ class GameServer:
             stored = await self.load(game_id)
             if client_id is not None and client_id in stored.client_ids:
                 raise ProtocolError("duplicate", f"message {client_id!r} was already carried out")
-            if version != stored.version:
+            if version != stored.version and kind not in ("resign", "abort"):
+                # (Resigning means the same whatever happened meanwhile; an abort is checked against the game as it is.)
                 raise ProtocolError("stale", f"you saw version {version}, the game is at version {stored.version}")
+            version = stored.version
             if stored.version >= self.settings.max_events:
                 raise ProtocolError("not_allowed", f"this game has reached its {self.settings.max_events} events: it takes no more")
             if kind == "move":
                 value = self._check_move(stored, connection, message.get("move"))
             elif kind == "undo":
                 value = str(self._undo_count(stored))
+            elif kind in ("resign", "abort"):
+                value = str(self._ending_seat(stored, connection, kind))
             else:
                 value = await self._create_rematch(stored)
             try:
@@ -265,7 +271,7 @@ class GameServer:
         position = stored.game.position
         if stored.status == "waiting":
             raise ProtocolError("not_allowed", "the game starts when your friend opens the invitation link")
-        if position.to_move is None:
+        if stored.is_finished:
             raise ProtocolError("game_over", "the game is over")
         if connection.seat != BOTH_SEATS and connection.seat != position.to_move:
             raise ProtocolError("not_your_turn", f"it is not your turn: {turn_reason(position, stored.names)}")
@@ -284,7 +290,21 @@ class GameServer:
                 raise ProtocolError("lesson", reason[0].upper() + reason[1:])
         return move.text()
 
+    def _ending_seat(self, stored: StoredGame, connection: Connection, kind: str) -> int:
+        """The seat that resigns or aborts: a player of an online game or of one against the AI."""
+        if stored.mode not in ("online", "ai") or not isinstance(connection.seat, int):
+            raise ProtocolError("not_allowed", f"there is no {kind} in this game: only a player online or against the computer")
+        if stored.is_finished:
+            raise ProtocolError("game_over", "the game is over")
+        if stored.status == "waiting" and kind == "resign":
+            raise ProtocolError("not_allowed", "the game has not started: abort it instead")
+        if kind == "abort" and not may_abort(stored.game):
+            raise ProtocolError("not_allowed", "both sides have moved: the game can no longer be aborted, only resigned")
+        return connection.seat
+
     def _undo_count(self, stored: StoredGame) -> int:
+        if stored.ended is not None:
+            raise ProtocolError("not_allowed", "the game is over")
         if stored.mode == "online":
             raise ProtocolError("not_allowed", "there is no undo in an online game")
         if stored.rematch is not None:
@@ -304,7 +324,7 @@ class GameServer:
         """Store the next game between the same seats (see :meth:`GameStore.create_rematch`); return its id."""
         if stored.lesson is not None:
             raise ProtocolError("not_allowed", "a lesson has no rematch: go on to the next lesson, or start this one again")
-        if not stored.game.position.is_over:
+        if not stored.is_finished or stored.status == "aborted":
             raise ProtocolError("not_allowed", "a rematch can be asked for once the game is over")
         if stored.rematch is not None:
             raise ProtocolError("not_allowed", f"the rematch has already started: game {stored.rematch}")

@@ -1,9 +1,10 @@
 """Games in a database: a row of metadata per game and an append-only log of events.
 
 A game's state is never stored, only derived: its start position with the
-log replayed through the rules engine. An event is ``move TEXT``, ``undo N``
-or, once the game is over, ``rematch GAME-ID`` (the next game between the
-same seats); event *n* of a game is unique, so two writers (threads or server
+log replayed through the rules engine. An event is ``move TEXT``, ``undo N``,
+``resign SEAT`` or ``abort SEAT`` (calling the game off before each side has
+moved) or, once the game is over, ``rematch GAME-ID`` (the next game between
+the same seats); event *n* of a game is unique, so two writers (threads or server
 processes) can never both append it, and the loser learns its view was
 stale. Every write commits before the caller acknowledges it.
 """
@@ -94,8 +95,8 @@ class EventRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
     number: Mapped[int] = mapped_column(Integer)
-    kind: Mapped[str] = mapped_column(String(8))  # "move", "undo" or "rematch"
-    value: Mapped[str] = mapped_column(String(64))  # the move's text, how many moves to undo, or the rematch's id
+    kind: Mapped[str] = mapped_column(String(8))  # "move", "undo", "rematch", "resign" or "abort"
+    value: Mapped[str] = mapped_column(String(64))  # the move's text, how many to undo, the rematch's id, or the seat
     seat: Mapped[int | None] = mapped_column(Integer, nullable=True)  # who sent it (None: the AI)
     client_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
@@ -118,6 +119,7 @@ class StoredGame:
     client_ids: set[str] = field(default_factory=set)
     move_entries: list[tuple[Move, dict[str, Any]]] = field(default_factory=list)  # the views' move list, kept between states
     rematch: str | None = None  # the id of the next game between the same seats
+    ended: tuple[str, int] | None = None  # ("resigned" or "aborted", the seat that did it): over before its end
     lesson: Lesson | None = None  # the lesson a "lesson" game is (None when no lesson of this version starts there)
 
     def apply(self, events: list[Event]) -> None:
@@ -133,16 +135,25 @@ class StoredGame:
                 if number != self.version:
                     raise QuiltmakerError(f"event {self.version} is missing")
                 if kind == "move":
+                    if self.ended is not None:
+                        raise QuiltmakerError("a move after the game was resigned or aborted")
                     self.game.play(value)
                 elif kind == "undo":
-                    if self.rematch is not None:
+                    if self.rematch is not None or self.ended is not None:
                         raise QuiltmakerError("an undo after the rematch started")
                     for _ in range(int(value)):
                         self.game.undo()
                 elif kind == "rematch":
-                    if not self.game.position.is_over or self.rematch is not None:
+                    if not self.is_finished or self.rematch is not None:
                         raise QuiltmakerError("a rematch before the end of the game, or a second one")
                     self.rematch = value
+                elif kind in ("resign", "abort"):
+                    seat = int(value)
+                    if self.is_finished or seat not in (0, 1):
+                        raise QuiltmakerError(f"a {kind} by seat {value} of a game already over")
+                    if kind == "abort" and not may_abort(self.game):
+                        raise QuiltmakerError("an abort after both sides have moved")
+                    self.ended = ("resigned" if kind == "resign" else "aborted", seat)
                 else:
                     raise QuiltmakerError(f"unknown event kind {kind!r}")
             except (QuiltmakerError, ValueError) as error:
@@ -158,8 +169,8 @@ class StoredGame:
 
     @property
     def moves_version(self) -> int:
-        """The version of the last move or undo: what the game's positions depend on (a rematch event changes none)."""
-        return self.version - (self.rematch is not None)
+        """The version of the last move or undo: what the game's positions depend on (a rematch, resign or abort changes none)."""
+        return self.version - (self.rematch is not None) - (self.ended is not None)
 
     def seat_of(self, token: str | None) -> int | str | None:
         """The seat a token holds: 0, 1, ``"both"`` (pass-and-play) or ``None``."""
@@ -172,12 +183,24 @@ class StoredGame:
         return None
 
     @property
+    def is_finished(self) -> bool:
+        """Over: played to its end, resigned or aborted. Nothing but a rematch may follow."""
+        return self.game.position.is_over or self.ended is not None
+
+    @property
     def status(self) -> str:
-        if self.game.position.is_over:
+        if self.ended is not None and self.ended[0] == "aborted":
+            return "aborted"
+        if self.is_finished:
             return "over"
         if self.mode == "online" and self.invite_open:
             return "waiting"
         return "playing"
+
+
+def may_abort(game: Game) -> bool:
+    """A game may be called off, without a result, until each side has made a move."""
+    return len(set(game.movers)) < 2
 
 
 # An event as read from the log: number, kind ("move", "undo" or "rematch"), value, client id.

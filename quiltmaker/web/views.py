@@ -25,7 +25,7 @@ from ..core.game import Game
 from ..core.moves import ACTIONS, ADVANCE, BUY, COLUMNS, SPECIAL, Move, square_name
 from ..core.position import NO_BONUS, MoveEffect, Position
 from ..tutorial import LESSONS, facts, marked_squares, progress, tutor_moves
-from .store import StoredGame
+from .store import StoredGame, may_abort
 
 
 def catalogue(levels: dict[str, str]) -> dict[str, Any]:
@@ -191,12 +191,28 @@ def score_breakdown(position: Position) -> list[dict[str, int]]:
     return breakdown
 
 
-def result_view(position: Position) -> dict[str, Any] | None:
-    """The scoring at the end: buttons, bonus, empty squares, and whether the tie-break decided."""
+def result_view(stored: StoredGame) -> dict[str, Any] | None:
+    """How the game ended: the winner, ``by`` score (with the tie-break) or resignation, and the scoring.
+
+    ``None`` while it is played, and for an aborted game (no result).
+    """
+    position = stored.game.position
+    if stored.ended is not None:
+        how, seat = stored.ended
+        if how == "aborted":
+            return None
+        return {
+            "winner": 1 - seat,
+            "by": "resignation",
+            "tiebreak": False,
+            "scores": list(position.scores),  # as they stood when the game was resigned
+            "breakdown": score_breakdown(position),
+        }
     if not position.is_over:
         return None
     return {
         "winner": position.winner,
+        "by": "score",
         "tiebreak": position.decided_by_tiebreak,
         "scores": list(position.scores),
         "breakdown": score_breakdown(position),
@@ -238,9 +254,12 @@ def state_view(stored: StoredGame, ai_thinking: bool = False, presence: list[boo
         "forecast": [forecast(position, 0), forecast(position, 1)],
         "legal": legal_view(position, stored.names),
         "moves": moves,
-        "result": result_view(position),
-        "hints": assisted and stored.lesson is None and not position.is_over,
-        "undo": assisted and len(game.moves) > (stored.lesson.ply if stored.lesson else 0),
+        "result": result_view(stored),
+        "hints": assisted and stored.lesson is None and not stored.is_finished,
+        "undo": assisted and stored.ended is None and len(game.moves) > (stored.lesson.ply if stored.lesson else 0),
+        # What a player may do to end the game early (the server checks again when asked).
+        "can_resign": stored.mode in ("online", "ai") and stored.status == "playing",
+        "can_abort": stored.mode in ("online", "ai") and not stored.is_finished and may_abort(game),
         "lesson": lesson_view(stored),
         # Whether each seat's player is here now (a socket open to this server process; the AI always is).
         "presence": presence if presence is not None else [False, False],
@@ -419,7 +438,7 @@ def summary_view(stored: StoredGame) -> dict[str, Any]:
         "names": stored.names,
         "version": stored.version,
         "to_move": position.to_move,
-        "result": result_view(position),
+        "result": result_view(stored),
         "created": stored.created.isoformat(),
         "lesson": None if stored.lesson is None else {"number": stored.lesson.number, "done": progress(stored.lesson, stored.game).done},
     }

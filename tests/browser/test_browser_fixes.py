@@ -282,3 +282,25 @@ def test_an_online_player_sees_the_other_join_leave_and_come_back(pages: Pages, 
     expect(host.get_by_test_id("presence-banner").last).to_contain_text("Gus is back")
     assert server.state(game)["presence"] == [True, True]
     pages.assert_no_script_errors()
+
+
+def test_resigning_asks_once_more_then_ends_the_game(pages: Pages, server: Server) -> None:
+    page = pages.open("player")
+    game = create_in_lobby(page, "ai", level="beginner", seat=0, names=("Ada",))
+    expect(page.get_by_test_id("abort")).to_be_visible()  # nobody has moved yet: it can be called off
+    page.get_by_test_id("advance").click()
+    poll(lambda: len(server.state(game)["moves"]) >= 2 or None, 30, what="the computer's reply")
+    expect(page.get_by_test_id("resign")).to_be_visible()
+    expect(page.get_by_test_id("abort")).to_be_hidden()
+    page.get_by_test_id("resign").click()
+    expect(page.get_by_test_id("ending")).to_contain_text("Resign this game? Your opponent wins.")
+    page.get_by_test_id("ending-no").click()
+    expect(page.get_by_test_id("ending")).to_be_hidden()
+    assert server.state(game)["result"] is None, "keeping on changes nothing"
+    page.get_by_test_id("resign").click()
+    page.get_by_test_id("ending-yes").click()
+    expect(page.get_by_test_id("turn")).to_contain_text("Ada resigned")
+    expect(page.get_by_test_id("result")).to_contain_text("The scores as they stood")
+    assert server.state(game)["result"]["by"] == "resignation"
+    screenshot(page, "resigned")
+    pages.assert_no_script_errors()

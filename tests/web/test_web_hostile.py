@@ -40,7 +40,7 @@ MALFORMED_FRAMES = {
     "json-array": lambda s: json.dumps(["move", "A", s["version"]]),
     "json-string": lambda s: json.dumps("move A"),
     "json-null": lambda s: "null",
-    "unknown-type": lambda s: json.dumps({"type": "resign", "version": s["version"]}),
+    "unknown-type": lambda s: json.dumps({"type": "teleport", "version": s["version"]}),
     "missing-type": lambda s: json.dumps({"move": "A", "version": s["version"]}),
     "missing-version": lambda s: json.dumps({"type": "move", "move": first_legal_move(s)}),
     "string-version": lambda s: _move(s, version=str(s["version"])),

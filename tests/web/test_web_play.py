@@ -332,9 +332,9 @@ def test_spectator_receives_the_state_after_a_players_move(client: TestClient, s
     with connect(client, game["id"]) as spectator, connect(client, game["id"], game["tokens"][mover]) as player:
         move = first_legal_move(player.state)
         player.move(move)
-        message = spectator.receive()
-    assert message["type"] == "state" and message["state"]["version"] == 1
-    assert message["state"]["moves"][0]["move"] == move
+        # (The player's arrival re-sent the state at version 0 first: presence changed.)
+        seen = spectator.wait_for(lambda s: s["version"] == 1, "the move")
+    assert seen["moves"][0]["move"] == move
 
 
 def test_player_who_reconnects_gets_the_same_seat(client: TestClient, started_online_game: dict[str, Any]) -> None:
@@ -423,3 +423,50 @@ def test_each_seat_sees_whether_the_other_is_here(client: TestClient, started_on
         host.wait_for(lambda s: s["presence"] == [True, False], "the guest to leave")
         with connect(client, game) as watcher:  # a spectator is no seat
             assert watcher.state["presence"] == [True, False]
+
+
+# Ending a game early -----------------------------------------------------------------
+
+
+def test_an_online_game_can_be_aborted_until_both_sides_have_moved(client: TestClient, started_online_game: dict[str, Any]) -> None:
+    game, tokens = started_online_game["id"], started_online_game["tokens"]
+    with connect(client, game, tokens[0]) as host, connect(client, game, tokens[1]) as guest:
+        assert host.state["can_abort"] and host.state["can_resign"]
+        assert host.play_first_legal()["type"] == "ack"  # one side has moved: still abortable
+        guest.wait_for(lambda s: s["version"] == 1, "the host's move")
+        assert guest.state["can_abort"]
+        assert guest.intent("abort")["type"] == "ack"
+        over = guest.state
+        assert over["status"] == "aborted" and over["result"] is None and not over["can_abort"] and not over["can_resign"]
+        assert host.intent("move", move="A", version=over["version"])["code"] == "game_over"
+        assert host.intent("rematch", version=over["version"])["code"] == "not_allowed"
+        assert guest.intent("resign", version=over["version"])["code"] == "game_over"
+    assert client.get(f"/api/games?ids={game}").json()["games"][0]["status"] == "aborted"
+
+
+def test_resigning_gives_the_other_seat_the_win_and_survives_a_reload(client: TestClient, started_online_game: dict[str, Any]) -> None:
+    game, tokens = started_online_game["id"], started_online_game["tokens"]
+    with connect(client, game, tokens[0]) as host, connect(client, game, tokens[1]) as guest:
+        while len({m["player"] for m in host.state["moves"]}) < 2:
+            mover = host if host.state["to_move"] == 0 else guest
+            mover.wait_for(lambda s: s["version"] == host.state["version"])
+            assert mover.play_first_legal()["type"] == "ack"
+            host.wait_for(lambda s, v=mover.state["version"]: s["version"] >= v)
+        assert host.intent("abort")["code"] == "not_allowed", "both sides have moved"
+        assert guest.intent("resign", version=host.state["version"])["type"] == "ack"
+        result = guest.state["result"]
+        assert result["winner"] == 0 and result["by"] == "resignation" and guest.state["status"] == "over"
+        host.wait_for(lambda s: s["result"] is not None, "the resignation")
+        assert host.intent("undo")["code"] == "not_allowed"
+    client.app.state.server.cache.clear()  # type: ignore[attr-defined]  # as after a restart: replayed from the log
+    reloaded = get_state(client, game)
+    assert reloaded["result"] == result and reloaded["status"] == "over"
+
+
+def test_resigning_against_the_ai_stops_it_and_pass_and_play_has_no_resignation(client: TestClient, local_game: dict[str, Any]) -> None:
+    game = create(client, mode="ai", level="beginner", seat=0, seed=4)
+    with connect(client, game["id"], game["token"]) as player:
+        assert player.intent("resign")["type"] == "ack"
+        assert player.state["result"]["winner"] == 1 and player.state["ai"]["thinking"] is False
+    with connect(client, local_game["id"], local_game["token"]) as both:
+        assert both.intent("resign")["code"] == "not_allowed"

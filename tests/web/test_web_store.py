@@ -112,6 +112,25 @@ def test_a_log_with_a_rematch_before_the_end_is_corrupt(tmp_path: Path) -> None:
     assert error.value.code == "corrupt" and "rematch" in str(error.value)
 
 
+@pytest.mark.parametrize(
+    ("events", "why"),
+    [
+        ([("resign", "0"), ("move", "A")], "after the game was resigned"),
+        ([("move", "A"), ("move", "A"), ("abort", "0")], "abort after both sides"),
+        ([("resign", "0"), ("resign", "1")], "already over"),
+        ([("resign", "2")], "already over"),
+    ],
+)
+def test_a_log_that_ends_a_game_wrongly_is_corrupt(tmp_path: Path, events: list[tuple[str, str]], why: str) -> None:
+    store = GameStore(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    game_id, _token, _invite = store.create("online", Position.initial(1, first_player=0), ["A", "B"])
+    for number, (kind, value) in enumerate(events):
+        store.append(game_id, number, kind, value, 0, None)
+    with pytest.raises(StoreError) as error:
+        store.load(game_id)
+    assert error.value.code == "corrupt" and why in str(error.value)
+
+
 def test_only_a_game_without_events_is_deleted_as_a_lost_rematch(tmp_path: Path) -> None:
     store = GameStore(f"sqlite:///{tmp_path / 'db.sqlite3'}")
     played, _token, _invite = store.create("local", Position.initial(1, first_player=0), ["A", "B"])

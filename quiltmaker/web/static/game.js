@@ -138,6 +138,11 @@ function onMessage(message) {
   }
 }
 
+function askEnding(kind) {
+  ui.ending = kind;
+  render();
+}
+
 /** Words for an acknowledged intent whose state has not arrived yet: {version, words}. */
 let afterAck = null;
 /** This browser asked for the rematch, and the server took it. */
@@ -346,6 +351,14 @@ function bindControls() {
   $("hint", HTMLButtonElement).addEventListener("click", () => {
     sendIntent({ type: "hint" }, { kind: "hint", text: "hint" });
     say("Asking for a hint…", "info");
+  });
+  $("resign").addEventListener("click", () => askEnding("resign"));
+  $("abort").addEventListener("click", () => askEnding("abort"));
+  $("ending-no").addEventListener("click", () => askEnding(null));
+  $("ending-yes").addEventListener("click", () => {
+    const kind = ui.ending;
+    askEnding(null);
+    if (kind) sendIntent({ type: kind }, { kind, text: kind });
   });
   $("confirm-move").addEventListener("click", () => confirmMove());
   $("withdraw-move").addEventListener("click", () => withdrawMove());

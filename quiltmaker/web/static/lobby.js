@@ -135,12 +135,14 @@ async function go(action) {
 
 function describeStatus(game) {
   if (game.status === "corrupt") return "damaged on the server: it cannot be opened";
+  if (game.status === "aborted") return "aborted: no result";
   if (game.result) {
     const winner = game.result.winner;
     const names = game.names || [];
     // The winner's score first: "Gus won, −56 to −77".
     const scores = game.result.scores;
     const score = scores ? `, ${formatNumber(scores[winner])} to ${formatNumber(scores[1 - winner])}` : "";
+    if (game.result.by === "resignation") return `finished: ${names[winner] ?? `player ${winner}`} won by resignation`;
     return `finished: ${names[winner] ?? `player ${winner}`} won${score}`;
   }
   if (game.status === "waiting") return "waiting for your friend to join";

@@ -102,7 +102,10 @@ function renderTurn(v) {
   }
   if (s.result) {
     const w = s.result.winner;
-    fill(node, el("p", { class: "turn-main" }, tokenBadge(w), ` Game over: ${nameOf(w)} wins${ui.seat === w ? " (you)" : ""}.`));
+    const how = s.result.by === "resignation" ? `: ${nameOf(1 - w)} resigned` : "";
+    fill(node, el("p", { class: "turn-main" }, tokenBadge(w), ` Game over: ${nameOf(w)} wins${ui.seat === w ? " (you)" : ""}${how}.`));
+  } else if (s.status === "aborted") {
+    fill(node, el("p", { class: "turn-main" }, "The game was aborted before both sides had moved: no result."));
   } else if (s.status === "waiting") {
     fill(node, el("p", { class: "turn-main" }, "Waiting for your friend to open the invitation."));
   } else if (!v.live) {
@@ -151,6 +154,15 @@ export function renderActions() {
   const hint = $("hint", HTMLButtonElement);
   hint.hidden = !(player && s && s.hints && !s.result && live);
   hint.disabled = !act || !!ui.confirming;
+  // Ending the game early: the server says whether it may be resigned or aborted now; one more click confirms.
+  const seated = typeof ui.seat === "number";
+  $("abort", HTMLButtonElement).hidden = !(seated && s?.can_abort && live) || !!ui.ending;
+  $("resign", HTMLButtonElement).hidden = !(seated && s?.can_resign && !s?.can_abort && live) || !!ui.ending;
+  $("ending").hidden = !ui.ending;
+  if (ui.ending) {
+    $("ending-words").textContent = ui.ending === "resign" ? "Resign this game? Your opponent wins." : "Abort this game? It ends with no result.";
+    $("ending-yes").textContent = ui.ending === "resign" ? "Resign" : "Abort";
+  }
 
   const holding = !!ui.hold;
   $("hold-controls").hidden = !holding || !!ui.confirming;
@@ -218,7 +230,9 @@ function renderResult() {
     el("tr", { class: cls }, el("th", { scope: "row" }, label), [0, 1].map((p) => el("td", { "data-testid": `result-${cls || label.split(" ")[0].toLowerCase()}-${p}` }, b[p] ? get(b[p], p) : "–")));
   fill(box,
     el("h2", { class: "panel-title" }, "Final score"),
-    el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins${(r.scores || []).length === 2 ? `, ${formatNumber(r.scores[r.winner])} to ${formatNumber(r.scores[1 - r.winner])}` : ""}.`),
+    r.by === "resignation"
+      ? el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins: ${nameOf(1 - r.winner)} resigned. The scores as they stood:`)
+      : el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins${(r.scores || []).length === 2 ? `, ${formatNumber(r.scores[r.winner])} to ${formatNumber(r.scores[1 - r.winner])}` : ""}.`),
     r.tiebreak ? el("p", { class: "tiebreak", "data-testid": "tiebreak" }, `Tied on points: ${nameOf(r.winner)} wins the tie-break by reaching space ${ui.catalogue.last_space} first.`) : null,
     el("table", { class: "score-table" },
       el("thead", {}, el("tr", {}, el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, "Score")), [0, 1].map((p) => el("th", { scope: "col" }, tokenBadge(p), ` ${nameOf(p)}`)))),

@@ -21,6 +21,7 @@ export const ui = {
   quilts: [],             // built quilt boards, one per seat
   missing: false,         // the server has no game at this address
   confirming: null,       // a move decided but not sent yet: {text, words}
+  ending: null,           // "resign" or "abort" asked for, waiting for its confirmation
   arrivedAt: 0,           // when the newest state was shown (Date.now()), for its arrival animation
   lastMovesLength: 0,
 };
@@ -91,14 +92,14 @@ export function whyNotAct() {
   const s = ui.state;
   if (ui.seat === null) return "You are watching: spectators cannot play.";
   if (s && s.status === "waiting") return "Waiting for your friend to open the invitation link.";
-  if (s && (s.result || s.status === "over")) return "The game is over.";
+  if (s && (s.result || s.status === "over" || s.status === "aborted")) return "The game is over.";
   if (ui.replay.ply !== null) return "You are looking at an earlier position: go to the last move to play.";
   return canAct() ? null : "It is not your turn.";
 }
 
 export function canAct() {
   const s = ui.state;
-  if (!s || s.result || s.status === "waiting" || s.status === "over" || s.status === "finished") return false;
+  if (!s || s.result || s.status === "waiting" || s.status === "over" || s.status === "aborted") return false;
   if (ui.replay.ply !== null || s.to_move === null || s.to_move === undefined) return false;
   if (isAiSeat(s.to_move)) return false;
   return isMine(s.to_move);
