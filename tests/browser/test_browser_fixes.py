@@ -304,3 +304,29 @@ def test_resigning_asks_once_more_then_ends_the_game(pages: Pages, server: Serve
     assert server.state(game)["result"]["by"] == "resignation"
     screenshot(page, "resigned")
     pages.assert_no_script_errors()
+
+
+NOTIFICATION_LOG = """() => {
+  window.notified = [];
+  // The browser's Notification API as a page in a background tab with permission sees it, recording what it is asked.
+  window.Notification = class { constructor(title, options) { window.notified.push([title, options.body]); }
+    static get permission() { return "granted"; } static requestPermission() { return Promise.resolve("granted"); } };
+  Object.defineProperty(document, "hidden", { configurable: true, get: () => window.backgroundTab === true });
+}"""
+
+
+def test_your_turn_in_a_background_tab_shows_in_the_favicon_and_a_notification(pages: Pages, server: Server) -> None:
+    page = pages.open("player")
+    page.add_init_script(f"({NOTIFICATION_LOG})()")
+    create_in_lobby(page, "ai", level="beginner", seat=0, names=("Ada",))
+    icon = page.locator("link[rel=icon]")
+    expect(icon).to_have_attribute("href", re.compile("circle"))  # my turn: the dot
+    page.get_by_test_id("notify-setting").check()
+    page.evaluate("window.backgroundTab = true")
+    before = version(page)
+    page.get_by_test_id("advance").click()
+    wait_above(page, before + 1)  # my move, then the computer's reply
+    expect(icon).to_have_attribute("href", re.compile("circle"))
+    notified = poll(lambda: page.evaluate("window.notified") or None, 10, what="a notification")
+    assert len(notified) == 1 and notified[0][0] == "Your turn in quiltmaker"
+    pages.assert_no_script_errors()

@@ -16,6 +16,7 @@ import { loadAnalysis, setReplay } from "./review.js";
 import { drawAll, renderActions, renderHelp } from "./panels.js";
 import { capture, play } from "./motion.js";
 import { setSoundOn, soundFor, soundOn } from "./sound.js";
+import { startAttention } from "./attention.js";
 import { onBoardClick, onBoardFocus, onBoardKey, onContextMenu, onGlobalKey, onOfferClick, onOfferKey, onOfferPointerDown, onPointerMove, onPointerUp, onWheel } from "./input.js";
 
 // ================================================================ start
@@ -366,6 +367,7 @@ function bindControls() {
     setConfirmsMoves(/** @type {HTMLInputElement} */ (event.target).checked);
     render();
   });
+  startAttention();
   const sound = $("sound-setting", HTMLInputElement);
   sound.checked = soundOn();
   sound.addEventListener("change", () => setSoundOn(sound.checked));

@@ -9,6 +9,7 @@ import { holdIsLegal } from "./hand.js";
 import { renderCircle, renderOverlays, renderPlayers, renderTrack } from "./board.js";
 import { renderReplay, setReplay } from "./review.js";
 import { renderLesson } from "./lesson-panel.js";
+import { renderAttention } from "./attention.js";
 
 export function drawAll() {
   const v = view();
@@ -28,6 +29,7 @@ export function drawAll() {
     renderMoves();
     renderOverlays();
   });
+  renderAttention();
 }
 
 /** Re-rendering replaces buttons; put keyboard focus back on their successor. */
