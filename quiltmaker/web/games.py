@@ -25,13 +25,14 @@ from .. import tutorial
 from .accounts import Accounts
 from .ai_service import AIService
 from .protocol import GAME_ID, SEND_SECONDS, Connection, ProtocolError, client_id_of
-from .pubsub import Broker, LocalBroker
+from .pubsub import CHAT, Broker, LocalBroker
 from .quotas import Quotas
 from .settings import Settings
 from .store import BOTH_SEATS, GameStore, StoredGame, StoreError, may_abort
 from .views import state_view, turn_reason, with_names
 
 CACHED_GAMES = 2000
+MAX_CHAT = 300  # characters of a chat line
 log = logging.getLogger("quiltmaker.web")
 
 
@@ -125,8 +126,11 @@ class GameServer:
                 await self.broadcast(stored)
 
     async def on_change(self, game_id: str, version: int) -> None:
-        """Another server process changed a game: send its state to our sockets."""
+        """Another server process changed a game (or its chat): send its state (or the new lines) to our sockets."""
         if not self.connections.get(game_id):
+            return
+        if version == CHAT:
+            await self.deliver_chat(game_id)
             return
         with contextlib.suppress(ProtocolError):
             await self.broadcast(await self.load(game_id))
@@ -134,7 +138,8 @@ class GameServer:
     async def catch_up(self) -> None:
         """News from other processes may have been missed: reload every game with sockets here, and send what changed."""
         for game_id in list(self.connections):
-            await self.on_change(game_id, -1)  # sockets that have the version already are skipped
+            await self.on_change(game_id, 0)  # sockets that have the version already are skipped
+            await self.deliver_chat(game_id)
 
     async def send_state(self, connection: Connection, stored: StoredGame) -> None:
         await self._send_states([connection], stored.version, json.dumps({"type": "state", "state": self.state(stored)}))
@@ -193,9 +198,11 @@ class GameServer:
         kind = message.get("type")
         if kind == "hello":
             return await self._hello(game_id, connection, message.get("token"))
+        if kind == "chat":
+            return await self._chat(game_id, connection, message.get("text"))
         if kind not in ("move", "undo", "hint", "rematch", "resign", "abort"):
             raise ProtocolError(
-                "malformed", f"unknown message type {kind!r}: expected hello, move, undo, hint, rematch, resign or abort"
+                "malformed", f"unknown message type {kind!r}: expected hello, move, undo, hint, rematch, resign, abort or chat"
             )
         client_id = client_id_of(message)
         wait = self.quotas.wait("intent", connection.client)
@@ -262,10 +269,57 @@ class GameServer:
             self.players[game_id] = connection.client
             if len(self.players) > CACHED_GAMES:
                 del self.players[next(iter(self.players))]
+            if stored.mode == "online" and isinstance(seat, int):
+                task = asyncio.create_task(self.deliver_chat(game_id, connection))  # the chat so far, after the welcome
+                self.announcing.add(task)
+                task.add_done_callback(self.announcing.discard)
             # A seated player came (back): an AI turn left hanging (a restart, failures) resumes now.
             # Only for a seat: watching a game, or opening a socket, never starts the AI's work.
             self.ai.retry(stored)
         return {"type": "welcome", "seat": seat}
+
+    # Chat ------------------------------------------------------------------------
+
+    async def _chat(self, game_id: str, connection: Connection, text: Any) -> dict[str, Any]:
+        """A line from a player to the other: bounded, rate-limited, stored, and sent to the players only."""
+        if not isinstance(connection.seat, int):
+            raise ProtocolError("forbidden", "only the two players of an online game chat")
+        stored = await self.load(game_id)
+        if stored.mode != "online":
+            raise ProtocolError("not_allowed", "chat is for online games")
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_CHAT:
+            raise ProtocolError("malformed", f"'text' must be a line of 1 to {MAX_CHAT} characters")
+        line = " ".join(text.split())  # one line: no line breaks, tabs or runs of spaces
+        if any(not c.isprintable() for c in line):
+            raise ProtocolError("malformed", "a chat line holds printable characters only")
+        wait = self.quotas.wait("chat", connection.client)
+        if wait is not None:
+            raise ProtocolError("rate_limited", f"too many chat lines from your address: wait {wait:.0f} s")
+        await asyncio.to_thread(self.store.add_chat, game_id, connection.seat, line)
+        task = asyncio.create_task(self._announce_chat(game_id))
+        self.announcing.add(task)
+        task.add_done_callback(self.announcing.discard)
+        return {"type": "sent"}
+
+    async def _announce_chat(self, game_id: str) -> None:
+        await self.deliver_chat(game_id)
+        try:
+            await self.broker.publish_chat(game_id)
+        except Exception:
+            log.exception("telling the other processes about chat in game %s failed", game_id)
+
+    async def deliver_chat(self, game_id: str, only: Connection | None = None) -> None:
+        """Send each seated socket of the game here the chat lines it has not had (spectators get none)."""
+        targets = [only] if only is not None else [c for c in self.connections.get(game_id, ()) if isinstance(c.seat, int)]
+        if not targets:
+            return
+        since = min(c.chat_seen for c in targets)
+        lines = await asyncio.to_thread(self.store.chat, game_id, since)
+        for connection in targets:
+            fresh = [line for line in lines if line["id"] > connection.chat_seen]
+            if fresh:
+                connection.chat_seen = fresh[-1]["id"]
+                await self._send(connection, json.dumps({"type": "chat", "lines": fresh}))
 
     def _check_move(self, stored: StoredGame, connection: Connection, text: Any) -> str:
         position = stored.game.position

@@ -37,6 +37,7 @@ class Connection:
     seat: int | str | None = None
     client: str = ""  # the client's address, for its rate limits
     session: str | None = None  # the account session cookie the socket came with, if any
+    chat_seen: int = 0  # the id of the last chat line sent to this socket
     version_sent: int = -1  # the newest state sent: never follow it with an older one
 
 

@@ -22,6 +22,7 @@ Listener = Callable[[str, int], Coroutine[Any, Any, None]]
 CatchUp = Callable[[], Coroutine[Any, Any, None]]
 
 CHANNEL = "quiltmaker:games"
+CHAT = -1  # the "version" of news that is a chat line: the listener fetches the game's new lines
 log = logging.getLogger("quiltmaker.web")
 
 
@@ -36,6 +37,8 @@ class Broker(Protocol):
 
     async def publish(self, game_id: str, version: int) -> None: ...
 
+    async def publish_chat(self, game_id: str) -> None: ...
+
     async def close(self) -> None: ...
 
 
@@ -46,6 +49,9 @@ class LocalBroker:
         pass
 
     async def publish(self, game_id: str, version: int) -> None:
+        pass
+
+    async def publish_chat(self, game_id: str) -> None:
         pass
 
     async def close(self) -> None:
@@ -86,7 +92,7 @@ class RedisBroker:
                         continue
                     try:
                         data = json.loads(message["data"])
-                        game_id, version = str(data["game"]), int(data["version"])
+                        game_id, version = str(data["game"]), int(data["version"])  # -1: a chat line, not a move
                     except (ValueError, KeyError, TypeError):
                         continue  # not one of ours
                     if data.get("origin") != self._origin:
@@ -105,6 +111,9 @@ class RedisBroker:
 
     async def publish(self, game_id: str, version: int) -> None:
         await self._client.publish(CHANNEL, json.dumps({"game": game_id, "version": version, "origin": self._origin}))
+
+    async def publish_chat(self, game_id: str) -> None:
+        await self.publish(game_id, CHAT)
 
     async def close(self) -> None:
         if self._task is not None:

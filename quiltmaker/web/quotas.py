@@ -25,6 +25,7 @@ class Quotas:
             "create": parse_many(settings.create_limit),
             "intent": parse_many(settings.intent_limit),
             "account": parse_many(settings.account_limit),
+            "chat": parse_many(settings.chat_limit),
         }
 
     def wait(self, kind: str, client: str) -> float | None:

@@ -29,6 +29,7 @@ class Settings:
             ``Origin`` of cookie-authenticated writes and of WebSockets), for a reverse
             proxy that serves the pages under another name, e.g. ``https://play.example``.
         account_limit: Sign-ups, sign-ins and password changes one client may try.
+        chat_limit: Chat lines one client may send.
     """
 
     database_url: str
@@ -43,3 +44,4 @@ class Settings:
     unstarted_days: float = 7.0
     allowed_origins: tuple[str, ...] = ()
     account_limit: str = "10/minute;100/day"
+    chat_limit: str = "12/minute;300/day"

@@ -88,6 +88,18 @@ class LessonRow(Base):
     number: Mapped[int] = mapped_column(Integer)
 
 
+class ChatRow(Base):
+    """A line of a game's chat between its players: kept apart from the event log, so it never makes a move stale."""
+
+    __tablename__ = "chat"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(String(300))
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 class EventRow(Base):
     __tablename__ = "events"
     __table_args__ = (UniqueConstraint("game_id", "number"),)
@@ -225,6 +237,10 @@ def _damage_is_corrupt(game_id: str) -> Iterator[None]:
         raise StoreError("corrupt", f"game {game_id} cannot be read from the database (damaged storage): {error.orig}") from None
 
 
+def _chat_view(row: ChatRow) -> dict[str, Any]:
+    return {"id": row.id, "seat": row.seat, "text": row.text, "at": row.created.isoformat()}
+
+
 def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
@@ -344,6 +360,7 @@ class GameStore:
             ids = list(session.scalars(select(GameRow.id).where(GameRow.created < created_before, GameRow.id.not_in(started))))
             if ids:
                 session.execute(delete(LessonRow).where(LessonRow.game_id.in_(ids)))
+                session.execute(delete(ChatRow).where(ChatRow.game_id.in_(ids)))
                 session.execute(delete(GameRow).where(GameRow.id.in_(ids)))
             return len(ids)
 
@@ -457,6 +474,19 @@ class GameStore:
         except IntegrityError:
             raise StoreError("stale", f"the game has moved on from version {version}; here is the new state") from None
         return version + 1
+
+    def add_chat(self, game_id: str, seat: int, text: str) -> dict[str, Any]:
+        """Store a chat line; return it as sent to the players."""
+        row = ChatRow(game_id=game_id, seat=seat, text=text, created=_now())
+        with self._sessions.begin() as session:
+            session.add(row)
+        return _chat_view(row)
+
+    def chat(self, game_id: str, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+        """The game's chat lines with an id above ``after``, the last ``limit`` of them, oldest first."""
+        with self._sessions() as session:
+            query = select(ChatRow).where(ChatRow.game_id == game_id, ChatRow.id > after).order_by(ChatRow.id.desc()).limit(limit)
+            return [_chat_view(row) for row in reversed(list(session.scalars(query)))]
 
     def analysis(self, game_id: str) -> Any:
         with self._sessions() as session:

@@ -330,3 +330,28 @@ def test_your_turn_in_a_background_tab_shows_in_the_favicon_and_a_notification(p
     notified = poll(lambda: page.evaluate("window.notified") or None, 10, what="a notification")
     assert len(notified) == 1 and notified[0][0] == "Your turn in quiltmaker"
     pages.assert_no_script_errors()
+
+
+def test_online_players_chat_as_text_and_a_spectator_sees_none(pages: Pages, server: Server) -> None:
+    host = pages.open("host")
+    game = create_in_lobby(host, "online", seat=0, names=("Hana", "Gus"))
+    guest = pages.open("guest")
+    guest.goto(host.get_by_test_id("invite-link").get_attribute("href") or "")
+    expect(guest.locator("#game-title")).to_contain_text("you play as Gus")
+    watcher = pages.open("watcher")
+    watcher.goto(f"/game/{game}")
+    host.get_by_role("button", name="Good luck").click()
+    host.get_by_test_id("chat-text").fill('<img src=x onerror="window.pwned=1"> nice move')
+    host.get_by_test_id("chat-send").click()
+    lines = guest.get_by_test_id("chat-lines").locator("li")
+    expect(lines).to_have_count(2)
+    expect(lines.nth(0)).to_have_text("Hana: Good luck")
+    expect(lines.nth(1)).to_have_text('Hana: <img src=x onerror="window.pwned=1"> nice move')
+    assert guest.evaluate("window.pwned") is None and guest.locator("#chat-lines img").count() == 0
+    expect(watcher.get_by_test_id("chat")).to_be_hidden()
+    screenshot(guest, "chat-00-lines")
+    guest.get_by_test_id("chat-off").check()
+    expect(guest.get_by_test_id("chat-lines")).to_be_hidden()
+    guest.reload()
+    expect(guest.get_by_test_id("chat-off")).to_be_checked()
+    pages.assert_no_script_errors()

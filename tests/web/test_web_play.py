@@ -470,3 +470,44 @@ def test_resigning_against_the_ai_stops_it_and_pass_and_play_has_no_resignation(
         assert player.state["result"]["winner"] == 1 and player.state["ai"]["thinking"] is False
     with connect(client, local_game["id"], local_game["token"]) as both:
         assert both.intent("resign")["code"] == "not_allowed"
+
+
+# Chat ------------------------------------------------------------------------------
+
+
+def chat_lines(player: Player, count: int) -> list[dict[str, Any]]:
+    """Read until ``count`` chat lines have come (states and replies are skipped)."""
+    lines: list[dict[str, Any]] = []
+    while len(lines) < count:
+        message = player.receive()
+        if message["type"] == "chat":
+            lines.extend(message["lines"])
+    return lines
+
+
+def test_chat_goes_between_the_players_only_and_is_kept_with_the_game(client: TestClient, started_online_game: dict[str, Any]) -> None:
+    game, tokens = started_online_game["id"], started_online_game["tokens"]
+    with connect(client, game, tokens[0]) as host, connect(client, game, tokens[1]) as guest, connect(client, game) as watcher:
+        assert host.send({"type": "chat", "text": "  good   luck\n<b>Gus</b> "})["type"] == "sent"
+        line = chat_lines(guest, 1)[0]
+        assert line["seat"] == 0 and line["text"] == "good luck <b>Gus</b>"  # one line; the page shows it as text
+        assert chat_lines(host, 1)[0]["id"] == line["id"]
+        assert watcher.send({"type": "chat", "text": "hi"})["code"] == "forbidden"
+        assert not [m for m in watcher.received if m["type"] == "chat"], "spectators are sent no chat"
+        version = get_state(client, game)["version"]
+        assert host.play_first_legal()["version"] == version + 1, "a chat line is no event: it never makes a move stale"
+    with connect(client, game, tokens[1]) as back:  # the chat so far comes after the welcome
+        assert [l["text"] for l in chat_lines(back, 1)] == ["good luck <b>Gus</b>"]
+
+
+@pytest.mark.parametrize("text", ["", "   ", "x" * 301, "bell\x07", 5, None])
+def test_a_bad_chat_line_is_refused_and_stores_nothing(client: TestClient, started_online_game: dict[str, Any], text: Any) -> None:
+    game, tokens = started_online_game["id"], started_online_game["tokens"]
+    with connect(client, game, tokens[0]) as host:
+        assert host.send({"type": "chat", "text": text})["code"] == "malformed"
+    assert client.app.state.server.store.chat(game) == []  # type: ignore[attr-defined]
+
+
+def test_chat_is_for_online_games(client: TestClient, local_game: dict[str, Any]) -> None:
+    with connect(client, local_game["id"], local_game["token"]) as both:
+        assert both.send({"type": "chat", "text": "hello"})["code"] == "forbidden"

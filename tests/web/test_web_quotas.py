@@ -49,6 +49,17 @@ def test_intents_past_the_limit_are_refused_and_change_nothing(strict: TestClien
     assert get_state(strict, game["id"])["version"] == 4
 
 
+def test_chat_past_its_limit_is_refused(tmp_path: Path) -> None:
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'chat.sqlite3'}", chat_limit="2/minute", create_limit="10/minute")
+    with TestClient(create_app(settings, executor=ThreadPoolExecutor(1))) as client:
+        game = create(client, mode="online", seat=0)
+        guest = client.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]}).json()
+        with connect(client, game["id"], guest["token"]) as player:
+            replies = [player.send({"type": "chat", "text": f"line {n}"}) for n in range(3)]
+        assert [r.get("code", r["type"]) for r in replies] == ["sent", "sent", "rate_limited"]
+        assert len(client.app.state.server.store.chat(game["id"])) == 2  # type: ignore[attr-defined]
+
+
 def test_games_nobody_started_are_deleted_after_their_days_and_the_others_kept(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'expiry.sqlite3'}"
     with TestClient(create_app(Settings(database_url=url, create_limit="100/minute"), executor=ThreadPoolExecutor(1))) as client:

@@ -172,3 +172,16 @@ def test_a_dead_broker_delays_no_ack_and_the_other_server_catches_up_when_it_ret
         # No further change happens: server b must find the move itself once its subscription is back.
         seen = _receive(spectator, "state", seconds=30)["state"]
         assert seen["version"] == 1 and seen["moves"][0]["move"] == "A"
+
+
+def test_a_chat_line_reaches_the_player_on_the_other_server(two_servers: list[str]) -> None:
+    a, b = two_servers
+    created = httpx.post(f"http://{a}/api/games", json={"mode": "online", "seat": 0}).json()
+    guest = httpx.post(f"http://{b}/api/games/{created['id']}/join", json={"invite": created["invite"]}).json()
+    with connect(f"ws://{a}/ws/games/{created['id']}") as host, connect(f"ws://{b}/ws/games/{created['id']}") as other:
+        for ws, token in ((host, created["token"]), (other, guest["token"])):
+            _receive(ws, "state")
+            ws.send(json.dumps({"type": "hello", "token": token}))
+            _receive(ws, "welcome")
+        host.send(json.dumps({"type": "chat", "text": "hello from a"}))
+        assert _receive(other, "chat")["lines"][0]["text"] == "hello from a"

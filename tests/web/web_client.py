@@ -73,10 +73,10 @@ class Player:
         return message
 
     def reply(self) -> dict[str, Any]:
-        """The next message that is not a state (the reply to the last request)."""
+        """The next message that is not pushed (a state or chat lines): the reply to the last request."""
         while True:
             message = self.receive()
-            if message["type"] != "state":
+            if message["type"] not in ("state", "chat"):
                 return message
 
     def send(self, message: Any) -> dict[str, Any]:

@@ -17,6 +17,7 @@ import { drawAll, renderActions, renderHelp } from "./panels.js";
 import { capture, play } from "./motion.js";
 import { setSoundOn, soundFor, soundOn } from "./sound.js";
 import { startAttention } from "./attention.js";
+import { onChatLines, startChat } from "./chat.js";
 import { onBoardClick, onBoardFocus, onBoardKey, onContextMenu, onGlobalKey, onOfferClick, onOfferKey, onOfferPointerDown, onPointerMove, onPointerUp, onWheel } from "./input.js";
 
 // ================================================================ start
@@ -130,6 +131,11 @@ function onMessage(message) {
     case "hint":
       onHint(message);
       break;
+    case "chat":
+      onChatLines(message.lines || []);
+      break;
+    case "sent":
+      break; // a chat line was stored: it comes back with the other lines
     case "error":
       onError(message);
       break;
@@ -368,6 +374,7 @@ function bindControls() {
     render();
   });
   startAttention();
+  startChat();
   const sound = $("sound-setting", HTMLInputElement);
   sound.checked = soundOn();
   sound.addEventListener("change", () => setSoundOn(sound.checked));

@@ -59,6 +59,11 @@ export function sendIntent(message, intent) {
   if (intent.kind === "move") say(`Sending ${intent.text}…`, "info");
 }
 
+/** Send a chat line (no version: chat is not part of the game's log); false when not connected. */
+export function sendChat(text) {
+  return !!socket && socket.send({ type: "chat", text, id: uniqueId() });
+}
+
 export function advance() {
   const a = legal().advance;
   if (!a) return;

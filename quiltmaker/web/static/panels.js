@@ -10,6 +10,7 @@ import { renderCircle, renderOverlays, renderPlayers, renderTrack } from "./boar
 import { renderReplay, setReplay } from "./review.js";
 import { renderLesson } from "./lesson-panel.js";
 import { renderAttention } from "./attention.js";
+import { renderChat } from "./chat.js";
 
 export function drawAll() {
   const v = view();
@@ -27,6 +28,7 @@ export function drawAll() {
     renderResult();
     renderReplay();
     renderMoves();
+    renderChat();
     renderOverlays();
   });
   renderAttention();
