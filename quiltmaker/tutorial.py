@@ -196,18 +196,18 @@ LESSONS: tuple[Lesson, ...] = (
             "A patch can be laid in any of its turns and mirror images, as long as it lies inside your quilt and "
             "covers no covered square. Patches need not touch.",
             "With a patch in hand, Turn (the R key) turns it a quarter clockwise and Flip (the F key) mirrors it; "
-            "on a phone, use the buttons beside the patch.",
+            "on a phone, use the Turn and Flip buttons that appear with the patch in hand.",
         ),
         (
             Step(
                 "Buy a patch and lay it turned or flipped, not the way it is drawn in the circle.",
                 lambda effect: effect.move.patch is not None and effect.move.orientation != "R0",
                 lambda effect: (
-                    "this lesson is about laying a patch turned or flipped: pick one of the patches on offer"
+                    "this lesson is about laying a patch turned or flipped: pick one of the patches on offer."
                     if effect.move.patch is None
                     else "that way round the patch lies just as it is drawn in the circle (a patch turned all the "
                     "way round, or one that looks the same every way, does too): turn or flip it so that it lies "
-                    "differently"
+                    "differently."
                 ),
             ),
         ),
@@ -253,8 +253,9 @@ LESSONS: tuple[Lesson, ...] = (
             ),
             Step("Play on to the end of the game; the tutor plays the other side.", _any_move, until_over=True),
         ),
-        "That is the whole game. The score table shows where the points came from: buttons, the bonus, and two "
-        "points off for each empty square. You are ready to play the computer: start with the beginner level.",
+        "That is the whole game, won or lost. The score table shows where the points came from: buttons, the "
+        "bonus, and two points off for each empty square. You are ready to play the computer: start with the "
+        "beginner level.",
         "quilt",
     ),
 )

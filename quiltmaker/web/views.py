@@ -162,7 +162,7 @@ def move_summary(before: Position, move: Move) -> str:
     elif move.kind == SPECIAL:
         parts.append(f"placed a special patch on {square_name(*move.cells[0])}")
     if effect.income:
-        parts.append(f"income +{effect.income}")
+        parts.append(f"collected {_count(effect.income, 'button')} of income")
     if effect.specials_earned:
         parts.append("earned a special patch")
     if effect.bonus_earned:
@@ -279,7 +279,8 @@ def lesson_view(stored: StoredGame) -> dict[str, Any] | None:
         "title": lesson.title,
         "intro": [paragraph.format(**numbers) for paragraph in lesson.intro],
         "steps": [
-            {"task": step.task.format(**numbers), "done": index < now.step or (now.done and index == now.step)}
+            # The last step is ticked with the lesson (a special patch it earned placed too).
+            {"task": step.task.format(**numbers), "done": now.done or (index < now.step and index < len(lesson.steps) - 1)}
             for index, step in enumerate(lesson.steps)
         ],
         "done": now.done,

@@ -584,6 +584,7 @@ def play_until(server: Server, game: dict[str, Any], done: Callable[[dict[str, A
     host = server.url.removeprefix("http://")
     with connect(f"ws://{host}/ws/games/{game['id']}") as ws:
         ws.send(json.dumps({"type": "hello", "token": token or game["token"]}))
+        sent = -1
         for number in range(600):
             reply = json.loads(ws.recv(timeout=30))
             assert reply["type"] != "error", reply
@@ -592,7 +593,9 @@ def play_until(server: Server, game: dict[str, Any], done: Callable[[dict[str, A
             state: dict[str, Any] = reply["state"]
             if done(state):
                 return state
-            ws.send(json.dumps({"type": "move", "move": first_legal_move(state), "version": state["version"], "id": str(number)}))
+            if state["version"] > sent:  # a state can come twice (a player arriving re-sends it): one move each
+                sent = state["version"]
+                ws.send(json.dumps({"type": "move", "move": first_legal_move(state), "version": state["version"], "id": str(number)}))
     raise AssertionError("the condition never came")
 
 

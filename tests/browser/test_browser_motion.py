@@ -116,6 +116,7 @@ def test_every_kind_of_move_is_seen_travelling(pages: Pages, server: Server) -> 
     host = server.url.removeprefix("http://")
     with connect(f"ws://{host}/ws/games/{game['id']}") as ws:
         ws.send(json.dumps({"type": "hello", "token": game["token"]}))
+        sent = -1
         for _ in range(400):
             reply = json.loads(ws.recv(timeout=30))
             assert reply["type"] != "error", reply
@@ -123,7 +124,9 @@ def test_every_kind_of_move_is_seen_travelling(pages: Pages, server: Server) -> 
                 state = reply["state"]
                 if state["result"] is not None:
                     break
-                ws.send(json.dumps({"type": "move", "move": first_legal_move(state), "version": state["version"]}))
+                if state["version"] > sent:  # a state can come twice (a player arriving re-sends it)
+                    sent = state["version"]
+                    ws.send(json.dumps({"type": "move", "move": first_legal_move(state), "version": state["version"]}))
     total = state["version"]
     poll(lambda: version(page) == total, 120, what="every move to be shown")
     motions: list[str] = page.evaluate("window.motions")

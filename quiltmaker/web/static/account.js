@@ -50,7 +50,7 @@ export async function startAccount(changed) {
   onChange = changed;
   $("account-form", HTMLFormElement).addEventListener("submit", (event) => {
     event.preventDefault();
-    act(() => api("/api/account/signin", { json: credentials() }), async (account) => `Signed in as ${account.name}.`);
+    act(() => api("/api/account/signin", { json: credentials() }), async (account) => `Welcome back, ${account.name}.`);
   });
   $("sign-up").addEventListener("click", () =>
     act(

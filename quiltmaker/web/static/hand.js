@@ -26,6 +26,7 @@ export function startHold(patchId, how) {
   const start = anchors.length ? Math.min(...anchors) : 0;
   ui.hold = { patch: patchId, oi, row: Math.floor(start / geometry.size), col: start % geometry.size, drag: null, via: how };
   clampHold();
+  say("", "info"); // a new try: what was said of the last one (a refusal) no longer applies
   announce(`Picked up patch ${patchId}. ${holdDescription()}`);
   render();
 }

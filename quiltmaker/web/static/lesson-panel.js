@@ -51,7 +51,7 @@ export function renderLesson() {
       lesson.done && lesson.next
         ? el("button", { type: "button", class: "primary", "data-testid": "next-lesson", onclick: () => begin(lesson.next) }, `Next lesson: ${lesson.next} of ${lesson.count}`)
         : null,
-      lesson.done && !lesson.next ? el("a", { class: "button primary", href: "/", "data-testid": "tutorial-finished" }, "Play a game") : null,
+      lesson.done && !lesson.next ? el("a", { class: "button primary", href: "/?level=beginner#new-game", "data-testid": "tutorial-finished" }, "Play the beginner level") : null,
       el("button", { type: "button", "data-testid": "restart-lesson", onclick: () => begin(lesson.number) }, "Start this lesson again"),
       el("a", { href: "/#learn", "data-testid": "all-lessons" }, "All lessons"),
     ),
@@ -68,8 +68,8 @@ function renderTask(lesson) {
     line,
     el("strong", {}, `Lesson ${lesson.number}: `),
     // Every step done but the lesson not yet: a special patch just earned is still to place.
-    lesson.done ? "done. " : `${step ? step.task : `${ui.state?.turn_reason ?? ""}.`.replace(/^./, (c) => c.toUpperCase())} `,
-    el("a", { href: "#lesson" }, lesson.done ? "Go on" : "Read the lesson"),
+    lesson.done ? "done: " : `${step ? step.task : `${ui.state?.turn_reason ?? ""}.`.replace(/^./, (c) => c.toUpperCase())} `,
+    el("a", { href: "#lesson" }, lesson.done ? "go on to the next lesson" : "Read the lesson"),
   );
 }
 

@@ -50,7 +50,9 @@ async function loadLevels() {
         levelSelect,
         levels.map((level) => el("option", { value: level.name }, level.name)),
       );
-      levelSelect.value = levels.some((l) => l.name === "casual") ? "casual" : levels[0].name;
+      // A link may choose the level (the tutorial's last lesson sends a new player to the beginner).
+      const wanted = new URLSearchParams(location.search).get("level");
+      levelSelect.value = levels.some((l) => l.name === wanted) ? wanted : levels.some((l) => l.name === "casual") ? "casual" : levels[0].name;
     }
     describeLevel();
   } catch (error) {

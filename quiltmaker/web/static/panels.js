@@ -61,7 +61,7 @@ function renderHeader() {
   fill(
     $("game-title"),
     el("strong", {}, `${nameOf(0)} vs ${nameOf(1)}`),
-    ` · ${modes[s.mode] || s.mode} · ${s.variant} track${seat ? ` · ${seat}` : ""}`,
+    el("span", { class: "title-extra" }, ` · ${modes[s.mode] || s.mode} · ${s.variant} track${seat ? ` · ${seat}` : ""}`),
   );
 }
 
@@ -97,7 +97,7 @@ function renderTurn(v) {
   const node = $("turn");
   // The turn box is a live region: redraw it only when it says something new,
   // so a screen reader does not repeat it after every message.
-  const key = JSON.stringify([s?.version, s?.status, v?.live, ui.seat, ui.connection === "open", s?.ai?.thinking]);
+  const key = JSON.stringify([s?.version, s?.status, v?.live, ui.seat, ui.connection === "open", s?.ai?.thinking, s?.lesson?.done]);
   if (key === turnKey) return;
   turnKey = key;
   if (!s) {
@@ -108,6 +108,8 @@ function renderTurn(v) {
     const w = s.result.winner;
     const how = s.result.by === "resignation" ? `: ${nameOf(1 - w)} resigned` : "";
     fill(node, el("p", { class: "turn-main" }, tokenBadge(w), ` Game over: ${nameOf(w)} wins${ui.seat === w ? " (you)" : ""}${how}.`));
+  } else if (s.lesson?.done) {
+    fill(node, el("p", { class: "turn-main" }, "This lesson is done."), el("p", { class: "turn-reason" }, "Go on to the next lesson, or start this one again."));
   } else if (s.status === "aborted") {
     fill(node, el("p", { class: "turn-main" }, "The game was aborted before both sides had moved: no result."));
   } else if (s.status === "waiting") {
@@ -170,6 +172,7 @@ export function renderActions() {
 
   const holding = !!ui.hold;
   $("hold-controls").hidden = !holding || !!ui.confirming;
+  $("hold-controls").closest(".turn-panel")?.classList.toggle("holding", holding && !ui.confirming);
   if (holding) {
     const patch = ui.patches.get(ui.hold.patch);
     const o = patch.orientations[ui.hold.oi];
