@@ -111,14 +111,19 @@ def _receive(ws, kind: str, seconds: float = 20.0) -> dict:  # type: ignore[no-u
             return message
 
 
+def _take_seat(ws, token: str) -> dict:  # type: ignore[no-untyped-def]
+    """Read the first state, say hello with a seat's token; the welcome."""
+    _receive(ws, "state")
+    ws.send(json.dumps({"type": "hello", "token": token}))
+    return _receive(ws, "welcome")
+
+
 def test_a_move_on_one_server_reaches_a_spectator_on_the_other(two_servers: list[str]) -> None:
     a, b = two_servers
     created = httpx.post(f"http://{a}/api/games", json={"mode": "local", "seed": 5}).json()
     with connect(f"ws://{a}/ws/games/{created['id']}") as player, connect(f"ws://{b}/ws/games/{created['id']}") as spectator:
         assert _receive(spectator, "state")["state"]["version"] == 0
-        _receive(player, "state")
-        player.send(json.dumps({"type": "hello", "token": created["token"]}))
-        assert _receive(player, "welcome")["seat"] == "both"
+        assert _take_seat(player, created["token"])["seat"] == "both"
         player.send(json.dumps({"type": "move", "move": "A", "version": 0, "id": "first"}))
         assert _receive(player, "ack")["version"] == 1
         seen = _receive(spectator, "state")["state"]
@@ -159,9 +164,7 @@ def test_a_dead_broker_delays_no_ack_and_the_other_server_catches_up_when_it_ret
     created = httpx.post(f"http://{a}/api/games", json={"mode": "local", "seed": 7}).json()
     with connect(f"ws://{a}/ws/games/{created['id']}") as player, connect(f"ws://{b}/ws/games/{created['id']}") as spectator:
         assert _receive(spectator, "state")["state"]["version"] == 0
-        _receive(player, "state")
-        player.send(json.dumps({"type": "hello", "token": created["token"]}))
-        _receive(player, "welcome")
+        _take_seat(player, created["token"])
         redis.stop()
         time.sleep(1.5)  # both servers notice: their subscriptions fail and retry
         started = time.monotonic()
@@ -180,8 +183,6 @@ def test_a_chat_line_reaches_the_player_on_the_other_server(two_servers: list[st
     guest = httpx.post(f"http://{b}/api/games/{created['id']}/join", json={"invite": created["invite"]}).json()
     with connect(f"ws://{a}/ws/games/{created['id']}") as host, connect(f"ws://{b}/ws/games/{created['id']}") as other:
         for ws, token in ((host, created["token"]), (other, guest["token"])):
-            _receive(ws, "state")
-            ws.send(json.dumps({"type": "hello", "token": token}))
-            _receive(ws, "welcome")
+            _take_seat(ws, token)
         host.send(json.dumps({"type": "chat", "text": "hello from a"}))
         assert _receive(other, "chat")["lines"][0]["text"] == "hello from a"
