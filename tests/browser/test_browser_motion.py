@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 from websockets.sync.client import connect
 
 from browser_helpers import Pages, Server, version
-from web_helpers import first_legal_move, poll
+from web_helpers import COLUMNS, first_legal_move, poll
 
 pytestmark = pytest.mark.slow  # a real browser against a real server: `make check` leaves it to `make test`
 
@@ -170,4 +170,34 @@ def test_sound_is_off_until_turned_on_and_the_choice_is_kept(pages: Pages, serve
     poll(lambda: page.evaluate("window.tones") > 0 or None, 10, what="a sound for the move")
     page.reload()
     expect(page.get_by_test_id("sound-setting")).to_be_checked()
+    pages.assert_no_script_errors()
+
+
+def test_a_flying_patch_lands_on_the_squares_the_state_names(pages: Pages, server: Server) -> None:
+    game: dict[str, Any] = httpx.post(f"{server.url}/api/games", json={"mode": "local", "seed": 5}, timeout=30).json()
+    page = watch(pages, game)
+    page.evaluate(
+        """() => { window.flights = [];
+          const animate = Element.prototype.animate;
+          // Where each flying patch's box is laid out: its keyframes end at no transform, so it ends there.
+          Element.prototype.animate = function (...args) {
+            if (this.dataset.testid === "flying-patch") {
+              window.flights.push(["left", "top", "width", "height"].map((side) => parseFloat(this.style[side])));
+            }
+            return animate.apply(this, args);
+          }; }"""
+    )
+    play_quickly(server, game, 1)  # the first legal move is a purchase
+    poll(lambda: version(page) == 1, 30, what="the move to be shown")
+    last = httpx.get(f"{server.url}/api/games/{game['id']}", timeout=30).json()["last_move"]
+    assert last["kind"] == "buy"
+    flights = poll(lambda: page.evaluate("window.flights") or None, 10, what="the patch's flight")
+    names = [f"square-{last['player']}-{COLUMNS[c]}{r + 1}" for r, c in last["cells"]]
+    target = page.evaluate(
+        """(names) => { const rs = names.map((n) => document.querySelector(`[data-testid="${n}"]`).getBoundingClientRect());
+          const left = Math.min(...rs.map((r) => r.left)), top = Math.min(...rs.map((r) => r.top));
+          return [left, top, Math.max(...rs.map((r) => r.right)) - left, Math.max(...rs.map((r) => r.bottom)) - top]; }""",
+        names,
+    )
+    assert all(abs(a - b) < 2 for a, b in zip(flights[0], target)), (flights[0], target)
     pages.assert_no_script_errors()
