@@ -28,7 +28,7 @@ from quiltmaker import Position, QuiltmakerError
 from quiltmaker.ai.levels import LEVELS, player_from_spec
 from quiltmaker.ai import mcts
 from quiltmaker.core.moves import Move
-from quiltmaker.ai.players import GreedyPlayer, play_game
+from quiltmaker.ai.players import GreedyPlayer, Limit, play_game
 from quiltmaker.engine.client import EnginePlayer
 from quiltmaker.engine.protocol import ProtocolError, parse_position
 
@@ -520,6 +520,8 @@ MALFORMED: dict[str, list[str]] = {
     "go negative time": ["position start seed 1", "go time -1"],
     "go zero movetime": ["position start seed 1", "go movetime 0"],
     "go in a finished game": [f"position text {finished_position().text()}", "go iterations 10"],
+    "go huge iterations": ["position start seed 1", f"go iterations {10**18}"],
+    "go huge time": ["position start seed 1", "go time 1e12"],
     "setoption alone": ["setoption"],
     "setoption without value": ["setoption name Level"],
     "setoption unknown level": ["setoption name Level value godlike"],
@@ -544,6 +546,16 @@ def test_malformed_command_gets_one_error_and_the_engine_keeps_running(
     assert_legal(Position.initial(3), best)
     assert warm_engine.lines_before_readyok() == []
     assert "Traceback" not in warm_engine.stderr
+
+
+def test_a_huge_iteration_limit_near_the_end_is_bounded_for_the_solver() -> None:
+    """The solver's node budget follows the iteration limit: a limit past what an int64 holds is bounded, not overflowed."""
+    game = play_game([GreedyPlayer(4), GreedyPlayer(5)], Position.initial(4))
+    late = next(p for p in game.positions if not p.is_over and min(p.times) >= mcts.SOLVER_FROM_SPACE + 8)
+    player = player_from_spec("mcts:iterations=100", seed=1)
+    assert isinstance(player, mcts.MCTSPlayer)
+    stats = player.solve_endgame(late, Limit(iterations=10**18))
+    assert stats is not None and stats[0].visits > 0, "solved exactly"
 
 
 def test_go_before_any_position(engine: EngineProcess) -> None:

@@ -48,6 +48,7 @@ Clock = Callable[[], float]
 # The endgame solver is tried once both tokens are this far along the track.
 SOLVER_FROM_SPACE = 40
 SOLVER_NODES_PER_ITERATION = 20
+MAX_SOLVER_NODES = 1 << 62  # the solver counts its budget down in an int64
 # A first guess of the solver's speed, below what it reaches here; each solve then measures it.
 SOLVER_NODES_PER_SECOND = 300_000
 # The share of a move's time the solver may spend before the search takes over.
@@ -424,7 +425,8 @@ class MCTSPlayer(Player):
         started = self.clock()
         if limit.time is not None:
             deadline = started + limit.time if deadline is None else min(deadline, started + limit.time)
-        budget = SOLVER_NODES_PER_ITERATION * limit.iterations if limit.iterations else 1 << 62
+        # Bounded to what the solver's 64-bit node counter holds, whatever iteration limit was asked for.
+        budget = min(SOLVER_NODES_PER_ITERATION * limit.iterations, MAX_SOLVER_NODES) if limit.iterations else MAX_SOLVER_NODES
         if deadline is not None:
             budget = min(budget, int(self._solver_rate * SOLVER_TIME_SHARE * max(0.0, deadline - started)))
         if budget <= 0:

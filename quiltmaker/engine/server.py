@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from ..ai.mcts import MCTSPlayer, SearchTree
 
 
+MAX_ITERATIONS = 1 << 40  # as 'go infinite' searches: more would never end anyway
+MAX_SECONDS = 7 * 24 * 3600.0
+
+
 class Engine:
     """The engine side of the protocol, reading commands and writing answers."""
 
@@ -113,6 +117,8 @@ class Engine:
             raise ProtocolError("time takes seconds, movetime milliseconds, iterations an integer") from None
         if (seconds is not None and not 0 < seconds < math.inf) or (iterations is not None and iterations <= 0):
             raise ProtocolError("limits must be positive and finite")
+        if (seconds is not None and seconds > MAX_SECONDS) or (iterations is not None and iterations > MAX_ITERATIONS):
+            raise ProtocolError(f"limits are at most {MAX_SECONDS:g} seconds and {MAX_ITERATIONS} iterations (or 'go infinite')")
         from ..ai.levels import LEVELS, player_from_spec
         from ..ai.mcts import MCTSPlayer
 
@@ -144,15 +150,21 @@ class Engine:
                 last_info[0] = time.perf_counter()
                 self._info(player.tree)
 
-        # 'go iterations N' searches N more, whatever a kept tree holds; a time limit covers the whole answer.
-        stats = player.analyse(position, limit, stop=self._stop.is_set, on_progress=progress, reused_visits_count=False)
-        best = Move.from_action(stats[0].action).text()
-        report = player.last_report
-        if report is not None and report.solved:
-            exact = stats[0]
-            self.send(f"info iterations {exact.visits} winprob {exact.win_rate:.4f} margin {exact.margin:.2f} best {best} exact")
-        elif player.tree is not None:
-            self._info(player.tree)
+        try:
+            # 'go iterations N' searches N more, whatever a kept tree holds; a time limit covers the whole answer.
+            stats = player.analyse(position, limit, stop=self._stop.is_set, on_progress=progress, reused_visits_count=False)
+            best = Move.from_action(stats[0].action).text()
+            report = player.last_report
+            if report is not None and report.solved:
+                exact = stats[0]
+                self.send(f"info iterations {exact.visits} winprob {exact.win_rate:.4f} margin {exact.margin:.2f} best {best} exact")
+            elif player.tree is not None:
+                self._info(player.tree)
+        except Exception as error:  # a bug in a search: one error line, and the engine stays usable
+            self._player = None  # a fresh search next time, not the tree it failed in
+            self._searching.clear()
+            self.send(f"error the search failed: {type(error).__name__}: {error}")
+            return
         self._searching.clear()
         self.send(f"bestmove {best}")
 
