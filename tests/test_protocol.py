@@ -558,6 +558,18 @@ def test_a_huge_iteration_limit_near_the_end_is_bounded_for_the_solver() -> None
     assert stats is not None and stats[0].visits > 0, "solved exactly"
 
 
+def test_go_infinite_in_an_endgame_waits_for_stop_and_answers_isready_meanwhile(warm_engine: EngineProcess) -> None:
+    game = play_game([GreedyPlayer(4), GreedyPlayer(5)], Position.initial(4))
+    late = next(p for p in game.positions if not p.is_over and min(p.times) >= mcts.SOLVER_FROM_SPACE + 8)
+    warm_engine.send(f"position text {late.text()}", "go infinite")
+    time.sleep(1.0)  # the solver has long answered: the engine must still wait for 'stop'
+    lines = warm_engine.lines_before_readyok(timeout=10)
+    assert not any(line.startswith("bestmove") for line in lines), lines
+    warm_engine.send("stop")
+    _, best = warm_engine.read_until("bestmove", timeout=10)
+    assert_legal(late, best.split()[1])
+
+
 def test_go_before_any_position(engine: EngineProcess) -> None:
     engine.send("go iterations 10")
     lines = engine.lines_before_readyok(timeout=10)

@@ -139,10 +139,10 @@ class Engine:
         self._wait_search()
         self._stop.clear()
         self._searching.set()
-        self._search = threading.Thread(target=self._run_search, args=(player, position, limit), daemon=True)
+        self._search = threading.Thread(target=self._run_search, args=(player, position, limit, infinite), daemon=True)
         self._search.start()
 
-    def _run_search(self, player: MCTSPlayer, position: Position, limit: Limit) -> None:
+    def _run_search(self, player: MCTSPlayer, position: Position, limit: Limit, infinite: bool = False) -> None:
         last_info = [time.perf_counter()]
 
         def progress(done: int) -> None:
@@ -160,6 +160,8 @@ class Engine:
                 self.send(f"info iterations {exact.visits} winprob {exact.win_rate:.4f} margin {exact.margin:.2f} best {best} exact")
             elif player.tree is not None:
                 self._info(player.tree)
+            if infinite:
+                self._stop.wait()  # as in UCI: 'go infinite' answers only after 'stop', even when solved at once
         except Exception as error:  # a bug in a search: one error line, and the engine stays usable
             self._player = None  # a fresh search next time, not the tree it failed in
             self._searching.clear()
