@@ -849,3 +849,53 @@ def test_regression_text_record_player_name_round_trip(name: str) -> None:
         named.play(move)
     again = record.from_text(record.to_text(named))
     assert again.players == [name, "greedy"] and again.position == named.position
+
+
+@functools.cache
+def _sample_positions() -> tuple[Position, ...]:
+    """Positions from a few random games, each move of them."""
+    positions = []
+    for seed in range(6):
+        game = play_game([RandomPlayer(seed), RandomPlayer(seed + 50)], Position.initial(seed))
+        positions.extend(game.positions[:-1])
+    return tuple(positions)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(st.integers(0, 10**6), st.integers(0, 1), st.integers(0, 9999), st.integers(0, 38), st.integers(0, 2**32))
+def test_every_position_text_accepts_round_trips_after_any_legal_moves(
+    index: int, player: int, buttons: int, income: int, seed: int
+) -> None:
+    """A position that from_text accepts can be written and read back after every legal move that follows."""
+    base = _sample_positions()[index % len(_sample_positions())]
+    fields = base.text().split(" ")
+    space, _, _, quilt = fields[2 + player].split(",")
+    fields[2 + player] = f"{space},{buttons},{income},{quilt}"
+    try:
+        position = Position.from_text(" ".join(fields))
+    except InvalidPositionError:
+        assume(False)
+        return
+    rng = random.Random(seed)
+    while not position.is_over:
+        position = position.play(rng.choice(position.legal_moves()))
+        assert Position.from_text(position.text()) == position
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        (lambda r: r["result"].__setitem__("winner", False), "winner"),
+        (lambda r: r["result"].__setitem__("scores", [float(s) for s in r["result"]["scores"]]), "integers"),
+        (lambda r: r["moves"][0].__setitem__("player", float(r["moves"][0]["player"])), "player"),
+    ],
+    ids=["winner false", "float scores", "float player"],
+)
+def test_a_record_with_numbers_that_only_equal_integers_is_refused(change: Callable[[dict[str, Any]], None], why: str) -> None:
+    game = play_game([GreedyPlayer(1), GreedyPlayer(2)], Position.initial(1))
+    data = record.to_json(game)
+    record.from_json(copy.deepcopy(data))  # as written, it loads
+    change(data)
+    with pytest.raises(InvalidRecordError) as error:
+        record.from_json(data)
+    assert why in str(error.value)

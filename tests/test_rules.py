@@ -90,6 +90,13 @@ def make(
     """
     if specials is None:
         specials = [s for s in TIME_TRACKS[variant].special_spaces if s > max(p0[0], p1[0])]
+    circle = list(circle)
+    # Income on a quilt was bought: take patches printing at least as much from the circle's far end.
+    owed = p0[2] + p1[2] - sum(patch.income for patch in PATCHES if patch.id not in circle)
+    while owed > 0:
+        taken = next(p for p in reversed(circle) if PATCHES[p].income and p not in circle[:3])
+        circle.remove(taken)
+        owed -= PATCHES[taken].income
     circle_text = ",".join(map(str, circle)) or "-"
     specials_text = ",".join(map(str, specials)) or "-"
     players = [f"{t},{b},{i},{quilt_text(q)}" for (t, b, i), q in ((p0, q0), (p1, q1))]

@@ -480,6 +480,12 @@ class Position(NamedTuple):
         if len(set(circle)) != len(circle) or not all(0 <= p < PATCH_COUNT for p in circle):
             raise InvalidPositionError(f"circle {circle_text!r} must list distinct patch ids 0..{PATCH_COUNT - 1}")
         players = [_parse_player(p0, 0), _parse_player(p1, 1)]
+        in_circle = sum(PATCHES[p].income for p in circle)
+        if players[0][2] + players[1][2] + in_circle > ALL_INCOME:
+            # Buying moves a patch's income from the circle to a quilt: more than that could never be printed.
+            raise InvalidPositionError(
+                f"income {players[0][2]} and {players[1][2]} with {in_circle} still in the circle: more than all patches print"
+            )
         times = (players[0][0], players[1][0])
         on_top = _parse_choice(top_text, ("0", "1"), "player on top")
         specials_list = _parse_int_list(specials_text, "specials")
@@ -591,12 +597,21 @@ def _parse_player(text: str, player: int) -> tuple[int, int, int, int]:
     space, buttons, income = (_parse_number(p, f"player {player}'s space, buttons and income") for p in parts[:3])
     if space > LAST_SPACE:
         raise InvalidPositionError(f"player {player} is on space {space}; the track ends at {LAST_SPACE}")
-    if income > sum(p.income for p in PATCHES):
+    if income > ALL_INCOME:
         raise InvalidPositionError(f"player {player} has income {income}, more than all patches together")
+    # The most buttons the rest of the game could still bring (a space each, all income at every income
+    # space ahead) must fit the text: so every position after this one can be written and read back too.
+    still = LAST_SPACE - space + ALL_INCOME * (INCOME_UP_TO[LAST_SPACE] - INCOME_UP_TO[space])
+    if buttons + still > MAX_NUMBER:
+        raise InvalidPositionError(
+            f"player {player} holds {buttons} buttons: with what the rest of the game can bring, more than a position can hold"
+        )
     return space, buttons, income, _parse_quilt(parts[3], player)
 
 
 _NUMBER = re.compile(r"[0-9]{1,4}")  # ASCII only: str.isdigit() also accepts '²'
+MAX_NUMBER = 9999  # what _NUMBER reads
+ALL_INCOME = sum(p.income for p in PATCHES)  # the most income a quilt can print
 
 
 def _parse_number(text: str, what: str) -> int:

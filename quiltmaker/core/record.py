@@ -249,7 +249,8 @@ def _move_from_json(entry: Any) -> Move:
 
 def _play(game: Game, number: int, player: Any, move: Move) -> None:
     to_move = game.position.to_move
-    if to_move is not None and player != to_move:
+    # type() rather than ==: 0.0 and False equal 0 but are not seat numbers.
+    if to_move is not None and (type(player) is not int or player != to_move):
         raise InvalidRecordError(f"move {number} ({move.text()}): the record says player {player!r} moves, but player {to_move} is to move")
     try:
         game.play(move)
@@ -265,10 +266,12 @@ def _check_result(game: Game, result: Any) -> None:
         raise InvalidRecordError("'result' must be an object with 'scores' and 'winner', or null")
     if not final.is_over:
         raise InvalidRecordError(f"the record gives a result, but the game is not over after {len(game.moves)} moves")
-    scores = result.get("scores")
-    if not isinstance(scores, list):
-        raise InvalidRecordError("the record's result must give 'scores' as a list of two numbers")
-    stated = (scores, result.get("winner"))
+    scores, winner = result.get("scores"), result.get("winner")
+    if not isinstance(scores, list) or not all(type(score) is int for score in scores):
+        raise InvalidRecordError("the record's result must give 'scores' as a list of two integers")
+    if type(winner) is not int:
+        raise InvalidRecordError(f"the record's result must give 'winner' as 0 or 1, not {winner!r}")
+    stated = (scores, winner)
     replayed = (list(final.scores), final.winner)
     if stated != replayed:
         raise InvalidRecordError(f"the record's result {stated} differs from the replayed result {replayed}")
