@@ -335,7 +335,7 @@ def test_ai_workers_exit_when_the_server_is_killed(server: Server) -> None:
     server.start()
     with server.http() as http:
         game = http.post("/api/games", json={"mode": "ai", "level": "beginner", "seat": 1, "seed": 0}).json()
-    with open_socket(server, game["id"], None) as ws:  # watching starts the AI, and with it a worker
+    with open_socket(server, game["id"], game["token"]) as ws:  # the seated player's hello starts the AI, and with it a worker
         while not ((m := json.loads(ws.recv(timeout=60)))["type"] == "state" and m["state"]["version"] >= 1):
             pass
     assert server.process is not None
