@@ -65,10 +65,15 @@ async def _signed_in(request: Request) -> Account:
     return account
 
 
-def _count_attempt(request: Request) -> None:
-    wait = _server(request).quotas.wait("account", request.client.host if request.client else "")
+def count_request(request: Request, kind: str, what: str) -> None:
+    """Count an HTTP request against its address's quota of ``kind``; 429 with Retry-After past it."""
+    wait = _server(request).quotas.wait(kind, request.client.host if request.client else "")
     if wait is not None:
-        raise HTTPException(429, f"too many attempts from your address: wait {wait:.0f} s", headers={"Retry-After": str(int(wait) + 1)})
+        raise HTTPException(429, f"too many {what} from your address: wait {wait:.0f} s", headers={"Retry-After": str(int(wait) + 1)})
+
+
+def _count_attempt(request: Request) -> None:
+    count_request(request, "account", "attempts")
 
 
 def _set_session(request: Request, response: Response, token: str) -> None:

@@ -14,6 +14,7 @@ import json
 import logging
 import secrets
 from collections import OrderedDict, defaultdict
+from collections.abc import Coroutine
 from concurrent.futures import Executor
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -166,17 +167,19 @@ class GameServer:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(connection.socket.close(code=1013), 1.0)
 
-    def announce_seats(self, game_id: str) -> None:
-        """:meth:`seats_changed`, without waiting for it."""
-        task = asyncio.create_task(self.seats_changed(game_id))
+    def in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` without waiting for it (kept until it ends; cancelled when the server stops)."""
+        task = asyncio.create_task(work)
         self.announcing.add(task)
         task.add_done_callback(self.announcing.discard)
 
+    def announce_seats(self, game_id: str) -> None:
+        """:meth:`seats_changed`, without waiting for it."""
+        self.in_background(self.seats_changed(game_id))
+
     def announce(self, stored: StoredGame) -> None:
         """:meth:`changed`, without waiting for it: an acknowledgement never waits on a slow socket or broker."""
-        task = asyncio.create_task(self.changed(stored))
-        self.announcing.add(task)
-        task.add_done_callback(self.announcing.discard)
+        self.in_background(self.changed(stored))
 
     async def changed(self, stored: StoredGame) -> None:
         """The game changed here: start the AI if it is its turn, tell our sockets, then the other processes.
@@ -205,9 +208,7 @@ class GameServer:
                 "malformed", f"unknown message type {kind!r}: expected hello, move, undo, hint, rematch, resign, abort or chat"
             )
         client_id = client_id_of(message)
-        wait = self.quotas.wait("intent", connection.client)
-        if wait is not None:
-            raise ProtocolError("rate_limited", f"too many requests from your address: wait {wait:.0f} s")
+        self._count(connection, "intent", "requests")
         version = message.get("version")
         if type(version) is not int:
             raise ProtocolError("malformed", "'version' must be the integer version of the state you saw")
@@ -270,13 +271,17 @@ class GameServer:
             if len(self.players) > CACHED_GAMES:
                 del self.players[next(iter(self.players))]
             if stored.mode == "online" and isinstance(seat, int):
-                task = asyncio.create_task(self.deliver_chat(game_id, connection))  # the chat so far, after the welcome
-                self.announcing.add(task)
-                task.add_done_callback(self.announcing.discard)
+                self.in_background(self.deliver_chat(game_id, connection))  # the chat so far, after the welcome
             # A seated player came (back): an AI turn left hanging (a restart, failures) resumes now.
             # Only for a seat: watching a game, or opening a socket, never starts the AI's work.
             self.ai.retry(stored)
         return {"type": "welcome", "seat": seat}
+
+    def _count(self, connection: Connection, kind: str, what: str) -> None:
+        """Count a socket's request against its address's quota; ``rate_limited`` past it."""
+        wait = self.quotas.wait(kind, connection.client)
+        if wait is not None:
+            raise ProtocolError("rate_limited", f"too many {what} from your address: wait {wait:.0f} s")
 
     # Chat ------------------------------------------------------------------------
 
@@ -292,13 +297,9 @@ class GameServer:
         line = " ".join(text.split())  # one line: no line breaks, tabs or runs of spaces
         if any(not c.isprintable() for c in line):
             raise ProtocolError("malformed", "a chat line holds printable characters only")
-        wait = self.quotas.wait("chat", connection.client)
-        if wait is not None:
-            raise ProtocolError("rate_limited", f"too many chat lines from your address: wait {wait:.0f} s")
+        self._count(connection, "chat", "chat lines")
         await asyncio.to_thread(self.store.add_chat, game_id, connection.seat, line)
-        task = asyncio.create_task(self._announce_chat(game_id))
-        self.announcing.add(task)
-        task.add_done_callback(self.announcing.discard)
+        self.in_background(self._announce_chat(game_id))
         return {"type": "sent"}
 
     async def _announce_chat(self, game_id: str) -> None:

@@ -7,6 +7,7 @@ error pages alike) and a uvicorn protocol; nothing here knows about games.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any
 
@@ -107,7 +108,7 @@ class BoundedBodies:
 
 
 async def _refuse(send: Send, status: int, detail: str) -> None:
-    body = ('{"detail": "' + detail + '"}').encode()
+    body = json.dumps({"detail": detail}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), (b"connection", b"close")]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -16,7 +16,7 @@ from ..core import record
 from ..core.components import DEFAULT_VARIANT, TIME_TRACKS, VARIANT_ALIASES
 from ..core.position import Position
 from ..tutorial import LEARNER, LESSONS, TUTOR, setup
-from .account_api import check_origin, current_account
+from .account_api import check_origin, count_request, current_account
 from .accounts import SESSION_COOKIE
 from .games import GameServer
 from .protocol import ProtocolError
@@ -102,15 +102,9 @@ async def get_catalogue() -> dict[str, Any]:
     return catalogue(LEVEL_DESCRIPTIONS)
 
 
-def _count_creation(request: Request) -> None:
-    wait = _server(request).quotas.wait("create", request.client.host if request.client else "")
-    if wait is not None:
-        raise HTTPException(429, f"too many new games from your address: wait {wait:.0f} s", headers={"Retry-After": str(int(wait) + 1)})
-
-
 @router.post("/games")
 async def create_game(request: Request, new: NewGame) -> dict[str, Any]:
-    _count_creation(request)
+    count_request(request, "create", "new games")
     account = None
     if request.cookies.get(SESSION_COOKIE):
         check_origin(request)  # a signed-in player's game: the cookie must not be ridden from another site
