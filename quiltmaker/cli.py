@@ -104,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="start the web server: play in the browser (see docs/web.md)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for all)")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0 takes any free port and prints it)")
     serve.add_argument("--data", type=Path, default=Path("quiltmaker-data"), help="folder of the default SQLite database")
     serve.add_argument("--database", help="SQLAlchemy database URL (default: SQLite in --data), e.g. postgresql+psycopg://...")
     serve.add_argument("--redis", help="Redis URL for pub/sub between several server processes, e.g. redis://localhost:6379/0")

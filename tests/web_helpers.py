@@ -6,9 +6,13 @@ from the ``legal`` lists of a state the server sent (see docs/web.md).
 
 from __future__ import annotations
 
+import re
 import socket
+import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 COLUMNS = "abcdefghi"
@@ -51,6 +55,57 @@ def poll(check: Callable[[], T | None], timeout: float = 20.0, interval: float =
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
         time.sleep(interval)
+
+
+RUNNING = re.compile(r"quiltmaker is running: open http://[^/]+:(\d+)/")
+
+
+def start_server(arguments: Sequence[str], log: Path, cwd: Path | None = None, timeout: float = 120.0) -> tuple[subprocess.Popen[bytes], int]:
+    """Start ``python -m quiltmaker serve --port 0 ...``; the process and its port, once /api/catalogue answers.
+
+    The server takes a free port itself and prints it: a port chosen here and
+    passed in could be taken by another process in between. The process gets
+    its own process group, so that killing the group takes its AI workers too.
+    Its output goes to ``log``, a file (a pipe nobody reads would block it
+    when full), whose end is in every error.
+    """
+    import httpx
+
+    with open(log, "wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "quiltmaker", "serve", "--port", "0", *arguments],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            cwd=cwd,
+            start_new_session=True,
+        )
+
+    def tail() -> str:
+        return log.read_text(encoding="utf-8", errors="replace")[-3000:] if log.exists() else ""
+
+    def port() -> int | None:
+        if process.poll() is not None:
+            raise AssertionError(f"the server exited with code {process.returncode}:\n{tail()}")
+        running = RUNNING.search(tail())
+        if running is None:
+            return None
+        try:
+            answered = httpx.get(f"http://127.0.0.1:{running[1]}/api/catalogue", timeout=5, trust_env=False).status_code == 200
+        except httpx.HTTPError:
+            return None
+        return int(running[1]) if answered else None
+
+    try:
+        deadline = time.monotonic() + timeout
+        while (found := port()) is None:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the server did not start within {timeout} s; its log:\n{tail()}")
+            time.sleep(0.1)
+        return process, found
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise
 
 
 def free_port() -> int:

@@ -11,6 +11,7 @@ processes). This module puts them together and serves them.
 from __future__ import annotations
 
 import contextlib
+import socket
 import time
 from collections.abc import AsyncIterator
 from concurrent.futures import Executor
@@ -78,11 +79,19 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
 
 
 def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Prepare the AI, then serve the app with uvicorn until interrupted, after saying where to open it."""
+    """Take the port, prepare the AI, then serve the app with uvicorn until interrupted, after saying where to open it.
+
+    Port 0 takes any free port, and the address printed names the one taken: a
+    program that starts servers (the tests do) reads it there instead of
+    guessing a free port, which another process may take in between.
+    """
     import uvicorn
 
     from ..ai import mcts
 
+    # The port first: a port in use is told at once, not after the AI's preparation.
+    listening = _listen(host, port)
+    port = listening.getsockname()[1]
     # Before the address is shown: the first start after installing compiles the
     # search core (numba writes it to its disk cache), which must not be the
     # first player's wait. The AI's worker processes then load it from the cache.
@@ -90,11 +99,6 @@ def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000) ->
     started = time.perf_counter()
     mcts.warm_up()
     print(f"quiltmaker: the AI is ready ({time.perf_counter() - started:.1f} s)", flush=True)
-    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
-    print(f"quiltmaker is running: open http://{shown}:{port}/ in your browser (Ctrl+C stops it)", flush=True)
-    # ws_max_size caps a WebSocket frame before it is read; the app refuses anything over 4 KiB itself.
-    # No per-message deflate: a state is a few kilobytes, and compressing every
-    # one cost the server a third of its time per move (measured with cProfile).
     try:
         app = create_app(settings)
     except DatabaseError as error:
@@ -102,13 +106,32 @@ def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000) ->
             f"cannot open the games database {settings.database_url}: {error.orig}. If the file is damaged, "
             "move it aside (the server then starts a new one) or restore it from a backup."
         ) from None
+    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
+    print(f"quiltmaker is running: open http://{shown}:{port}/ in your browser (Ctrl+C stops it)", flush=True)
+    # ws_max_size caps a WebSocket frame before it is read; the app refuses anything over 4 KiB itself.
+    # No per-message deflate: a state is a few kilobytes, and compressing every
+    # one cost the server a third of its time per move (measured with cProfile).
     # HeadersInTime: stock uvicorn would hold a half-sent request's connection open forever.
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
-        host=host,
-        port=port,
         http=HeadersInTime,
         ws_max_size=65536,
         ws_per_message_deflate=False,
         log_level="warning",
     )
+    uvicorn.Server(config).run(sockets=[listening])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (uvicorn listens on it), or a clear error when it cannot be."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a restart need not wait for TIME_WAIT
+    try:
+        listening.bind((host, port))
+    except OSError as error:
+        listening.close()
+        raise QuiltmakerError(
+            f"cannot listen on {host}:{port}: {error.strerror or error}. Is another server using the port? Choose another with --port."
+        ) from None
+    return listening

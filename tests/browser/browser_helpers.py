@@ -16,7 +16,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from web_helpers import TEST_LIMITS, BOARD, COLUMNS, first_legal_move, free_port, poll, square
+from web_helpers import TEST_LIMITS, BOARD, COLUMNS, first_legal_move, poll, square, start_server
 
 from quiltmaker.core.components import PATCHES
 
@@ -89,33 +88,12 @@ def stop(process: subprocess.Popen[bytes], grace: float = 15.0) -> None:
 @contextlib.contextmanager
 def running_server(data: Path, startup_seconds: float = 120.0) -> Iterator[Server]:
     """Start ``python -m quiltmaker serve`` on a free port; wait until /api/catalogue answers; kill it after."""
-    port = free_port()
     data.mkdir(parents=True, exist_ok=True)
     log = data / "server.log"
-    with open(log, "wb") as output:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "quiltmaker", "serve", "--port", str(port), "--data", str(data), *TEST_LIMITS],
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            cwd=data,
-            start_new_session=True,  # its own process group: the AI worker processes go with it
-        )
+    process, port = start_server(["--data", str(data), *TEST_LIMITS], log, cwd=data, timeout=startup_seconds)
     server = Server(f"http://127.0.0.1:{port}", process, log)
     try:
-        deadline = time.monotonic() + startup_seconds
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"the server exited with code {process.returncode}:\n{server.log_tail()}")
-            try:
-                response = httpx.get(f"{server.url}/api/catalogue", timeout=5)
-                if response.status_code == 200:
-                    server.catalogue = response.json()
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the server did not answer within {startup_seconds} s:\n{server.log_tail()}")
-            time.sleep(0.2)
+        server.catalogue = httpx.get(f"{server.url}/api/catalogue", timeout=30).json()
         yield server
     finally:
         stop(process)

@@ -1,7 +1,8 @@
-"""A damaged database: one game's storage, or the file's header. Reported by name, never a raw 500 or traceback."""
+"""What a server meets damaged: one game's storage, the database file's header, a port in use. Reported by name, never a raw 500 or traceback."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -60,8 +61,20 @@ def test_a_damaged_database_file_stops_the_server_with_a_clear_message(tmp_path:
     data[:100] = b"not a database header " * 4 + b"...."[: 100 - 88]
     path.write_bytes(bytes(data))
     done = subprocess.run(
-        [sys.executable, "-m", "quiltmaker", "serve", "--port", "1", "--data", str(tmp_path)], capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "quiltmaker", "serve", "--port", "0", "--data", str(tmp_path)], capture_output=True, text=True, timeout=300
     )
     assert done.returncode != 0
     assert "cannot open the games database" in done.stderr and "move it aside" in done.stderr
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+
+
+def test_a_port_in_use_stops_the_server_at_once_with_a_clear_message(tmp_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "quiltmaker", "serve", "--port", str(port), "--data", str(tmp_path)], capture_output=True, text=True, timeout=300
+        )
+    assert done.returncode != 0
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "--port" in done.stderr
+    assert "preparing the AI" not in done.stdout, "the port is taken before the AI's preparation"
     assert "Traceback" not in done.stderr, done.stderr[-2000:]

@@ -21,7 +21,7 @@ import uvicorn
 from fastapi.testclient import TestClient
 
 from web_client import TEST_QUOTAS
-from web_helpers import free_port, poll
+from web_helpers import poll
 
 from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.guards import MAX_BODY_BYTES, SECURITY_HEADERS, HeadersInTime
@@ -46,16 +46,15 @@ def test_a_declared_body_over_the_limit_is_refused_before_it_is_read(client: Tes
 def real_server(tmp_path: Path, header_seconds: float) -> Iterator[str]:
     """The app under uvicorn with the production protocol, in a thread; yields its base URL."""
     settings = Settings(database_url=f"sqlite:///{tmp_path / 'guards.sqlite3'}", hint_seconds=0.05, **TEST_QUOTAS)
-    port = free_port()
+    listening = socket.create_server(("127.0.0.1", 0))  # taken here, so no other process can take it in between
+    port = listening.getsockname()[1]
     config = uvicorn.Config(
         create_app(settings, executor=ThreadPoolExecutor(1)),
-        host="127.0.0.1",
-        port=port,
         http=functools.partial(HeadersInTime, header_seconds=header_seconds),  # type: ignore[arg-type]
         log_level="warning",
     )
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listening]}, daemon=True)
     thread.start()
     poll(lambda: server.started or None, 30, what="uvicorn to start")
     try:

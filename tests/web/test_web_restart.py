@@ -17,7 +17,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -27,7 +26,7 @@ from typing import Any
 
 import httpx
 import pytest
-from web_helpers import TEST_LIMITS, first_legal_move, free_port, poll
+from web_helpers import TEST_LIMITS, first_legal_move, poll, start_server
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
@@ -70,26 +69,8 @@ class Server:
         assert self.process is None
         self.killed.clear()
         self.starts += 1
-        self.port = free_port()
-        with open(self.data / f"server-{self.starts}.log", "wb") as log:
-            # Its own process group, so that a kill takes the AI's worker processes with it.
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "quiltmaker", "serve", "--port", str(self.port), "--data", str(self.data), *TEST_LIMITS],
-                cwd=self.data,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        poll(self._ready, timeout=60, what=f"the server to answer on port {self.port}")
-
-    def _ready(self) -> bool:
-        assert self.process is not None
-        if self.process.poll() is not None:
-            raise AssertionError(f"the server exited with {self.process.returncode}:\n{self.log()}")
-        try:
-            return httpx.get(f"{self.url}/api/catalogue", timeout=2, trust_env=False).status_code == 200
-        except httpx.HTTPError:
-            return False
+        arguments = ["--data", str(self.data), *TEST_LIMITS]
+        self.process, self.port = start_server(arguments, self.data / f"server-{self.starts}.log", cwd=self.data, timeout=60)
 
     def kill(self) -> None:
         """SIGKILL the server and its workers: no shutdown code runs, as when a machine is lost."""

@@ -6,24 +6,22 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from web_helpers import TEST_LIMITS, free_port
+from web_helpers import TEST_LIMITS, free_port, start_server
 from websockets.sync.client import connect
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     shutil.which("redis-server") is None and not os.environ.get("CI"),
     reason="needs redis-server (scripts/system-deps.sh installs it; CI always runs this)",
 )]
-
-
 
 
 def _wait_until(check, seconds: float = 120.0) -> None:  # type: ignore[no-untyped-def]
@@ -52,7 +50,14 @@ class RedisServer:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        _wait_until(lambda: socket.create_connection(("127.0.0.1", self.port), timeout=1).close() is None)
+        _wait_until(lambda: self._answers())
+
+    def _answers(self) -> bool:
+        assert self.process is not None
+        if self.process.poll() is not None:
+            raise AssertionError(f"redis-server exited with code {self.process.returncode} (port {self.port} taken?)")
+        socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+        return True
 
     def stop(self) -> None:
         if self.process is not None:
@@ -82,23 +87,15 @@ def two_servers(tmp_path: Path, redis_url: str) -> Iterator[list[str]]:
     processes, urls = [], []
     try:
         for index in range(2):
-            port = free_port()
-            log = open(tmp_path / f"server-{index}.log", "wb")  # a file, not a pipe nobody reads: a full pipe would block the server
-            processes.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "quiltmaker", "serve", "--port", str(port), "--data", str(tmp_path), "--redis", redis_url, *TEST_LIMITS],
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                )
-            )
-            log.close()
+            arguments = ["--data", str(tmp_path), "--redis", redis_url, *TEST_LIMITS]
+            process, port = start_server(arguments, tmp_path / f"server-{index}.log")
+            processes.append(process)
             urls.append(f"127.0.0.1:{port}")
-        for url in urls:
-            _wait_until(lambda url=url: httpx.get(f"http://{url}/api/catalogue").status_code == 200)
         yield urls
     finally:
         for process in processes:
-            process.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
             process.wait()
 
 
