@@ -48,6 +48,10 @@ class Games(Protocol):
 
     async def load(self, game_id: str) -> StoredGame: ...
 
+    async def record(
+        self, stored: StoredGame, version: int, kind: str, value: str, seat: int | None, client_id: str | None
+    ) -> int: ...
+
     async def changed(self, stored: StoredGame) -> None: ...
 
 
@@ -166,8 +170,7 @@ class AIService:
                 if stored.version != version:
                     return  # the game moved on (an undo) while the AI thought
                 stored.game.position.play(move)  # the rules check the AI like anyone else
-                await asyncio.to_thread(server.store.append, game_id, version, "move", move, None, None)
-                stored.apply([(version, "move", move, None)])
+                await server.record(stored, version, "move", move, None, None)
         except Exception as error:  # a broken worker, the database: log it; the AI tries again below
             log.warning("AI move in game %s at version %d failed: %s", game_id, version, error)
         finally:

@@ -33,6 +33,7 @@ from .store import BOTH_SEATS, GameStore, StoredGame, StoreError, may_abort
 from .views import state_view, turn_reason, with_names
 
 CACHED_GAMES = 2000
+CLOCK_WATCH = 0.25  # seconds between looks at the real-time deadlines: how late past its time a game may end
 MAX_CHAT = 300  # characters of a chat line
 log = logging.getLogger("quiltmaker.web")
 
@@ -52,15 +53,15 @@ class GameServer:
         self.players: dict[str, str] = {}  # game id -> the address of its player seated last (the AI's queue is fair by it)
         self.quotas = Quotas(settings)
         self.accounts = Accounts(self.store)
-        self.expiry: asyncio.Task[None] | None = None
+        self.chores: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
         await self.ai.start()
         await self.broker.start(self.on_change, self.catch_up)
-        self.expiry = asyncio.create_task(self._expire_unstarted_games())
+        self.chores = [asyncio.create_task(self._expire_unstarted_games()), asyncio.create_task(self._watch_clocks())]
 
     async def stop(self) -> None:
-        for task in [*self.announcing, *([self.expiry] if self.expiry else [])]:
+        for task in [*self.announcing, *self.chores]:
             task.cancel()
         await self.broker.close()
         self.ai.stop()
@@ -77,6 +78,66 @@ class GameServer:
             except Exception:  # the database is away: try again next hour
                 log.exception("deleting unstarted games failed")
             await asyncio.sleep(3600)
+
+    # Clocks --------------------------------------------------------------------
+
+    async def _watch_clocks(self) -> None:
+        """End real-time games on time: every CLOCK_WATCH seconds, look at the games whose deadline has come.
+
+        Every server process watches; the event log's unique numbers let
+        exactly one of them write each game's timeout (the others find their
+        view stale), and the deadlines are in the database, so a restart loses none.
+        """
+        while True:
+            try:
+                for game_id in await asyncio.to_thread(self.store.due, _now()):
+                    await self.end_on_time(game_id)
+            except Exception:  # the database is away: look again soon
+                log.exception("watching the clocks failed")
+            await asyncio.sleep(CLOCK_WATCH)
+
+    async def end_on_time(self, game_id: str, claimed_by: int | None = None) -> bool:
+        """Write the timeout of a game whose side to move has run out of time; return whether this call wrote it.
+
+        For a real-time game the server does it (``claimed_by`` None); for a
+        correspondence game the opponent claims it. A game whose time has not run
+        out only has its stored deadline put right.
+        """
+        async with self.locks[game_id]:
+            try:
+                stored = await self.load(game_id)
+            except ProtocolError:
+                return False
+            now = _now()
+            clock = stored.clock_at(now)
+            if clock is None:
+                return False
+            flagged = clock.flagged
+            if flagged is None or (clock.control.kind == "correspondence") != (claimed_by is not None):
+                await asyncio.to_thread(self.store.set_deadline, game_id, clock)
+                return False
+            try:
+                await self.record(stored, stored.version, "timeout", str(flagged), claimed_by, None, now)
+            except StoreError:  # another process (or a move just in time) took the version: it decided
+                return False
+        self.announce(stored)
+        return True
+
+    async def record(
+        self, stored: StoredGame, version: int, kind: str, value: str, seat: int | None, client_id: str | None, at: datetime | None = None
+    ) -> int:
+        """Append an event made now (with the clocks it leaves) and apply it to ``stored``; return the new version.
+
+        The caller holds the game's lock and has checked the event.
+
+        Raises:
+            StoreError: ``stale`` when another writer took the version first.
+        """
+        at = at or _now()
+        clock = stored.clock_after(kind, value, at)
+        new_version = await asyncio.to_thread(self.store.append, stored.id, version, kind, value, seat, client_id, at, clock)
+        stored.apply([(version, kind, value, client_id, at)])  # skipped if a refresh already brought it in
+        return new_version
 
     # Loading and broadcasting ---------------------------------------------------
 
@@ -109,7 +170,7 @@ class GameServer:
             raise ProtocolError(error.code, str(error)) from None
 
     def state(self, stored: StoredGame) -> dict[str, Any]:
-        return state_view(stored, ai_thinking=self.ai.is_thinking(stored), presence=self.presence(stored))
+        return state_view(stored, ai_thinking=self.ai.is_thinking(stored), presence=self.presence(stored), now=_now())
 
     def presence(self, stored: StoredGame) -> list[bool]:
         """Whether each seat is here: a seated socket open in this process (the AI's seat always is)."""
@@ -203,9 +264,10 @@ class GameServer:
             return await self._hello(game_id, connection, message.get("token"))
         if kind == "chat":
             return await self._chat(game_id, connection, message.get("text"))
-        if kind not in ("move", "undo", "hint", "rematch", "resign", "abort"):
+        if kind not in ("move", "undo", "hint", "rematch", "resign", "abort", "claim"):
             raise ProtocolError(
-                "malformed", f"unknown message type {kind!r}: expected hello, move, undo, hint, rematch, resign, abort or chat"
+                "malformed",
+                f"unknown message type {kind!r}: expected hello, move, undo, hint, rematch, resign, abort, claim or chat",
             )
         client_id = client_id_of(message)
         self._count(connection, "intent", "requests")
@@ -216,6 +278,8 @@ class GameServer:
             raise ProtocolError("forbidden", "spectators cannot act: open the game with a seat's link")
         if kind == "hint":
             return await self.ai.hint(await self.load(game_id), version)
+        if kind == "claim":
+            return await self._claim(game_id, connection)
         async with self.locks[game_id]:
             stored = await self.load(game_id)
             if client_id is not None and client_id in stored.client_ids:
@@ -226,8 +290,14 @@ class GameServer:
             version = stored.version
             if stored.version >= self.settings.max_events:
                 raise ProtocolError("not_allowed", f"this game has reached its {self.settings.max_events} events: it takes no more")
+            now = _now()
             if kind == "move":
                 value = self._check_move(stored, connection, message.get("move"))
+                clock = stored.clock_at(now)
+                if clock is not None and clock.flagged is not None:
+                    if clock.control.kind == "realtime":
+                        self.in_background(self._end_on_time_soon(game_id))
+                    raise ProtocolError("time", f"{stored.names[clock.flagged]}'s time is up: the move came too late")
             elif kind == "undo":
                 value = str(self._undo_count(stored))
             elif kind in ("resign", "abort"):
@@ -235,9 +305,7 @@ class GameServer:
             else:
                 value = await self._create_rematch(stored)
             try:
-                new_version = await asyncio.to_thread(
-                    self.store.append, game_id, version, kind, value, _seat_number(connection.seat, stored), client_id
-                )
+                new_version = await self.record(stored, version, kind, value, _seat_number(connection.seat, stored), client_id, now)
             except BaseException as error:
                 if kind == "rematch":  # not recorded (another process started one first, a database error): drop ours
                     with contextlib.suppress(Exception):
@@ -245,11 +313,30 @@ class GameServer:
                 if isinstance(error, StoreError):
                     raise ProtocolError(error.code, str(error)) from None
                 raise
-            stored.apply([(version, kind, value, client_id)])  # skipped if a refresh already brought it in
         # Committed: acknowledge now. The new state goes out beside the ack (a spectator that
         # does not read, or a broker that hangs, must not hold the mover's acknowledgement).
         self.announce(stored)
         return {"type": "ack", "version": new_version}
+
+    async def _end_on_time_soon(self, game_id: str) -> None:
+        """:meth:`end_on_time` once the intent that found the time out has let go of the game's lock."""
+        await self.end_on_time(game_id)
+
+    async def _claim(self, game_id: str, connection: Connection) -> dict[str, Any]:
+        """A correspondence game's player claims the win: the opponent, to move, is past their days."""
+        stored = await self.load(game_id)
+        clock = stored.clock_at(_now())
+        if clock is None or clock.control.kind != "correspondence":
+            raise ProtocolError("not_allowed", "only a correspondence game's win on time is claimed: a real-time clock ends the game itself")
+        if stored.is_finished:
+            raise ProtocolError("game_over", "the game is over")
+        if not isinstance(connection.seat, int) or clock.running is None or connection.seat == clock.running:
+            raise ProtocolError("not_allowed", "only the player waiting for the other's move can claim the win")
+        if clock.flagged is None:
+            raise ProtocolError("not_allowed", f"{stored.names[clock.running]} still has time to move")
+        if not await self.end_on_time(game_id, claimed_by=connection.seat):
+            raise ProtocolError("stale", "the game changed meanwhile; here is the new state")
+        return {"type": "ack", "version": stored.version}
 
     async def _hello(self, game_id: str, connection: Connection, token: Any) -> dict[str, Any]:
         if token is not None and (not isinstance(token, str) or len(token) > 128):
@@ -385,6 +472,10 @@ class GameServer:
             raise ProtocolError("not_allowed", f"the rematch has already started: game {stored.rematch}")
         start = Position.initial(secrets.randbits(63), first_player=0, variant=stored.game.position.variant)
         return str(await asyncio.to_thread(self.store.create_rematch, stored, start))
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
 
 
 def _seat_number(seat: int | str | None, stored: StoredGame) -> int | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import random
 from typing import Any, Literal
 
@@ -15,9 +16,11 @@ from ..ai.levels import LEVELS
 from ..core import record
 from ..core.components import DEFAULT_VARIANT, TIME_TRACKS, VARIANT_ALIASES
 from ..core.position import Position
+from ..core.errors import QuiltmakerError
 from ..tutorial import LEARNER, LESSONS, TUTOR, setup
 from .account_api import check_origin, count_request, current_account
 from .accounts import SESSION_COOKIE
+from .clocks import TimeControl
 from .games import GameServer
 from .protocol import ProtocolError
 from .store import BOTH_SEATS, StoredGame, StoreError
@@ -35,6 +38,7 @@ class NewGame(BaseModel):
     variant: str = DEFAULT_VARIANT
     seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
     names: list[str] | None = Field(default=None, max_length=2)
+    clock: str | None = Field(default=None, max_length=20)  # an online game's time control, e.g. "10+5" or "2d"
 
     @field_validator("level")
     @classmethod
@@ -76,6 +80,13 @@ class NewGame(BaseModel):
                 raise ValueError(f"a lesson game needs 'lesson': a number from 1 to {len(LESSONS)}")
         elif self.lesson is not None:
             raise ValueError("'lesson' is for mode 'lesson'")
+        if self.clock is not None:
+            if self.mode != "online":
+                raise ValueError("a clock is for online games (games against the computer and pass-and-play have none)")
+            try:
+                TimeControl.parse(self.clock)
+            except QuiltmakerError as error:
+                raise ValueError(str(error)) from None
         return self
 
 
@@ -132,13 +143,16 @@ async def _create_game(request: Request, new: NewGame, account_name: str | None)
     if account_name is not None and new.mode != "local":
         names[seat] = account_name  # a signed-in player plays under their account's name
     game_id, token, invite = await asyncio.to_thread(
-        _server(request).store.create,
-        new.mode,
-        start,
-        names,
-        new.level if new.mode == "ai" else None,
-        1 - seat if new.mode == "ai" else None,
-        seat,
+        functools.partial(
+            _server(request).store.create,
+            new.mode,
+            start,
+            names,
+            ai_level=new.level if new.mode == "ai" else None,
+            ai_seat=1 - seat if new.mode == "ai" else None,
+            creator_seat=seat,
+            control=TimeControl.parse(new.clock) if new.clock else None,
+        )
     )
     return {"id": game_id, "token": token, "seat": BOTH_SEATS if new.mode == "local" else seat, "invite": invite}
 

@@ -2,11 +2,13 @@
 
 A game's state is never stored, only derived: its start position with the
 log replayed through the rules engine. An event is ``move TEXT``, ``undo N``,
-``resign SEAT`` or ``abort SEAT`` (calling the game off before each side has
-moved) or, once the game is over, ``rematch GAME-ID`` (the next game between
-the same seats); event *n* of a game is unique, so two writers (threads or server
-processes) can never both append it, and the loser learns its view was
-stale. Every write commits before the caller acknowledges it.
+``resign SEAT``, ``abort SEAT`` (calling the game off before each side has
+moved), ``timeout SEAT`` (the seat ran out of time on its clock) or, once the
+game is over, ``rematch GAME-ID`` (the next game between the same seats);
+each event keeps the moment it was made, from which a clocked game's clocks
+are derived (:mod:`.clocks`). Event *n* of a game is unique, so two writers
+(threads or server processes) can never both append it, and the loser learns
+its view was stale. Every write commits before the caller acknowledges it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import hmac
 import json
 import secrets
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -45,6 +47,7 @@ from ..core.game import Game
 from ..core.moves import Move
 from ..core.position import Position
 from ..tutorial import Lesson, lesson_of
+from .clocks import Clock, TimeControl, clock_at
 
 MODES = ("ai", "local", "online", "lesson")  # a lesson: an AI game against the tutor from a lesson's start
 BOTH_SEATS = "both"
@@ -88,6 +91,22 @@ class LessonRow(Base):
     number: Mapped[int] = mapped_column(Integer)
 
 
+class ClockRow(Base):
+    """A clocked game's time control, and when its side to move runs out (a table of its own, so older databases gain it).
+
+    ``deadline`` is what the server processes watch to end real-time games on
+    time: written with every event, in the same transaction, and only a hint
+    (the clock itself is derived from the log; a process finding a deadline
+    that has not come puts it right).
+    """
+
+    __tablename__ = "clocks"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    control: Mapped[Any] = mapped_column(JSON)
+    deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, index=True)
+
+
 class ChatRow(Base):
     """A line of a game's chat between its players: kept apart from the event log, so it never makes a move stale."""
 
@@ -107,7 +126,7 @@ class EventRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
     number: Mapped[int] = mapped_column(Integer)
-    kind: Mapped[str] = mapped_column(String(8))  # "move", "undo", "rematch", "resign" or "abort"
+    kind: Mapped[str] = mapped_column(String(8))  # "move", "undo", "rematch", "resign", "abort" or "timeout"
     value: Mapped[str] = mapped_column(String(64))  # the move's text, how many to undo, the rematch's id, or the seat
     seat: Mapped[int | None] = mapped_column(Integer, nullable=True)  # who sent it (None: the AI)
     client_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
@@ -131,8 +150,11 @@ class StoredGame:
     client_ids: set[str] = field(default_factory=set)
     move_entries: list[tuple[Move, dict[str, Any]]] = field(default_factory=list)  # the views' move list, kept between states
     rematch: str | None = None  # the id of the next game between the same seats
-    ended: tuple[str, int] | None = None  # ("resigned" or "aborted", the seat that did it): over before its end
+    ended: tuple[str, int] | None = None  # ("resigned", "aborted" or "timeout", the seat that did it or ran out): over before its end
     lesson: Lesson | None = None  # the lesson a "lesson" game is (None when no lesson of this version starts there)
+    control: TimeControl | None = None  # the clock's time control; None: no clock
+    move_times: list[datetime] = field(default_factory=list)  # when each move of the game was made
+    ended_at: datetime | None = None  # when it was resigned, aborted or lost on time
 
     def apply(self, events: list[Event]) -> None:
         """Replay events onto this game; those it already has are skipped.
@@ -140,7 +162,7 @@ class StoredGame:
         Raises:
             StoreError: ``corrupt`` when the log has a gap or an event the rules reject.
         """
-        for number, kind, value, client_id in events:
+        for number, kind, value, client_id, created in events:
             if number < self.version:
                 continue
             try:
@@ -150,11 +172,13 @@ class StoredGame:
                     if self.ended is not None:
                         raise QuiltmakerError("a move after the game was resigned or aborted")
                     self.game.play(value)
+                    self.move_times.append(created)
                 elif kind == "undo":
                     if self.rematch is not None or self.ended is not None:
                         raise QuiltmakerError("an undo after the rematch started")
                     for _ in range(int(value)):
                         self.game.undo()
+                        self.move_times.pop()
                 elif kind == "rematch":
                     if not self.is_finished or self.rematch is not None:
                         raise QuiltmakerError("a rematch before the end of the game, or a second one")
@@ -166,6 +190,14 @@ class StoredGame:
                     if kind == "abort" and not may_abort(self.game):
                         raise QuiltmakerError("an abort after both sides have moved")
                     self.ended = ("resigned" if kind == "resign" else "aborted", seat)
+                    self.ended_at = created
+                elif kind == "timeout":
+                    seat = int(value)
+                    clock = self.clock_at(created)
+                    if self.is_finished or clock is None or clock.flagged != seat:
+                        raise QuiltmakerError(f"a timeout of seat {value} whose time had not run out")
+                    self.ended = ("timeout", seat)
+                    self.ended_at = created
                 else:
                     raise QuiltmakerError(f"unknown event kind {kind!r}")
             except (QuiltmakerError, ValueError) as error:
@@ -173,6 +205,30 @@ class StoredGame:
             self.version += 1
             if client_id:
                 self.client_ids.add(client_id)
+
+    def clock_at(self, now: datetime) -> Clock | None:
+        """The game's clocks at ``now`` (None for a game without a clock)."""
+        if self.control is None:
+            return None
+        position = self.game.position
+        if self.ended_at is not None and not position.is_over:
+            # Stopped by a resignation or the time running out: the side to move spent its time until then.
+            stopped = clock_at(self.control, self.game.movers, self.move_times, position.to_move, self.ended_at)
+            return replace(stopped, running=None, deadline=None)
+        return clock_at(self.control, self.game.movers, self.move_times, position.to_move, now)
+
+    def clock_after(self, kind: str, value: str, at: datetime) -> Clock | None:
+        """The clocks as they will be once event ``kind value``, made at ``at``, is applied (None without a clock).
+
+        (Only online games have clocks, and they have no undo.)
+        """
+        if self.control is None:
+            return None
+        position = self.game.position
+        if kind != "move" or position.to_move is None:
+            return clock_at(self.control, self.game.movers, self.move_times, None, at)  # the game ends, or is over
+        after = position.play(Move.from_text(value))
+        return clock_at(self.control, [*self.game.movers, position.to_move], [*self.move_times, at], after.to_move, at)
 
     @property
     def against_ai(self) -> bool:
@@ -215,12 +271,17 @@ def may_abort(game: Game) -> bool:
     return len(set(game.movers)) < 2
 
 
-# An event as read from the log: number, kind ("move", "undo" or "rematch"), value, client id.
-Event = tuple[int, str, str, str | None]
+# An event as read from the log: number, kind (see the module's docstring), value, client id, when it was made.
+Event = tuple[int, str, str, str | None, datetime]
 
 
 def _event(row: EventRow) -> Event:
-    return row.number, row.kind, row.value, row.client_id
+    return row.number, row.kind, row.value, row.client_id, _utc(row.created)
+
+
+def _utc(moment: datetime) -> datetime:
+    """A stored moment as an aware UTC datetime (SQLite hands them back without their zone)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
 @contextlib.contextmanager
@@ -235,6 +296,11 @@ def _damage_is_corrupt(game_id: str) -> Iterator[None]:
         raise
     except DatabaseError as error:
         raise StoreError("corrupt", f"game {game_id} cannot be read from the database (damaged storage): {error.orig}") from None
+
+
+def _watched(clock: Clock) -> datetime | None:
+    """The deadline the processes watch: a running real-time clock's (correspondence games end by a claim)."""
+    return clock.deadline if clock.control.kind == "realtime" and clock.running is not None else None
 
 
 def _chat_view(row: ChatRow) -> dict[str, Any]:
@@ -296,11 +362,13 @@ class GameStore:
         creator_seat: int = 0,
         lesson: int | None = None,
         script: Sequence[str] = (),
+        control: TimeControl | None = None,
     ) -> tuple[str, str, str | None]:
         """Store a new game; return its id, the creator's token and (online) the invitation code.
 
         A lesson's game is stored with its number and with the moves played before
-        the lesson (``script``, already checked by the rules) as its first events.
+        the lesson (``script``, already checked by the rules) as its first events;
+        a clocked game with its time control.
         """
         if mode not in MODES:
             raise StoreError("malformed", f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
@@ -325,6 +393,8 @@ class GameStore:
             session.flush()  # the game's row first: the lesson and its events refer to it
             if lesson is not None:
                 session.add(LessonRow(game_id=game_id, number=lesson))
+            if control is not None:
+                session.add(ClockRow(game_id=game_id, control=control.to_json(), deadline=None))
             created = _now()
             for number, move in enumerate(script):
                 session.add(EventRow(game_id=game_id, number=number, kind="move", value=move, seat=None, client_id=None, created=created))
@@ -351,6 +421,9 @@ class GameStore:
         )
         with self._sessions.begin() as session:
             session.add(row)
+            if stored.control is not None:  # the same time control
+                session.flush()
+                session.add(ClockRow(game_id=row.id, control=stored.control.to_json(), deadline=None))
         return row.id
 
     def delete_unstarted(self, created_before: datetime) -> int:
@@ -361,6 +434,7 @@ class GameStore:
             if ids:
                 session.execute(delete(LessonRow).where(LessonRow.game_id.in_(ids)))
                 session.execute(delete(ChatRow).where(ChatRow.game_id.in_(ids)))
+                session.execute(delete(ClockRow).where(ClockRow.game_id.in_(ids)))
                 session.execute(delete(GameRow).where(GameRow.id.in_(ids)))
             return len(ids)
 
@@ -371,6 +445,7 @@ class GameStore:
                 return False
             row = session.get(GameRow, game_id)
             if row is not None:
+                session.execute(delete(ClockRow).where(ClockRow.game_id == game_id))
                 session.delete(row)
             return row is not None
 
@@ -410,6 +485,7 @@ class GameStore:
                 raise StoreError("not_found", f"no game {game_id!r}")
             events = session.scalars(select(EventRow).where(EventRow.game_id == game_id).order_by(EventRow.number)).all()
             lesson_number = session.scalar(select(LessonRow.number).where(LessonRow.game_id == game_id))
+            control = session.scalar(select(ClockRow.control).where(ClockRow.game_id == game_id))
         try:
             game = Game(Position.from_text(row.start), row.names)
         except (QuiltmakerError, ValueError) as error:
@@ -426,6 +502,10 @@ class GameStore:
             game=game,
             version=0,
         )
+        try:
+            stored.control = None if control is None else TimeControl.from_json(control)
+        except (QuiltmakerError, KeyError, TypeError, ValueError) as error:
+            raise StoreError("corrupt", f"game {game_id} has a corrupt time control: {error}") from error
         stored.apply([_event(e) for e in events])
         if lesson_number is not None:
             stored.lesson = lesson_of(lesson_number, stored.game)
@@ -448,12 +528,23 @@ class GameStore:
 
     # Writing -----------------------------------------------------------------
 
-    def append(self, game_id: str, version: int, kind: str, value: str, seat: int | None, client_id: str | None) -> int:
-        """Append event number ``version``; return the new version.
+    def append(
+        self,
+        game_id: str,
+        version: int,
+        kind: str,
+        value: str,
+        seat: int | None,
+        client_id: str | None,
+        at: datetime | None = None,
+        clock: Clock | None = None,
+    ) -> int:
+        """Append event number ``version``, made at ``at`` (now by default); return the new version.
 
         The caller has checked the event against the state of that version;
         the unique (game, number) constraint makes the check and the write
-        one atomic step across threads and processes.
+        one atomic step across threads and processes. A clocked game's
+        ``clock`` after the event sets its deadline in the same transaction.
 
         Raises:
             StoreError: ``stale`` when another event took that number first.
@@ -468,12 +559,25 @@ class GameStore:
                         value=value,
                         seat=seat,
                         client_id=client_id,
-                        created=_now(),
+                        created=at or _now(),
                     )
                 )
+                if clock is not None:
+                    session.execute(update(ClockRow).where(ClockRow.game_id == game_id).values(deadline=_watched(clock)))
         except IntegrityError:
             raise StoreError("stale", f"the game has moved on from version {version}; here is the new state") from None
         return version + 1
+
+    def set_deadline(self, game_id: str, clock: Clock) -> None:
+        """Put a clocked game's deadline right (one found not yet come, or missed)."""
+        with self._sessions.begin() as session:
+            session.execute(update(ClockRow).where(ClockRow.game_id == game_id).values(deadline=_watched(clock)))
+
+    def due(self, now: datetime, limit: int = 100) -> list[str]:
+        """The games whose real-time clock's deadline has come by ``now``, earliest first."""
+        with self._sessions() as session:
+            query = select(ClockRow.game_id).where(ClockRow.deadline <= now).order_by(ClockRow.deadline).limit(limit)
+            return list(session.scalars(query))
 
     def add_chat(self, game_id: str, seat: int, text: str) -> dict[str, Any]:
         """Store a chat line; return it as sent to the players."""

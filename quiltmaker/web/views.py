@@ -7,6 +7,7 @@ turn, the buttons an advance earns and the scoring all come from here.
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 from typing import Any
 
 from ..core.components import (
@@ -25,6 +26,7 @@ from ..core.game import Game
 from ..core.moves import ACTIONS, ADVANCE, BUY, COLUMNS, SPECIAL, Move, square_name
 from ..core.position import NO_BONUS, MoveEffect, Position
 from ..tutorial import LESSONS, facts, marked_squares, progress, tutor_moves
+from .clocks import MAX_INCREMENT, MAX_INITIAL, MIN_INITIAL, PRESETS, TimeControl, clock_view
 from .store import StoredGame, may_abort
 
 
@@ -37,6 +39,11 @@ def catalogue(levels: dict[str, str]) -> dict[str, Any]:
         "bonus_points": BONUS_POINTS,
         "bonus_size": BONUS_SIZE,
         "empty_square_penalty": EMPTY_SQUARE_PENALTY,
+        # The lobby's time controls for online games, and a custom one's bounds (see clocks.py).
+        "clocks": {
+            "presets": [{"control": name, "words": TimeControl.parse(name).words} for name in PRESETS],
+            "custom": {"minutes": [MIN_INITIAL / 60, MAX_INITIAL / 60], "increment": [0, MAX_INCREMENT]},
+        },
         "patches": [
             {
                 "id": patch.id,
@@ -192,7 +199,7 @@ def score_breakdown(position: Position) -> list[dict[str, int]]:
 
 
 def result_view(stored: StoredGame) -> dict[str, Any] | None:
-    """How the game ended: the winner, ``by`` score (with the tie-break) or resignation, and the scoring.
+    """How the game ended: the winner, ``by`` score (with the tie-break), resignation or time, and the scoring.
 
     ``None`` while it is played, and for an aborted game (no result).
     """
@@ -203,9 +210,9 @@ def result_view(stored: StoredGame) -> dict[str, Any] | None:
             return None
         return {
             "winner": 1 - seat,
-            "by": "resignation",
+            "by": "resignation" if how == "resigned" else "time",
             "tiebreak": False,
-            "scores": list(position.scores),  # as they stood when the game was resigned
+            "scores": list(position.scores),  # as they stood when the game was resigned or its time ran out
             "breakdown": score_breakdown(position),
         }
     if not position.is_over:
@@ -219,9 +226,13 @@ def result_view(stored: StoredGame) -> dict[str, Any] | None:
     }
 
 
-def state_view(stored: StoredGame, ai_thinking: bool = False, presence: list[bool] | None = None) -> dict[str, Any]:
-    """The whole state of a game, as every client is sent it."""
+def state_view(
+    stored: StoredGame, ai_thinking: bool = False, presence: list[bool] | None = None, now: datetime | None = None
+) -> dict[str, Any]:
+    """The whole state of a game, as every client is sent it (its clocks as they stand at ``now``)."""
     game = stored.game
+    now = now or datetime.now(timezone.utc)
+    clock = stored.clock_at(now)
     position = game.position
     positions = game.positions
     # The move list grows by a move a state: entries are kept while their move is unchanged (an undo drops them).
@@ -263,6 +274,11 @@ def state_view(stored: StoredGame, ai_thinking: bool = False, presence: list[boo
         "lesson": lesson_view(stored),
         # Whether each seat's player is here now (a socket open to this server process; the AI always is).
         "presence": presence if presence is not None else [False, False],
+        "clock": None if clock is None else clock_view(clock, now),
+        # The seat that may claim the win on time (a correspondence opponent past their days).
+        "claimable_by": (
+            1 - clock.flagged if clock is not None and clock.flagged is not None and clock.control.kind == "correspondence" else None
+        ),
     }
 
 
@@ -442,4 +458,5 @@ def summary_view(stored: StoredGame) -> dict[str, Any]:
         "result": result_view(stored),
         "created": stored.created.isoformat(),
         "lesson": None if stored.lesson is None else {"number": stored.lesson.number, "done": progress(stored.lesson, stored.game).done},
+        "clock": None if stored.control is None else stored.control.words,
     }

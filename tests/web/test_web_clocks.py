@@ -1,0 +1,141 @@
+"""Clocks of online games (docs/web.md, "Clocks"): sent with every state, charged by the server, ended on time.
+
+A clock is derived from when each move was made, so these tests set a game's
+past by writing its first moves with earlier times through the store (as a
+game looks after a server was down for a while), instead of waiting minutes.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from web_client import connect, create, game_count, get_state, join
+
+from quiltmaker.web.clocks import TimeControl
+from quiltmaker.web.store import GameStore, StoreError
+
+
+def clocked_game(client: TestClient, clock: str) -> dict[str, Any]:
+    game = create(client, mode="online", seat=0, seed=2, clock=clock)
+    joined = join(client, game).json()
+    return {**game, "tokens": {0: game["token"], 1: joined["token"]}}
+
+
+def play_in_the_past(store: GameStore, game_id: str, moves: list[tuple[str, float]]) -> None:
+    """Append moves as if made ``seconds`` ago each, with the clocks they leave, as the server does."""
+    stored = store.load(game_id)
+    for move, seconds_ago in moves:
+        when = datetime.now(timezone.utc) - timedelta(seconds=seconds_ago)
+        version = stored.version
+        seat = stored.game.position.to_move
+        store.append(game_id, version, "move", move, seat, None, when, stored.clock_after("move", move, when))
+        stored.apply([(version, "move", move, None, when)])
+
+
+def server_store(client: TestClient) -> GameStore:
+    return client.app.state.server.store  # type: ignore[attr-defined,no-any-return]
+
+
+def test_every_state_carries_both_clocks_which_start_once_each_side_has_moved(client: TestClient) -> None:
+    game = clocked_game(client, "10+5")
+    with connect(client, game["id"], game["tokens"][0]) as host, connect(client, game["id"], game["tokens"][1]) as guest:
+        clock = host.state["clock"]
+        assert clock["control"] == "10+5" and clock["words"] == "10 minutes + 5 seconds a move" and clock["kind"] == "realtime"
+        assert clock["remaining"] == [600, 600] and clock["running"] is None and not clock["started"]
+        assert host.move("A")["type"] == "ack"
+        assert host.state["clock"]["running"] is None, "one side has moved: the clocks wait for the other"
+        guest.wait_for(lambda s: s["version"] == 1)
+        assert guest.move("A")["type"] == "ack"
+        clock = guest.state["clock"]
+        assert clock["started"] and clock["running"] == guest.state["to_move"] == 0
+        assert clock["remaining"][1] == 600, "the move that started the clocks costs nothing"
+        assert 590 < clock["remaining"][0] <= 600 and clock["deadline"] is not None
+        host.wait_for(lambda s: s["version"] == 2)
+        assert host.move("A")["type"] == "ack"
+        assert 600 < host.state["clock"]["remaining"][0] <= 605, "the increment comes after each move"
+    assert create(client, mode="online", seat=0)["id"] and get_state(client, create(client, mode="online")["id"])["clock"] is None
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ({"mode": "ai", "clock": "10+5"}, "a clock is for online games"),
+        ({"mode": "local", "clock": "2d"}, "a clock is for online games"),
+        ({"mode": "online", "clock": "10"}, "not a time control"),
+        ({"mode": "online", "clock": "0.1+0"}, "starts with 15 s"),
+        ({"mode": "online", "clock": "10+90"}, "the increment is 0 to 60 seconds"),
+        ({"mode": "online", "clock": "9d"}, "1, 2 or 3 days"),
+    ],
+)
+def test_a_clock_that_is_not_offered_is_refused_and_creates_nothing(client: TestClient, body: dict[str, Any], words: str) -> None:
+    before = game_count(client)
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 422 and words in response.text, response.text
+    assert game_count(client) == before
+
+
+def test_the_server_ends_a_real_time_game_whose_time_ran_out_and_a_late_move_is_refused(client: TestClient) -> None:
+    game = clocked_game(client, "0.25+0")  # 15 seconds each
+    with connect(client, game["id"], game["tokens"][0]) as host, connect(client, game["id"], game["tokens"][1]) as guest:
+        # The clocks started 20 s ago: seat 0, to move, ran out 5 s ago, and nobody has told the server.
+        play_in_the_past(server_store(client), game["id"], [("A", 21), ("A", 20)])
+        over = guest.wait_for(lambda s: s["result"] is not None, "the game to end on time")
+        assert over["result"]["by"] == "time" and over["result"]["winner"] == 1 and over["status"] == "over"
+        assert over["clock"]["running"] is None and over["clock"]["remaining"][0] == 0 and not over["can_resign"]
+        host.wait_for(lambda s: s["result"] is not None)
+        assert host.move("A")["code"] == "game_over"
+    stored = server_store(client).load(game["id"])
+    assert stored.ended == ("timeout", 0) and stored.version == 3, "one timeout, after the two moves"
+    # The rematch keeps the time control.
+    with connect(client, game["id"], game["tokens"][1]) as guest:
+        assert guest.intent("rematch")["type"] == "ack"
+        assert get_state(client, guest.state["rematch"])["clock"]["control"] == "0.25+0"
+
+
+def test_correspondence_refuses_a_move_past_its_days_and_the_opponent_claims_the_win(client: TestClient) -> None:
+    game = clocked_game(client, "1d")
+    day = 86400
+    play_in_the_past(server_store(client), game["id"], [("A", 2 * day + 60), ("A", 2 * day)])  # seat 0 to move, a day late
+    with connect(client, game["id"], game["tokens"][0]) as late, connect(client, game["id"], game["tokens"][1]) as waiting:
+        state = late.state
+        assert state["clock"]["flagged"] == 0 and state["claimable_by"] == 1 and state["result"] is None, "no end by itself"
+        refused = late.move("A")
+        assert refused["code"] == "time" and "time is up" in refused["message"]
+        assert late.intent("claim")["code"] == "not_allowed", "the late side cannot claim"
+        assert waiting.intent("claim")["type"] == "ack"
+        result = waiting.state["result"]
+        assert result == {**result, "winner": 1, "by": "time"} and waiting.state["claimable_by"] is None
+        assert waiting.intent("claim")["code"] == "game_over"
+    client.app.state.server.cache.clear()  # type: ignore[attr-defined]  # replayed from the log, as after a restart
+    assert get_state(client, game["id"])["result"]["by"] == "time"
+
+
+def test_a_claim_is_refused_while_the_other_side_still_has_time_and_in_a_real_time_game(client: TestClient) -> None:
+    game = clocked_game(client, "3d")
+    play_in_the_past(server_store(client), game["id"], [("A", 60), ("A", 30)])
+    with connect(client, game["id"], game["tokens"][1]) as waiting:
+        refused = waiting.intent("claim")
+        assert refused["code"] == "not_allowed" and "still has time" in refused["message"]
+        assert get_state(client, game["id"])["clock"]["deadline"] is not None
+    fast = clocked_game(client, "5+3")
+    with connect(client, fast["id"], fast["tokens"][1]) as player:
+        assert player.intent("claim")["code"] == "not_allowed"
+    untimed = create(client, mode="online", seat=0)
+    with connect(client, untimed["id"], untimed["token"]) as player:
+        assert player.intent("claim")["code"] == "not_allowed"
+
+
+def test_a_log_whose_timeout_came_before_the_time_ran_out_is_corrupt(tmp_path: Any) -> None:
+    from quiltmaker.core.position import Position
+
+    store = GameStore(f"sqlite:///{tmp_path / 'clocks.sqlite3'}")
+    game_id, _, _ = store.create("online", Position.initial(3, first_player=0), ["A", "B"], control=TimeControl.parse("5+0"))
+    play_in_the_past(store, game_id, [("A", 10), ("A", 5)])
+    store.append(game_id, 2, "timeout", "0", None, None)  # seat 0 has almost all of its five minutes
+    with pytest.raises(StoreError) as refused:
+        store.load(game_id)
+    assert refused.value.code == "corrupt" and "had not run out" in str(refused.value)
+    store.close()
