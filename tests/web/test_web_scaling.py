@@ -11,12 +11,19 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import httpx
 import pytest
 from web_helpers import TEST_LIMITS, free_port, start_server
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 from websockets.sync.client import connect
+
+from quiltmaker.core.position import Position
+from quiltmaker.web.clocks import TimeControl
+from quiltmaker.web.store import EventRow, GameStore, database_url_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     shutil.which("redis-server") is None and not os.environ.get("CI"),
@@ -81,14 +88,14 @@ def redis_url(redis: RedisServer) -> str:
     return redis.url
 
 
-@pytest.fixture
-def two_servers(tmp_path: Path, redis_url: str) -> Iterator[list[str]]:
-    """Two `quiltmaker serve` processes on one SQLite database and one Redis."""
+@contextlib.contextmanager
+def servers(data: Path, redis_url: str, count: int = 2) -> Iterator[list[str]]:
+    """``count`` `quiltmaker serve` processes on one SQLite database in ``data`` and one Redis; their addresses."""
     processes, urls = [], []
     try:
-        for index in range(2):
-            arguments = ["--data", str(tmp_path), "--redis", redis_url, *TEST_LIMITS]
-            process, port = start_server(arguments, tmp_path / f"server-{index}.log")
+        for index in range(count):
+            arguments = ["--data", str(data), "--redis", redis_url, *TEST_LIMITS]
+            process, port = start_server(arguments, data / f"server-{index}.log")
             processes.append(process)
             urls.append(f"127.0.0.1:{port}")
         yield urls
@@ -97,6 +104,13 @@ def two_servers(tmp_path: Path, redis_url: str) -> Iterator[list[str]]:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+@pytest.fixture
+def two_servers(tmp_path: Path, redis_url: str) -> Iterator[list[str]]:
+    """Two `quiltmaker serve` processes on one SQLite database and one Redis."""
+    with servers(tmp_path, redis_url) as urls:
+        yield urls
 
 
 def _receive(ws, kind: str, seconds: float = 20.0) -> dict:  # type: ignore[no-untyped-def]
@@ -183,3 +197,51 @@ def test_a_chat_line_reaches_the_player_on_the_other_server(two_servers: list[st
             _take_seat(ws, token)
         host.send(json.dumps({"type": "chat", "text": "hello from a"}))
         assert _receive(other, "chat")["lines"][0]["text"] == "hello from a"
+
+
+def _events(url: str, game_id: str) -> list[str]:
+    store = GameStore(url)
+    try:
+        with Session(store.engine) as session:
+            return list(session.scalars(select(EventRow.kind).where(EventRow.game_id == game_id).order_by(EventRow.number)))
+    finally:
+        store.close()
+
+
+def test_exactly_one_server_ends_a_game_on_time_also_one_whose_time_ran_out_while_no_server_ran(tmp_path: Path, redis_url: str) -> None:
+    url = database_url_for(tmp_path)
+    # Games whose clocks (15 s each) started 20 s ago while no server was running: deadlines from the database.
+    store = GameStore(url)
+    waited = []
+    for seed in range(8):
+        game_id, _, _ = store.create("online", Position.initial(seed, first_player=0), ["A", "B"], control=TimeControl.parse("0.25+0"))
+        stored = store.load(game_id)
+        for move, seconds_ago in (("A", 21), ("A", 20)):
+            when = datetime.now(timezone.utc) - timedelta(seconds=seconds_ago)
+            version = stored.version
+            store.append(game_id, version, "move", move, stored.game.position.to_move, None, when, stored.clock_after("move", move, when))
+            stored.apply([(version, "move", move, None, when)])
+        waited.append(game_id)
+    store.close()
+    with servers(tmp_path, redis_url) as (a, b):
+        # And one played now, its players on different servers: its clock runs out while both servers watch it.
+        created = httpx.post(f"http://{a}/api/games", json={"mode": "online", "seat": 0, "clock": "0.25+0"}).json()
+        guest = httpx.post(f"http://{b}/api/games/{created['id']}/join", json={"invite": created["invite"]}).json()
+        with connect(f"ws://{a}/ws/games/{created['id']}") as host, connect(f"ws://{b}/ws/games/{created['id']}") as other:
+            _take_seat(host, created["token"])
+            _take_seat(other, guest["token"])
+            host.send(json.dumps({"type": "move", "move": "A", "version": 0, "id": "h1"}))
+            assert _receive(host, "ack")["version"] == 1
+            other.send(json.dumps({"type": "move", "move": "A", "version": 1, "id": "g1"}))
+            assert _receive(other, "ack")["version"] == 2
+            for ws in (host, other):
+                while (state := _receive(ws, "state", seconds=40)["state"])["result"] is None:
+                    pass
+                assert state["result"]["by"] == "time" and state["result"]["winner"] == 1
+        for game_id in waited:
+            assert httpx.get(f"http://{b}/api/games/{game_id}").json()["result"]["by"] == "time"
+    for game_id in [*waited, created["id"]]:
+        assert _events(url, game_id) == ["move", "move", "timeout"]
+    for index in range(2):
+        log = (tmp_path / f"server-{index}.log").read_text()
+        assert "Traceback" not in log and "failed" not in log, log[-3000:]
