@@ -117,3 +117,21 @@ def free_port() -> int:
 
 # A test plays from one address much faster than any person: these lift the server's rate limits for it.
 TEST_LIMITS = ["--create-limit", "100000/minute", "--intent-limit", "100000/second"]
+
+
+def play_in_the_past(store: Any, game_id: str, moves: list[tuple[str, float]]) -> None:
+    """Append moves to a stored game as if each was made ``seconds_ago``, with the clocks they leave, as the server does.
+
+    A clock is derived from when each move was made, so this gives a clocked
+    game a past (as a game looks after its server was down a while) without
+    waiting for it.
+    """
+    from datetime import datetime, timedelta, timezone
+
+    stored = store.load(game_id)
+    for move, seconds_ago in moves:
+        when = datetime.now(timezone.utc) - timedelta(seconds=seconds_ago)
+        version = stored.version
+        seat = stored.game.position.to_move
+        store.append(game_id, version, "move", move, seat, None, when, stored.clock_after("move", move, when))
+        stored.apply([(version, "move", move, None, when)])

@@ -7,12 +7,12 @@ game looks after a server was down for a while), instead of waiting minutes.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from web_client import connect, create, game_count, get_state, join
+from web_helpers import play_in_the_past
 
 from quiltmaker.web.clocks import TimeControl
 from quiltmaker.web.store import GameStore, StoreError
@@ -22,17 +22,6 @@ def clocked_game(client: TestClient, clock: str) -> dict[str, Any]:
     game = create(client, mode="online", seat=0, seed=2, clock=clock)
     joined = join(client, game).json()
     return {**game, "tokens": {0: game["token"], 1: joined["token"]}}
-
-
-def play_in_the_past(store: GameStore, game_id: str, moves: list[tuple[str, float]]) -> None:
-    """Append moves as if made ``seconds`` ago each, with the clocks they leave, as the server does."""
-    stored = store.load(game_id)
-    for move, seconds_ago in moves:
-        when = datetime.now(timezone.utc) - timedelta(seconds=seconds_ago)
-        version = stored.version
-        seat = stored.game.position.to_move
-        store.append(game_id, version, "move", move, seat, None, when, stored.clock_after("move", move, when))
-        stored.apply([(version, "move", move, None, when)])
 
 
 def server_store(client: TestClient) -> GameStore:

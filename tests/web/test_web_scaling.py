@@ -11,12 +11,11 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import httpx
 import pytest
-from web_helpers import TEST_LIMITS, free_port, start_server
+from web_helpers import TEST_LIMITS, free_port, play_in_the_past, start_server
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from websockets.sync.client import connect
@@ -215,12 +214,7 @@ def test_exactly_one_server_ends_a_game_on_time_also_one_whose_time_ran_out_whil
     waited = []
     for seed in range(8):
         game_id, _, _ = store.create("online", Position.initial(seed, first_player=0), ["A", "B"], control=TimeControl.parse("0.25+0"))
-        stored = store.load(game_id)
-        for move, seconds_ago in (("A", 21), ("A", 20)):
-            when = datetime.now(timezone.utc) - timedelta(seconds=seconds_ago)
-            version = stored.version
-            store.append(game_id, version, "move", move, stored.game.position.to_move, None, when, stored.clock_after("move", move, when))
-            stored.apply([(version, "move", move, None, when)])
+        play_in_the_past(store, game_id, [("A", 21), ("A", 20)])
         waited.append(game_id)
     store.close()
     with servers(tmp_path, redis_url) as (a, b):

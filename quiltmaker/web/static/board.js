@@ -5,6 +5,7 @@ import { $, el, fill, findAll, formatNumber, icon, plural, SEAT_COLOURS, shapeNo
 import { buildQuilt, cellsOverlay, paintQuilt } from "./quilt.js";
 import { arriving, bonusArea, buyEntry, canAct, canPlace, isAiSeat, isMine, legal, nameOf, possessive, shownJudgement, specialsPending, ui, view } from "./store.js";
 import { ghostNode } from "./hand.js";
+import { clockBadge } from "./clock.js";
 
 // ---------------------------------------------------------------- time track
 
@@ -177,7 +178,7 @@ export function renderPlayers(v) {
       tags.push(el("span", { class: `tag presence ${here ? "here" : "away"}`, "data-testid": `presence-${seat}` }, here ? "● here" : "○ away"));
     }
     if (v.live && s.bonus === seat) tags.push(el("span", { class: "tag bonus", title: `completed a ${bonusArea()} area first` }, `${bonusArea()} bonus +${ui.catalogue.bonus_points}`));
-    fill(q.head, tokenBadge(seat), el("h2", { class: "player-name" }, nameOf(seat)), tags);
+    fill(q.head, tokenBadge(seat), el("h2", { class: "player-name" }, nameOf(seat)), tags, clockBadge(seat));
     const penalty = ui.catalogue.empty_square_penalty;
     fill(q.stats,
       stat("Buttons", v.buttons?.[seat], `buttons-${seat}`, "buttons held: money now, points at the end"),

@@ -18,6 +18,7 @@ import { capture, play } from "./motion.js";
 import { setSoundOn, soundFor, soundOn } from "./sound.js";
 import { startAttention } from "./attention.js";
 import { onChatLines, startChat } from "./chat.js";
+import { startClocks } from "./clock.js";
 import { onBoardClick, onBoardFocus, onBoardKey, onContextMenu, onGlobalKey, onOfferClick, onOfferKey, onOfferPointerDown, onPointerMove, onPointerUp, onWheel } from "./input.js";
 
 // ================================================================ start
@@ -116,6 +117,7 @@ function onMessage(message) {
       render();
       break;
     case "state":
+      message.state.receivedAt = performance.now(); // the running clock counts down from here (clock.js)
       showInTurn(message.state);
       break;
     case "ack": {
@@ -169,6 +171,7 @@ const ERROR_TITLES = {
   not_found: "No such game",
   busy: "Busy",
   rate_limited: "Too fast",
+  time: "Out of time",
 };
 
 // ================================================================ the other side's moves, one at a time
@@ -375,6 +378,8 @@ function bindControls() {
   });
   startAttention();
   startChat();
+  startClocks((state) => { if (ui.state && state.version >= ui.state.version) showInTurn(state); });
+  $("claim").addEventListener("click", () => sendIntent({ type: "claim" }, { kind: "claim", text: "claim" }));
   const sound = $("sound-setting", HTMLInputElement);
   sound.checked = soundOn();
   sound.addEventListener("change", () => setSoundOn(sound.checked));

@@ -9,6 +9,7 @@ const modeSelect = $("mode", HTMLSelectElement);
 const levelSelect = $("level", HTMLSelectElement);
 const levelDescription = $("level-description");
 const seatSelect = $("seat", HTMLSelectElement);
+const clockSelect = $("clock", HTMLSelectElement);
 const message = $("lobby-message");
 const gamesBox = $("your-games");
 
@@ -32,6 +33,28 @@ function updateFields() {
   $("name1-field").hidden = mode === "ai";
   $("name0-label").textContent = mode === "local" ? "First player's name" : "Your name";
   $("name1-label").textContent = mode === "online" ? "Your friend's name" : "Second player's name";
+  $("clock-field").hidden = mode !== "online";
+  $("custom-clock").hidden = mode !== "online" || clockSelect.value !== "custom";
+}
+
+/** The time controls the server offers (its catalogue), then a custom one. */
+function showClocks(clocks) {
+  const presets = Array.isArray(clocks?.presets) ? clocks.presets : [];
+  fill(
+    clockSelect,
+    el("option", { value: "" }, "no clock"),
+    presets.map((preset) => el("option", { value: preset.control }, preset.words)),
+    el("option", { value: "custom" }, "custom real-time…"),
+  );
+}
+
+/** The clock asked for: a preset's name, "minutes+seconds" for a custom one (the server checks its bounds), or null. */
+function chosenClock() {
+  if (modeSelect.value !== "online" || !clockSelect.value) return null;
+  if (clockSelect.value !== "custom") return clockSelect.value;
+  const minutes = Number($("clock-minutes", HTMLInputElement).value);
+  const increment = Number($("clock-increment", HTMLInputElement).value);
+  return `${Number.isFinite(minutes) ? Math.round(minutes * 100) / 100 : 0}+${Number.isFinite(increment) ? Math.round(increment) : 0}`;
 }
 
 function describeLevel() {
@@ -44,6 +67,7 @@ async function loadLevels() {
     const { body } = await api("/api/catalogue");
     levels = Array.isArray(body.levels) ? body.levels : [];
     lessons = Array.isArray(body.lessons) ? body.lessons : [];
+    showClocks(body.clocks);
     showLessons();
     if (levels.length) {
       fill(
@@ -81,6 +105,8 @@ async function createGame(event) {
   }
   const request = { mode, variant: $("variant", HTMLSelectElement).value, seed: null, seat, names };
   if (mode === "ai") request.level = levelSelect.value;
+  const clock = chosenClock();
+  if (clock) request.clock = clock;
   submit.disabled = true;
   say("Creating the game…");
   try {
@@ -145,6 +171,7 @@ function describeStatus(game) {
     const scores = game.result.scores;
     const score = scores ? `, ${formatNumber(scores[winner])} to ${formatNumber(scores[1 - winner])}` : "";
     if (game.result.by === "resignation") return `finished: ${names[winner] ?? `player ${winner}`} won by resignation`;
+    if (game.result.by === "time") return `finished: ${names[winner] ?? `player ${winner}`} won on time`;
     return `finished: ${names[winner] ?? `player ${winner}`} won${score}`;
   }
   if (game.status === "waiting") return "waiting for your friend to join";
@@ -216,7 +243,7 @@ async function showGames() {
         el(
           "span",
           { class: "game-meta" },
-          game ? `${MODE_NAMES[game.mode] || game.mode} · ${describeStatus(game)} · ${seatText}` : "not found on this server",
+          game ? `${MODE_NAMES[game.mode] || game.mode}${game.clock ? ` (${game.clock})` : ""} · ${describeStatus(game)} · ${seatText}` : "not found on this server",
         ),
         forget,
       ),
@@ -246,6 +273,7 @@ function created(game, entry) {
 }
 
 modeSelect.addEventListener("change", updateFields);
+clockSelect.addEventListener("change", updateFields);
 levelSelect.addEventListener("change", describeLevel);
 form.addEventListener("submit", createGame);
 updateFields();

@@ -97,7 +97,7 @@ function renderTurn(v) {
   const node = $("turn");
   // The turn box is a live region: redraw it only when it says something new,
   // so a screen reader does not repeat it after every message.
-  const key = JSON.stringify([s?.version, s?.status, v?.live, ui.seat, ui.connection === "open", s?.ai?.thinking, s?.lesson?.done]);
+  const key = JSON.stringify([s?.version, s?.status, v?.live, ui.seat, ui.connection === "open", s?.ai?.thinking, s?.lesson?.done, s?.claimable_by]);
   if (key === turnKey) return;
   turnKey = key;
   if (!s) {
@@ -106,8 +106,8 @@ function renderTurn(v) {
   }
   if (s.result) {
     const w = s.result.winner;
-    const how = s.result.by === "resignation" ? `: ${nameOf(1 - w)} resigned` : "";
-    fill(node, el("p", { class: "turn-main" }, tokenBadge(w), ` Game over: ${nameOf(w)} wins${ui.seat === w ? " (you)" : ""}${how}.`));
+    const how = s.result.by === "resignation" ? `: ${nameOf(1 - w)} resigned` : s.result.by === "time" ? ` on time: ${nameOf(1 - w)} ran out of time` : "";
+    fill(node, el("p", { class: "turn-main" }, tokenBadge(w), ` Game over: ${nameOf(w)}${ui.seat === w ? " (you)" : ""} wins${how}.`));
   } else if (s.lesson?.done) {
     fill(node, el("p", { class: "turn-main" }, "This lesson is done."), el("p", { class: "turn-reason" }, "Go on to the next lesson, or start this one again."));
   } else if (s.status === "aborted") {
@@ -122,7 +122,10 @@ function renderTurn(v) {
     fill(node,
       el("p", { class: "turn-main" }, tokenBadge(p), ` ${who}`),
       s.turn_reason ? el("p", { class: "turn-reason" }, `Why: ${s.turn_reason}.`.replace(/\.\.$/, ".")) : null,
-      ui.seat === null ? el("p", { class: "turn-reason" }, "You are watching this game.") : null);
+      ui.seat === null ? el("p", { class: "turn-reason" }, "You are watching this game.") : null,
+      s.claimable_by !== null && s.claimable_by !== undefined && s.claimable_by === ui.seat
+        ? el("p", { class: "turn-reason", "data-testid": "claimable" }, `${nameOf(p)} is past their time (${s.clock.words}): you may claim the win, or wait for the move.`)
+        : null);
   }
   // Also while it is simply the computer's turn: a page that connects before
   // the server has started the computer's search gets thinking: false.
@@ -164,6 +167,8 @@ export function renderActions() {
   const seated = typeof ui.seat === "number";
   $("abort", HTMLButtonElement).hidden = !(seated && s?.can_abort && live) || !!ui.ending;
   $("resign", HTMLButtonElement).hidden = !(seated && s?.can_resign && !s?.can_abort && live) || !!ui.ending;
+  // A correspondence opponent past their days: the server names the seat that may claim the win.
+  $("claim", HTMLButtonElement).hidden = !(seated && s?.claimable_by === ui.seat && live);
   $("ending").hidden = !ui.ending;
   if (ui.ending) {
     $("ending-words").textContent = ui.ending === "resign" ? "Resign this game? Your opponent wins." : "Abort this game? It ends with no result.";
@@ -237,8 +242,8 @@ function renderResult() {
     el("tr", { class: cls }, el("th", { scope: "row" }, label), [0, 1].map((p) => el("td", { "data-testid": `result-${cls || label.split(" ")[0].toLowerCase()}-${p}` }, b[p] ? get(b[p], p) : "–")));
   fill(box,
     el("h2", { class: "panel-title" }, "Final score"),
-    r.by === "resignation"
-      ? el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins: ${nameOf(1 - r.winner)} resigned. The scores as they stood:`)
+    r.by === "resignation" || r.by === "time"
+      ? el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins: ${nameOf(1 - r.winner)} ${r.by === "time" ? "ran out of time" : "resigned"}. The scores as they stood:`)
       : el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins${(r.scores || []).length === 2 ? `, ${formatNumber(r.scores[r.winner])} to ${formatNumber(r.scores[1 - r.winner])}` : ""}.`),
     r.tiebreak ? el("p", { class: "tiebreak", "data-testid": "tiebreak" }, `Tied on points: ${nameOf(r.winner)} wins the tie-break by reaching space ${ui.catalogue.last_space} first.`) : null,
     el("table", { class: "score-table" },

@@ -57,3 +57,10 @@ export function soundFor(previous, state) {
   if (last && (last.kind === "advance" || (last.income_paid || []).length)) SOUNDS.buttons();
   if (state.result && !previous.result) SOUNDS.end();
 }
+
+/** Two short high beeps: this player's own clock is low. */
+export function lowTimeTone() {
+  if (!soundOn()) return;
+  tone(988, 0, 0.09, "square", 0.08);
+  tone(988, 0.16, 0.09, "square", 0.08);
+}

@@ -1,0 +1,112 @@
+// @ts-check
+// The clocks of an online game. The server keeps the time: it charges each move,
+// sends both clocks with every state, and ends the game when a real-time clock
+// runs out. The page only counts the running clock down between two states, from
+// the moment each state arrived (so a wrong clock on this computer changes nothing).
+
+import { api, el } from "./common.js";
+import { isMine, nameOf, ui } from "./store.js";
+import { banner } from "./notices.js";
+import { lowTimeTone } from "./sound.js";
+
+const TICK_MS = 200;
+/** Seats already warned of low time on this page, for the state's version in which the clock last started. */
+const warned = new Map();
+
+/** Seconds a seat has left now (null without a clock): the state's figure, less the time since it came if it runs. */
+export function secondsLeft(seat) {
+  const clock = ui.state?.clock;
+  if (!clock) return null;
+  const base = clock.remaining[seat];
+  if (clock.running !== seat) return base;
+  const arrived = ui.state.receivedAt ?? performance.now();
+  return Math.max(0, base - (performance.now() - arrived) / 1000);
+}
+
+/** A clock as players read it: 9:58, 1:02:03, 8.4 under ten seconds; days and hours for correspondence. */
+export function clockText(seconds, kind) {
+  if (kind === "correspondence" && seconds >= 3600) {
+    const days = Math.floor(seconds / 86400);
+    const hours = Math.floor((seconds % 86400) / 3600);
+    const minutes = Math.floor((seconds % 3600) / 60);
+    return days ? `${days} day${days > 1 ? "s" : ""} ${hours} h` : `${hours} h ${minutes} min`;
+  }
+  if (seconds < 10) return (Math.floor(seconds * 10) / 10).toFixed(1);
+  const whole = Math.floor(seconds);
+  const h = Math.floor(whole / 3600);
+  const m = Math.floor((whole % 3600) / 60);
+  const s = String(whole % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+}
+
+/** A seat's clock for its player's heading (null in a game without a clock); the ticker keeps it current. */
+export function clockBadge(seat) {
+  if (!ui.state?.clock) return null;
+  const badge = el("span", { class: "clock", "data-seat": String(seat), "data-testid": `clock-${seat}`, role: "timer" });
+  paint(badge, seat);
+  return badge;
+}
+
+function paint(badge, seat) {
+  const clock = ui.state.clock;
+  const left = secondsLeft(seat) ?? 0;
+  const text = clockText(left, clock.kind);
+  if (badge.textContent !== text) badge.textContent = text;
+  const running = clock.running === seat && !ui.state.result;
+  badge.classList.toggle("running", running);
+  badge.classList.toggle("low", running && left < clock.low);
+  badge.classList.toggle("out", left <= 0);
+  badge.title = `${nameOf(seat)}'s time (${clock.words})${clock.started ? "" : ": the clocks start once each side has moved"}`;
+  badge.setAttribute("aria-label", `${nameOf(seat)}'s clock: ${spoken(left, clock.kind)}${running ? ", running" : ""}`);
+}
+
+function spoken(seconds, kind) {
+  if (kind === "correspondence" && seconds >= 3600) return `${clockText(seconds, kind)} left`;
+  const whole = Math.ceil(seconds);
+  const m = Math.floor(whole / 60);
+  const s = whole % 60;
+  return `${m ? `${m} minute${m > 1 ? "s" : ""} ` : ""}${s} second${s === 1 ? "" : "s"} left`;
+}
+
+/** The version whose state was asked for again once its running clock reached zero. */
+let refreshed = -1;
+
+/**
+ * Redraw every clock, and warn this browser's player once when their own running clock gets low.
+ * When the running clock reaches zero here, ask the server for the state again: it decides what
+ * that means (a real-time game it ends itself; a correspondence game becomes claimable).
+ */
+function tick(onFresh) {
+  const clock = ui.state?.clock;
+  if (!clock) return;
+  for (const badge of document.querySelectorAll(".clock[data-seat]")) paint(badge, Number(/** @type {HTMLElement} */ (badge).dataset.seat));
+  const seat = clock.running;
+  if (seat !== null && !ui.state.result && (secondsLeft(seat) ?? 1) <= 0 && refreshed !== ui.state.version) {
+    refreshed = ui.state.version;
+    const id = ui.state.id;
+    setTimeout(async () => {
+      try {
+        const { body } = await api(`/api/games/${encodeURIComponent(id)}`);
+        body.receivedAt = performance.now();
+        onFresh(body);
+      } catch {
+        refreshed = -1; // try again on a later tick
+      }
+    }, clock.kind === "realtime" ? 1000 : 0); // a real-time game's end normally arrives by itself first
+  }
+  if (seat === null || ui.state.result || !isMine(seat) || ui.seat === "both") return;
+  const left = secondsLeft(seat) ?? Infinity;
+  const key = `${ui.state.id}:${seat}`;
+  if (left < clock.low && left > 0 && !warned.has(key)) {
+    warned.set(key, true);
+    banner(`Your clock: ${spoken(left, clock.kind)}.`, "clock", 6000);
+    lowTimeTone();
+  } else if (left >= clock.low) {
+    warned.delete(key); // an increment took it back up: warn again next time
+  }
+}
+
+/** Start the ticker; ``onFresh`` takes a state fetched when a clock ran out. */
+export function startClocks(onFresh) {
+  setInterval(() => tick(onFresh), TICK_MS);
+}
