@@ -12,13 +12,16 @@ import tempfile
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
 
 import pytest
 from fastapi.testclient import TestClient
 from web_client import TEST_QUOTAS
+from web_helpers import play_in_the_past
 
 from quiltmaker.core.position import Position
 from quiltmaker.web.app import Settings, create_app
+from quiltmaker.web.clocks import TimeControl
 from quiltmaker.web.store import GameStore, StoreError
 
 BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
@@ -78,6 +81,19 @@ def test_the_store_appends_once_per_number_and_replays(postgres_url: str) -> Non
     store.append(game_id, 1, "undo", "1", 1, None)
     loaded = store.load(game_id)
     assert loaded.version == 2 and loaded.game.moves == [] and loaded.client_ids == {"one"}
+    store.close()
+
+
+def test_a_clock_deadline_is_stored_and_found_due_and_its_timeout_replays(postgres_url: str) -> None:
+    store = GameStore(postgres_url)
+    game_id, _, _ = store.create("online", Position.initial(5, first_player=0), ["Ann", "Bob"], control=TimeControl.parse("0.25+0"))
+    play_in_the_past(store, game_id, [("A", 21), ("A", 20)])  # the clocks started 20 s ago: 15 s each
+    assert game_id in store.due(datetime.now(timezone.utc))
+    stored = store.load(game_id)
+    clock = stored.clock_at(datetime.now(timezone.utc))
+    assert clock is not None and clock.flagged == 0
+    store.append(game_id, 2, "timeout", "0", None, None, clock=stored.clock_after("timeout", "0", datetime.now(timezone.utc)))
+    assert game_id not in store.due(datetime.now(timezone.utc)) and store.load(game_id).ended == ("timeout", 0)
     store.close()
 
 
