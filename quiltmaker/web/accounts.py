@@ -126,6 +126,14 @@ class Accounts:
             self._set_password(account.id, password)
         return account, self.new_session(account)
 
+    def find(self, name: str) -> Account | None:
+        """The account of a name (any case), or None."""
+        if not NAME.fullmatch(name):
+            return None
+        with self._sessions() as session:
+            row = session.scalar(select(AccountRow).where(AccountRow.name_key == name.lower()))
+        return None if row is None else Account(row.id, row.name)
+
     def new_session(self, account: Account) -> str:
         token = secrets.token_urlsafe(32)
         with self._sessions.begin() as session:

@@ -15,6 +15,7 @@ import os
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
+from datetime import datetime, timezone
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
@@ -170,6 +171,9 @@ class AIService:
                 if stored.version != version:
                     return  # the game moved on (an undo) while the AI thought
                 stored.game.position.play(move)  # the rules check the AI like anyone else
+                clock = stored.clock_at(datetime.now(timezone.utc))
+                if clock is not None and clock.flagged is not None:
+                    return  # its time ran out while it thought: the clock watcher ends the game
                 await server.record(stored, version, "move", move, None, None)
         except Exception as error:  # a broken worker, the database: log it; the AI tries again below
             log.warning("AI move in game %s at version %d failed: %s", game_id, version, error)
@@ -184,8 +188,8 @@ class AIService:
 
     async def hint(self, stored: StoredGame, version: int) -> dict[str, Any]:
         """The hint message for the player to move at ``version`` (searched once, shared by every asker)."""
-        if stored.mode == "online":
-            raise ProtocolError("not_allowed", "hints are not given in online games")
+        if stored.mode == "online" or stored.control is not None:
+            raise ProtocolError("not_allowed", "hints are not given in online games or games with a clock")
         if stored.lesson is not None:
             raise ProtocolError("not_allowed", "a lesson says what to do: the hint is for games")
         position = stored.game.position

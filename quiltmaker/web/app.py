@@ -23,7 +23,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DatabaseError
 
-from . import account_api, http_api, sockets
+from . import account_api, http_api, player_api, sockets
 from .games import GameServer
 from ..core.errors import QuiltmakerError
 from .guards import BoundedBodies, HeadersInTime, SecurityHeaders
@@ -54,11 +54,16 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(http_api.router)
     app.include_router(account_api.router)
+    app.include_router(player_api.router)
     app.include_router(sockets.router)
 
     @app.get("/", include_in_schema=False)
     async def lobby() -> FileResponse:
         return FileResponse(STATIC / "index.html")
+
+    @app.get("/player/{name}", include_in_schema=False)
+    async def player_page(name: str) -> FileResponse:
+        return FileResponse(STATIC / "player.html")
 
     @app.get("/game/{game_id}", include_in_schema=False)
     async def game_page(game_id: str) -> FileResponse:

@@ -28,6 +28,7 @@ from .ai_service import AIService
 from .protocol import GAME_ID, SEND_SECONDS, Connection, ProtocolError, client_id_of
 from .pubsub import CHAT, Broker, LocalBroker
 from .quotas import Quotas
+from .ratings import Ratings
 from .settings import Settings
 from .store import BOTH_SEATS, GameStore, StoredGame, StoreError, may_abort
 from .views import state_view, turn_reason, with_names
@@ -53,6 +54,7 @@ class GameServer:
         self.players: dict[str, str] = {}  # game id -> the address of its player seated last (the AI's queue is fair by it)
         self.quotas = Quotas(settings)
         self.accounts = Accounts(self.store)
+        self.ratings = Ratings(self.store)
         self.chores: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
@@ -68,15 +70,21 @@ class GameServer:
         self.store.close()
 
     async def _expire_unstarted_games(self) -> None:
-        """Every hour, delete the games nobody has made a move in for ``unstarted_days``."""
+        """Every hour, delete the games nobody has made a move in for ``unstarted_days``, and rate any
+        finished rated game left unrated (a process that ended it died before it could)."""
         while True:
             try:
                 cutoff = datetime.now(timezone.utc) - timedelta(days=self.settings.unstarted_days)
                 deleted = await asyncio.to_thread(self.store.delete_unstarted, cutoff)
                 if deleted:
                     log.info("deleted %d games nobody started in %g days", deleted, self.settings.unstarted_days)
+                for game_id in await asyncio.to_thread(self.ratings.unsettled):
+                    with contextlib.suppress(ProtocolError):
+                        stored = await self.load(game_id)
+                        if stored.is_finished:
+                            await self.settle(stored)
             except Exception:  # the database is away: try again next hour
-                log.exception("deleting unstarted games failed")
+                log.exception("the hourly upkeep failed")
             await asyncio.sleep(3600)
 
     # Clocks --------------------------------------------------------------------
@@ -137,7 +145,17 @@ class GameServer:
         clock = stored.clock_after(kind, value, at)
         new_version = await asyncio.to_thread(self.store.append, stored.id, version, kind, value, seat, client_id, at, clock)
         stored.apply([(version, kind, value, client_id, at)])  # skipped if a refresh already brought it in
+        if stored.rating is not None and stored.is_finished and not stored.rating["settled"]:
+            await self.settle(stored)
         return new_version
+
+    async def settle(self, stored: StoredGame) -> None:
+        """Rate a rated game that has just ended (once across processes; a failure is retried by the hourly sweep)."""
+        try:
+            await asyncio.to_thread(self.ratings.settle, stored)
+            stored.rating = await asyncio.to_thread(self.ratings.game_view, stored.id)
+        except Exception:
+            log.exception("rating game %s failed", stored.id)
 
     # Loading and broadcasting ---------------------------------------------------
 
@@ -153,6 +171,7 @@ class GameServer:
             stored = self.cache.get(game_id)
             if stored is None:
                 stored = await asyncio.to_thread(self.store.load, game_id)
+                stored.rating = await asyncio.to_thread(self.ratings.game_view, game_id)
                 self.cache[game_id] = stored
                 if len(self.cache) > CACHED_GAMES:
                     evicted, _ = self.cache.popitem(last=False)
@@ -163,6 +182,8 @@ class GameServer:
                 self.cache.move_to_end(game_id)
                 # Applied here on the event loop, never in the thread, so no two coroutines apply at once.
                 stored.apply(await asyncio.to_thread(self.store.refresh, stored))
+                if stored.rating is not None and not stored.rating["settled"] and stored.is_finished:
+                    stored.rating = await asyncio.to_thread(self.ratings.game_view, game_id)  # settled by another process
             return stored
         except StoreError as error:
             if error.code == "corrupt":
@@ -447,8 +468,8 @@ class GameServer:
     def _undo_count(self, stored: StoredGame) -> int:
         if stored.ended is not None:
             raise ProtocolError("not_allowed", "the game is over")
-        if stored.mode == "online":
-            raise ProtocolError("not_allowed", "there is no undo in an online game")
+        if stored.mode == "online" or stored.control is not None:
+            raise ProtocolError("not_allowed", "there is no undo in an online game or a game with a clock")
         if stored.rematch is not None:
             raise ProtocolError("not_allowed", "the rematch has started: this game can no longer change")
         movers = stored.game.movers
@@ -471,7 +492,10 @@ class GameServer:
         if stored.rematch is not None:
             raise ProtocolError("not_allowed", f"the rematch has already started: game {stored.rematch}")
         start = Position.initial(secrets.randbits(63), first_player=0, variant=stored.game.position.variant)
-        return str(await asyncio.to_thread(self.store.create_rematch, stored, start))
+        rematch = str(await asyncio.to_thread(self.store.create_rematch, stored, start))
+        if stored.rating is not None:
+            await asyncio.to_thread(self.ratings.rematch, stored.id, rematch)
+        return rematch
 
 
 def _now() -> datetime:

@@ -21,8 +21,9 @@ from ..tutorial import LEARNER, LESSONS, TUTOR, setup
 from .account_api import check_origin, count_request, current_account
 from .accounts import SESSION_COOKIE
 from .clocks import TimeControl
+from .ratings import ai_ratings, family_of
 from .games import GameServer
-from .protocol import ProtocolError
+from .protocol import GAME_ID, ProtocolError
 from .store import BOTH_SEATS, StoredGame, StoreError
 from .views import catalogue, replay_view, summary_view
 
@@ -38,7 +39,8 @@ class NewGame(BaseModel):
     variant: str = DEFAULT_VARIANT
     seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
     names: list[str] | None = Field(default=None, max_length=2)
-    clock: str | None = Field(default=None, max_length=20)  # an online game's time control, e.g. "10+5" or "2d"
+    clock: str | None = Field(default=None, max_length=20)  # a time control, e.g. "10+5" or "2d" (online or against the AI)
+    rated: bool = False  # a rated game: needs a clock, and an account for every person seated
 
     @field_validator("level")
     @classmethod
@@ -81,12 +83,14 @@ class NewGame(BaseModel):
         elif self.lesson is not None:
             raise ValueError("'lesson' is for mode 'lesson'")
         if self.clock is not None:
-            if self.mode != "online":
-                raise ValueError("a clock is for online games (games against the computer and pass-and-play have none)")
+            if self.mode not in ("online", "ai"):
+                raise ValueError("a clock is for online games and games against the computer (pass-and-play and lessons have none)")
             try:
                 TimeControl.parse(self.clock)
             except QuiltmakerError as error:
                 raise ValueError(str(error)) from None
+        if self.rated and self.clock is None:
+            raise ValueError("a rated game needs a clock: choose a time control")
         return self
 
 
@@ -110,7 +114,11 @@ async def _load_or_404(request: Request, game_id: str) -> StoredGame:
 
 @router.get("/catalogue")
 async def get_catalogue() -> dict[str, Any]:
-    return catalogue(LEVEL_DESCRIPTIONS)
+    body = catalogue(LEVEL_DESCRIPTIONS)
+    levels = ai_ratings()
+    for level in body["levels"]:
+        level["rating"] = round(levels[level["name"]])  # its fixed place in the rating ladder
+    return body
 
 
 @router.post("/games")
@@ -120,10 +128,17 @@ async def create_game(request: Request, new: NewGame) -> dict[str, Any]:
     if request.cookies.get(SESSION_COOKIE):
         check_origin(request)  # a signed-in player's game: the cookie must not be ridden from another site
         account = await current_account(request)
+    if new.rated and account is None:
+        raise HTTPException(403, "sign in to play a rated game: a rating belongs to an account")
     name = account.name if account is not None else None
     created = await (_create_lesson(request, new, name) if new.mode == "lesson" else _create_game(request, new, name))
     if account is not None:
         await asyncio.to_thread(_server(request).accounts.claim, account, created["id"], str(created["seat"]))
+    if new.rated and account is not None and new.clock is not None:
+        seats: list[int | None] = [None, None]
+        seats[created["seat"]] = account.id
+        family = family_of(TimeControl.parse(new.clock).kind)
+        await asyncio.to_thread(_server(request).ratings.open_game, created["id"], family, seats)
     return created
 
 
@@ -175,10 +190,24 @@ async def _create_lesson(request: Request, new: NewGame, account_name: str | Non
 @router.post("/games/{game_id}/join")
 async def join_game(request: Request, game_id: str, join: Join) -> dict[str, Any]:
     server = _server(request)
+    rated = await asyncio.to_thread(server.ratings.rated_game, game_id) if GAME_ID.fullmatch(game_id) else None
+    account = None
+    if rated is not None:
+        # A rated game's second seat needs an account too, and another one than the first seat's.
+        if request.cookies.get(SESSION_COOKIE):
+            check_origin(request)
+            account = await current_account(request)
+        if account is None:
+            raise HTTPException(403, "this is a rated game: sign in (or create an account) to join it")
+        if account.id in rated[1]:
+            raise HTTPException(403, "you already play in this rated game: the invitation is for your opponent")
     try:
         token, seat = await asyncio.to_thread(server.store.join, game_id, join.invite)
     except StoreError as error:
         raise HTTPException(404 if error.code == "not_found" else 403, str(error)) from None
+    if account is not None:
+        await asyncio.to_thread(server.ratings.seat, game_id, seat, account.id)
+        await asyncio.to_thread(server.accounts.claim, account, game_id, str(seat))
     with contextlib.suppress(Exception):  # the seat is taken: the token must reach its owner whatever happens
         server.announce(await server.load(game_id))  # the game leaves "waiting" for everyone watching
     return {"token": token, "seat": seat}

@@ -250,7 +250,7 @@ def state_view(
         # `plays`: whether it takes its turn now (a lesson's tutor waits once the lesson is done).
         plays = stored.lesson is None or tutor_moves(stored.lesson, game)
         ai = {"level": stored.ai_level, "seat": stored.ai_seat, "thinking": ai_thinking, "plays": plays}
-    assisted = stored.mode in ("ai", "local", "lesson")
+    assisted = stored.mode in ("ai", "local", "lesson") and stored.control is None  # a clock: no hints, no undo
     return {
         "id": stored.id,
         "version": stored.version,
@@ -275,6 +275,8 @@ def state_view(
         # Whether each seat's player is here now (a socket open to this server process; the AI always is).
         "presence": presence if presence is not None else [False, False],
         "clock": None if clock is None else clock_view(clock, now),
+        # A rated game's family and, once rated, each seat's rating before and after (None: casual).
+        "rating": stored.rating,
         # The seat that may claim the win on time (a correspondence opponent past their days).
         "claimable_by": (
             1 - clock.flagged if clock is not None and clock.flagged is not None and clock.control.kind == "correspondence" else None

@@ -1,0 +1,58 @@
+"""The HTTP API of players: a profile (ratings, their history, the games played) and the leaderboard."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+
+from .games import GameServer
+from .protocol import ProtocolError
+from .ratings import FAMILIES, ai_ratings, rating_view
+from .views import summary_view
+
+router = APIRouter(prefix="/api")
+PROFILE_GAMES = 100  # the most recent games a profile lists
+
+
+def _server(request: Request) -> GameServer:
+    server: GameServer = request.app.state.server
+    return server
+
+
+@router.get("/players/{name}")
+async def profile(request: Request, name: str) -> dict[str, Any]:
+    """A player's page: each family's rating (provisional while uncertain), its history, and their latest games."""
+    server = _server(request)
+    account = await asyncio.to_thread(server.accounts.find, name[:64])
+    if account is None:
+        raise HTTPException(404, f"no player named {name[:40]!r}")
+    ratings = await asyncio.to_thread(server.ratings.ratings_of, account.id)
+    history = await asyncio.to_thread(server.ratings.history, account.id)
+    held = await asyncio.to_thread(server.accounts.games, account)
+    games = []
+    for game_id, seat in held:
+        try:
+            stored = await server.load(game_id)
+        except ProtocolError:
+            continue  # deleted (never started), or damaged: the profile lists what it can
+        if stored.mode == "lesson":
+            continue
+        games.append({**summary_view(stored), "seat": seat, "rating": stored.rating})
+    games.sort(key=lambda g: str(g["created"]), reverse=True)
+    return {
+        "name": account.name,
+        "ratings": {family: rating_view(ratings.get(family)) for family in FAMILIES},
+        "history": history,
+        "games": games[:PROFILE_GAMES],
+    }
+
+
+@router.get("/leaderboard")
+async def leaderboard(request: Request, family: str = "realtime") -> dict[str, Any]:
+    """The best established ratings of a family, with the AI's levels at their fixed ratings among them."""
+    if family not in FAMILIES:
+        raise HTTPException(422, f"unknown family {family[:20]!r}: expected one of {', '.join(FAMILIES)}")
+    entries = await asyncio.to_thread(_server(request).ratings.leaderboard, family)
+    return {"family": family, "entries": entries, "levels": ai_ratings()}

@@ -1,0 +1,312 @@
+"""Ratings: Glicko-2 for rated games, one rating per time-control family, the AI's levels at fixed ratings.
+
+The arithmetic is Glickman's Glicko-2 (the ``glicko2-py`` library's pure
+functions; docs/design.md says why that one). What is decided here:
+
+- Each rated game is a rating period of its own for both players, as on
+  Lichess, so a rating moves after every game. Before a game, a player's
+  deviation grows with the time since their last rated game (Glickman's
+  step 6, one period every :data:`DAYS_PER_PERIOD` days), up to a new
+  player's 350.
+- Families: ``realtime`` and ``correspondence``, by the game's clock. A
+  rated game needs a clock, and every seat a person holds needs an account.
+- A rating is *provisional* while its deviation is above
+  :data:`PROVISIONAL_RD` (Lichess's threshold): the page shows it with a
+  question mark, and the leaderboard lists only established ones.
+- The AI's levels sit in the ladder at fixed ratings: ``beginner`` at
+  :data:`BEGINNER_RATING`, each level above it by the Elo its matches
+  measured (docs/strength.md; a test holds the two equal). Glicko-2 and Elo
+  share the logistic scale, so the differences carry over. A game against a
+  level moves only the person's rating.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from glicko2.math.algorithm import update_rating
+from glicko2.math.conversions import mu_to_rating, phi_to_rd, rating_to_mu, rd_to_phi
+from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, UniqueConstraint, select, update
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
+from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
+
+from .accounts import AccountRow
+from .store import Base, GameStore, StoredGame
+from .views import result_view
+
+FAMILIES = ("realtime", "correspondence")
+NEW_RATING, NEW_RD, NEW_VOLATILITY = 1500.0, 350.0, 0.06
+TAU = 0.75  # Glicko-2's system constant: how fast volatility may change (Lichess's choice)
+PROVISIONAL_RD = 110.0
+MIN_RD = 45.0  # a floor, so that a long-settled rating still moves (Lichess keeps one too)
+DAYS_PER_PERIOD = 4.665  # a rating period's length for the deviation's growth when idle (Lichess: 0.21436 periods a day)
+
+# The measured ladder (docs/strength.md, "Matches"): each level's Elo over the one below it.
+LADDER_STEPS = {"casual": 576, "strong": 372, "expert": 478, "max": 156}
+BEGINNER_RATING = 1200.0  # below a new player's 1500: a newcomer who knows the rules should beat a player that never plans ahead
+AI_RD = 50.0  # the levels' ratings are known to about this (the matches' intervals are ±50 to ±130 Elo)
+
+
+def ai_ratings() -> dict[str, float]:
+    """Each AI level's fixed rating: the beginner's anchor plus the measured steps above it."""
+    ratings = {"beginner": BEGINNER_RATING}
+    rating = BEGINNER_RATING
+    for level, step in LADDER_STEPS.items():
+        rating += step
+        ratings[level] = rating
+    return ratings
+
+
+class RatingRow(Base):
+    """An account's rating in one family."""
+
+    __tablename__ = "ratings"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    family: Mapped[str] = mapped_column(String(16), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    rd: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RatingChangeRow(Base):
+    """What one rated game did to one account's rating: the history the profile draws."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (UniqueConstraint("game_id", "account_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    family: Mapped[str] = mapped_column(String(16))
+    before: Mapped[float] = mapped_column(Float)
+    after: Mapped[float] = mapped_column(Float)
+    rd: Mapped[float] = mapped_column(Float)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RatedGameRow(Base):
+    """A rated game: its family, the account of each seat (None: the AI's), and whether its ratings are settled."""
+
+    __tablename__ = "rated_games"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    family: Mapped[str] = mapped_column(String(16))
+    accounts: Mapped[Any] = mapped_column(JSON)  # [account id or None, account id or None], by seat
+    settled: Mapped[bool] = mapped_column(Boolean, default=False, index=True)
+
+
+@dataclass(frozen=True)
+class Rating:
+    rating: float
+    rd: float
+    volatility: float
+    games: int
+
+    @property
+    def provisional(self) -> bool:
+        return self.rd > PROVISIONAL_RD
+
+
+NEW = Rating(NEW_RATING, NEW_RD, NEW_VOLATILITY, 0)
+
+
+def after_idle(rating: Rating, last: datetime | None, now: datetime) -> Rating:
+    """The rating with its deviation grown for the time since its last game (Glickman's step 6), at most a new player's."""
+    if last is None or rating.games == 0:
+        return rating
+    periods = max(0.0, (now - last).total_seconds() / 86400 / DAYS_PER_PERIOD)
+    phi = math.sqrt(rd_to_phi(rating.rd) ** 2 + periods * rating.volatility**2)
+    return Rating(rating.rating, min(NEW_RD, phi_to_rd(phi)), rating.volatility, rating.games)
+
+
+def rated(player: Rating, opponent: Rating, score: float) -> Rating:
+    """The player's rating after one game against ``opponent`` (score 1 a win, 0 a loss): one Glicko-2 period."""
+    new = update_rating(
+        rating_to_mu(player.rating),
+        rd_to_phi(player.rd),
+        player.volatility,
+        [(rating_to_mu(opponent.rating), rd_to_phi(opponent.rd), score)],
+        tau=TAU,
+    )
+    return Rating(mu_to_rating(new.mu), max(MIN_RD, phi_to_rd(new.phi)), new.sigma, player.games + 1)
+
+
+def expected_score(player: Rating, opponent: Rating) -> float:
+    """The player's chance of winning by the two ratings (Glicko-2's E, with the opponent's deviation)."""
+    g = 1 / math.sqrt(1 + 3 * rd_to_phi(opponent.rd) ** 2 / math.pi**2)
+    return 1 / (1 + math.exp(-g * (rating_to_mu(player.rating) - rating_to_mu(opponent.rating))))
+
+
+def family_of(kind: str) -> str:
+    """The rating family of a clock's kind."""
+    return "correspondence" if kind == "correspondence" else "realtime"
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+
+
+class Ratings:
+    """Ratings in the games' database (thread-safe; blocking calls)."""
+
+    def __init__(self, store: GameStore) -> None:
+        tables = [RatingRow.__table__, RatingChangeRow.__table__, RatedGameRow.__table__]
+        try:  # beside the games' tables: an older database gains them
+            Base.metadata.create_all(store.engine, tables=tables)  # type: ignore[arg-type]
+        except (OperationalError, ProgrammingError, IntegrityError):
+            Base.metadata.create_all(store.engine, tables=tables)  # type: ignore[arg-type]  # another process raced us
+        self._sessions = sessionmaker(store.engine, expire_on_commit=False)
+
+    # A rated game's seats ----------------------------------------------------------
+
+    def open_game(self, game_id: str, family: str, accounts: list[int | None]) -> None:
+        """Record a new rated game and the accounts seated so far."""
+        with self._sessions.begin() as session:
+            session.add(RatedGameRow(game_id=game_id, family=family, accounts=accounts, settled=False))
+
+    def seat(self, game_id: str, seat: int, account_id: int) -> None:
+        """An account took a seat of a rated game (the invited player joined)."""
+        with self._sessions.begin() as session:
+            row = session.get(RatedGameRow, game_id, with_for_update=True)
+            if row is not None:
+                accounts = list(row.accounts)
+                accounts[seat] = account_id
+                row.accounts = accounts
+
+    def rated_game(self, game_id: str) -> tuple[str, list[int | None]] | None:
+        """A rated game's family and seats' accounts; None for a casual game."""
+        with self._sessions() as session:
+            row = session.get(RatedGameRow, game_id)
+            return None if row is None else (row.family, list(row.accounts))
+
+    def game_view(self, game_id: str) -> dict[str, Any] | None:
+        """What a game's state says of its rating: None for a casual game, else its family and, once settled,
+        each seat's rating before and after (None for the AI's seat)."""
+        with self._sessions() as session:
+            row = session.get(RatedGameRow, game_id)
+            if row is None:
+                return None
+            changes = {c.account_id: c for c in session.scalars(select(RatingChangeRow).where(RatingChangeRow.game_id == game_id))}
+            accounts = list(row.accounts)
+        return {
+            "family": row.family,
+            "settled": row.settled,
+            "changes": [
+                [round(changes[a].before), round(changes[a].after)] if a is not None and a in changes else None for a in accounts
+            ],
+        }
+
+    def rematch(self, game_id: str, rematch_id: str) -> None:
+        """The rematch of a rated game is rated too, between the same accounts with the seats swapped."""
+        found = self.rated_game(game_id)
+        if found is not None:
+            family, accounts = found
+            self.open_game(rematch_id, family, [accounts[1], accounts[0]])
+
+    # Settling -----------------------------------------------------------------------
+
+    def settle(self, stored: StoredGame, now: datetime | None = None) -> dict[int, tuple[float, float]] | None:
+        """Rate a finished rated game, exactly once across processes; return each account's (before, after).
+
+        None when there is nothing to do: a casual game, one not over, one
+        aborted (no result), or one already settled.
+        """
+        result = result_view(stored)
+        if result is None and stored.status != "aborted":
+            return None  # still being played
+        now = now or datetime.now(timezone.utc)
+        with self._sessions.begin() as session:
+            claimed = session.execute(
+                update(RatedGameRow).where(RatedGameRow.game_id == stored.id, RatedGameRow.settled.is_(False)).values(settled=True)
+            )
+            if claimed.rowcount != 1:  # type: ignore[attr-defined]
+                return None  # not rated, or another process settled it
+            if result is None:
+                return None  # aborted: settled without a result
+            row = session.get(RatedGameRow, stored.id)
+            assert row is not None
+            family, accounts = row.family, list(row.accounts)
+            level_rating = ai_ratings().get(stored.ai_level or "", None)
+            current: list[Rating] = []
+            last: list[datetime | None] = []
+            for seat in (0, 1):
+                account_id = accounts[seat]
+                if account_id is None:  # the AI's seat: its level's fixed rating
+                    current.append(Rating(level_rating if level_rating is not None else NEW_RATING, AI_RD, NEW_VOLATILITY, 0))
+                    last.append(None)
+                    continue
+                rating_row = session.get(RatingRow, (account_id, family), with_for_update=True)
+                if rating_row is None:
+                    current.append(NEW)
+                    last.append(None)
+                else:
+                    current.append(Rating(rating_row.rating, rating_row.rd, rating_row.volatility, rating_row.games))
+                    last.append(_utc(rating_row.updated))
+            current = [after_idle(current[seat], last[seat], now) for seat in (0, 1)]
+            changes: dict[int, tuple[float, float]] = {}
+            for seat in (0, 1):
+                account_id = accounts[seat]
+                if account_id is None:
+                    continue
+                new = rated(current[seat], current[1 - seat], 1.0 if result["winner"] == seat else 0.0)
+                rating_row = session.get(RatingRow, (account_id, family))
+                if rating_row is None:
+                    rating_row = RatingRow(account_id=account_id, family=family)
+                    session.add(rating_row)
+                rating_row.rating, rating_row.rd, rating_row.volatility, rating_row.games = new.rating, new.rd, new.volatility, new.games
+                rating_row.updated = now
+                session.add(
+                    RatingChangeRow(
+                        game_id=stored.id, account_id=account_id, family=family, before=current[seat].rating, after=new.rating, rd=new.rd, at=now
+                    )
+                )
+                changes[account_id] = (current[seat].rating, new.rating)
+            return changes
+
+    def unsettled(self, limit: int = 100) -> list[str]:
+        """Rated games not settled yet (most are still being played; a finished one was missed by a crash)."""
+        with self._sessions() as session:
+            return list(session.scalars(select(RatedGameRow.game_id).where(RatedGameRow.settled.is_(False)).limit(limit)))
+
+    # Reading ------------------------------------------------------------------------
+
+    def ratings_of(self, account_id: int) -> dict[str, Rating]:
+        with self._sessions() as session:
+            rows = session.scalars(select(RatingRow).where(RatingRow.account_id == account_id))
+            return {row.family: Rating(row.rating, row.rd, row.volatility, row.games) for row in rows}
+
+    def history(self, account_id: int, limit: int = 500) -> list[dict[str, Any]]:
+        """The account's rating after each rated game, oldest first."""
+        with self._sessions() as session:
+            query = select(RatingChangeRow).where(RatingChangeRow.account_id == account_id).order_by(RatingChangeRow.id.desc()).limit(limit)
+            rows = list(session.scalars(query))
+        return [
+            {"game": row.game_id, "family": row.family, "before": round(row.before), "after": round(row.after), "rd": round(row.rd), "at": _utc(row.at).isoformat()}
+            for row in reversed(rows)
+        ]
+
+    def leaderboard(self, family: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The established (not provisional) ratings of a family, best first, with the AI's levels in their places."""
+        with self._sessions() as session:
+            query = (
+                select(AccountRow.name, RatingRow.rating, RatingRow.rd, RatingRow.games)
+                .join(RatingRow, RatingRow.account_id == AccountRow.id)
+                .where(RatingRow.family == family, RatingRow.rd <= PROVISIONAL_RD)
+                .order_by(RatingRow.rating.desc())
+                .limit(limit)
+            )
+            people = [{"name": r.name, "rating": round(r.rating), "rd": round(r.rd), "games": r.games, "computer": False} for r in session.execute(query)]
+        levels = [{"name": f"quiltmaker {name}", "level": name, "rating": round(rating), "rd": round(AI_RD), "games": None, "computer": True} for name, rating in ai_ratings().items()]
+        return sorted(people + levels, key=lambda entry: -float(entry["rating"]))
+
+
+def rating_view(rating: Rating | None) -> dict[str, Any]:
+    """A rating as the pages show it: rounded, with "provisional" while its deviation is large."""
+    shown = rating or NEW
+    return {"rating": round(shown.rating), "rd": round(shown.rd), "games": shown.games, "provisional": shown.provisional}

@@ -1,0 +1,127 @@
+"""Rated games (docs/web.md, "Ratings"): accounts on both seats, one Glicko-2 update each game, profiles, the leaderboard."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from web_client import connect, create, make_app
+
+from quiltmaker.web.accounts import SESSION_COOKIE
+from quiltmaker.web.ratings import ai_ratings
+
+
+@pytest.fixture
+def fresh(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(make_app(tmp_path / "ratings.sqlite3")) as client:
+        yield client
+
+
+def sign_up(client: TestClient, name: str) -> str:
+    """A new account; its session token (the client now holds it)."""
+    client.cookies.clear()
+    response = client.post("/api/account/signup", json={"name": name, "password": "correct horse"})
+    assert response.status_code == 200, response.text
+    return str(client.cookies[SESSION_COOKIE])
+
+
+def act_as(client: TestClient, token: str | None) -> None:
+    client.cookies.clear()
+    if token:
+        client.cookies.set(SESSION_COOKIE, token)
+
+
+def both_move_then(client: TestClient, game: dict[str, Any], tokens: dict[int, str], ending: tuple[int, str]) -> dict[str, Any]:
+    """Each side advances once, then seat ``ending[0]`` sends ``ending[1]`` (resign); the final state."""
+    with connect(client, game["id"], tokens[0]) as first, connect(client, game["id"], tokens[1]) as second:
+        players = {0: first, 1: second}
+        assert first.move("A")["type"] == "ack"
+        second.wait_for(lambda s: s["version"] == 1)
+        assert second.move("A")["type"] == "ack"
+        ender = players[ending[0]]
+        ender.wait_for(lambda s: s["version"] == 2)
+        assert ender.intent(ending[1])["type"] == "ack"
+        return ender.state
+
+
+def test_a_rated_game_needs_a_clock_and_accounts_on_both_seats(fresh: TestClient) -> None:
+    act_as(fresh, None)
+    guest = fresh.post("/api/games", json={"mode": "online", "clock": "10+5", "rated": True})
+    assert guest.status_code == 403 and "sign in" in guest.json()["detail"]
+    ada = sign_up(fresh, "Ada")
+    untimed = fresh.post("/api/games", json={"mode": "online", "rated": True})
+    assert untimed.status_code == 422 and "needs a clock" in untimed.text
+    game = create(fresh, mode="online", seat=0, clock="10+5", rated=True)
+    assert fresh.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]}).status_code == 403, "Ada cannot take both seats"
+    act_as(fresh, None)
+    refused = fresh.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]})
+    assert refused.status_code == 403 and "rated game: sign in" in refused.json()["detail"]
+    sign_up(fresh, "Bob")
+    joined = fresh.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]})
+    assert joined.status_code == 200, "the refusals spent nothing: the invitation still works"
+    state = fresh.get(f"/api/games/{game['id']}").json()
+    assert state["rating"] == {"family": "realtime", "settled": False, "changes": [None, None]} and ada
+
+
+def test_the_end_of_a_rated_game_moves_both_ratings_once_and_shows_on_the_profiles(fresh: TestClient) -> None:
+    ada = sign_up(fresh, "Ada")
+    game = create(fresh, mode="online", seat=0, clock="10+5", rated=True)
+    sign_up(fresh, "Bob")
+    bob_seat = fresh.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]}).json()
+    over = both_move_then(fresh, game, {0: game["token"], 1: bob_seat["token"]}, (1, "resign"))
+    assert over["result"]["winner"] == 0
+    (ada_before, ada_after), (bob_before, bob_after) = over["rating"]["changes"]
+    assert ada_before == bob_before == 1500 and ada_after > 1500 > bob_after and over["rating"]["settled"]
+    server = fresh.app.state.server  # type: ignore[attr-defined]
+    stored = server.cache[game["id"]]
+    assert server.ratings.settle(stored) is None, "settled once: a second call (another process) changes nothing"
+    profile = fresh.get("/api/players/ada").json()  # any case
+    assert profile["name"] == "Ada" and profile["ratings"]["realtime"] == {"rating": ada_after, "rd": profile["ratings"]["realtime"]["rd"], "games": 1, "provisional": True}
+    assert profile["ratings"]["correspondence"]["games"] == 0
+    assert [(h["game"], h["before"], h["after"]) for h in profile["history"]] == [(game["id"], 1500, ada_after)]
+    assert [g["id"] for g in profile["games"]] == [game["id"]] and profile["games"][0]["result"]["by"] == "resignation"
+    assert fresh.get("/api/players/nobody").status_code == 404
+    # The rematch is rated too, the accounts swapped with the seats.
+    act_as(fresh, ada)
+    with connect(fresh, game["id"], game["token"]) as player:
+        assert player.intent("rematch")["type"] == "ack"
+        rematch = player.state["rematch"]
+    assert fresh.get(f"/api/games/{rematch}").json()["rating"]["family"] == "realtime"
+    assert server.ratings.rated_game(rematch)[1] == list(reversed(server.ratings.rated_game(game["id"])[1]))
+
+
+def test_a_rated_game_against_a_level_moves_only_the_persons_rating_and_gives_no_help(fresh: TestClient) -> None:
+    sign_up(fresh, "Ada")
+    game = create(fresh, mode="ai", level="beginner", seat=0, clock="15+10", rated=True)
+    with connect(fresh, game["id"], game["token"]) as player:
+        assert not player.state["hints"] and not player.state["undo"]
+        assert player.intent("hint")["code"] == "not_allowed" and player.intent("undo")["code"] == "not_allowed"
+        for _ in range(400):
+            state = player.wait_for(lambda s: s["result"] is not None or s["to_move"] == 0, "Ada's turn")
+            if state["result"] is not None:
+                break
+            player.play_first_legal()
+        player.wait_for(lambda s: s["rating"]["settled"], "the rating")
+        changes = player.state["rating"]["changes"]
+    assert changes[1] is None, "the level's rating is fixed"
+    before, after = changes[0]
+    assert before == 1500 and (after > 1500) == (player.state["result"]["winner"] == 0)
+    catalogue = {level["name"]: level["rating"] for level in fresh.get("/api/catalogue").json()["levels"]}
+    assert catalogue == {name: round(rating) for name, rating in ai_ratings().items()}
+
+
+def test_an_aborted_rated_game_rates_nobody_and_the_leaderboard_lists_established_ratings_and_the_levels(fresh: TestClient) -> None:
+    sign_up(fresh, "Ada")
+    game = create(fresh, mode="online", seat=0, clock="2d", rated=True)
+    sign_up(fresh, "Bob")
+    fresh.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]})
+    with connect(fresh, game["id"], game["token"]) as player:
+        assert player.intent("abort")["type"] == "ack"
+        assert player.state["rating"]["changes"] == [None, None] and player.state["rating"]["settled"]
+    assert fresh.get("/api/players/ada").json()["history"] == []
+    board = fresh.get("/api/leaderboard?family=correspondence").json()
+    assert [e["name"] for e in board["entries"]] == [f"quiltmaker {name}" for name in reversed(list(ai_ratings()))], "no one established yet"
+    assert fresh.get("/api/leaderboard?family=blitz").status_code == 422
