@@ -192,21 +192,22 @@ async def join_game(request: Request, game_id: str, join: Join) -> dict[str, Any
     server = _server(request)
     rated = await asyncio.to_thread(server.ratings.rated_game, game_id) if GAME_ID.fullmatch(game_id) else None
     account = None
+    if request.cookies.get(SESSION_COOKIE):
+        check_origin(request)
+        account = await current_account(request)  # a signed-in player joins under their account's name
     if rated is not None:
         # A rated game's second seat needs an account too, and another one than the first seat's.
-        if request.cookies.get(SESSION_COOKIE):
-            check_origin(request)
-            account = await current_account(request)
         if account is None:
             raise HTTPException(403, "this is a rated game: sign in (or create an account) to join it")
         if account.id in rated[1]:
             raise HTTPException(403, "you already play in this rated game: the invitation is for your opponent")
     try:
-        token, seat = await asyncio.to_thread(server.store.join, game_id, join.invite)
+        token, seat = await asyncio.to_thread(server.store.join, game_id, join.invite, account.name if account else None)
     except StoreError as error:
         raise HTTPException(404 if error.code == "not_found" else 403, str(error)) from None
     if account is not None:
-        await asyncio.to_thread(server.ratings.seat, game_id, seat, account.id)
+        if rated is not None:
+            await asyncio.to_thread(server.ratings.seat, game_id, seat, account.id)
         await asyncio.to_thread(server.accounts.claim, account, game_id, str(seat))
     with contextlib.suppress(Exception):  # the seat is taken: the token must reach its owner whatever happens
         server.announce(await server.load(game_id))  # the game leaves "waiting" for everyone watching

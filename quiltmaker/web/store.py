@@ -450,8 +450,8 @@ class GameStore:
                 session.delete(row)
             return row is not None
 
-    def join(self, game_id: str, invite: str) -> tuple[str, int]:
-        """Spend an online game's invitation code on the free seat; return its token and seat."""
+    def join(self, game_id: str, invite: str, name: str | None = None) -> tuple[str, int]:
+        """Spend an online game's invitation code on the free seat (its player named ``name``, if given); return its token and seat."""
         with self._sessions.begin() as session:
             row = session.get(GameRow, game_id, with_for_update=True)
             if row is None:
@@ -462,11 +462,14 @@ class GameStore:
             token = secrets.token_urlsafe(24)
             hashes = list(row.token_hashes)
             hashes[seat] = _hash(token)
+            names = list(row.names)
+            if name is not None:
+                names[seat] = name
             # Compare-and-set on the invitation: of two browsers racing, one wins.
             result = session.execute(
                 update(GameRow)
                 .where(GameRow.id == game_id, GameRow.invite_hash == row.invite_hash)
-                .values(token_hashes=hashes, invite_hash=None)
+                .values(token_hashes=hashes, invite_hash=None, names=names)
             )
             if result.rowcount != 1:  # type: ignore[attr-defined]
                 raise StoreError("forbidden", "this invitation has just been used")
@@ -520,6 +523,7 @@ class GameStore:
                 raise StoreError("not_found", f"no game {stored.id!r}")
             stored.token_hashes = list(row.token_hashes)
             stored.invite_open = row.invite_hash is not None
+            stored.names = list(row.names)  # a signed-in player who joined plays under their account's name
             query = select(EventRow).where(EventRow.game_id == stored.id, EventRow.number >= stored.version)
             return [_event(e) for e in session.scalars(query.order_by(EventRow.number))]
 

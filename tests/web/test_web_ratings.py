@@ -64,6 +64,7 @@ def test_a_rated_game_needs_a_clock_and_accounts_on_both_seats(fresh: TestClient
     assert joined.status_code == 200, "the refusals spent nothing: the invitation still works"
     state = fresh.get(f"/api/games/{game['id']}").json()
     assert state["rating"] == {"family": "realtime", "settled": False, "changes": [None, None]} and ada
+    assert state["names"] == ["Ada", "Bob"], "each plays under their account's name"
 
 
 def test_the_end_of_a_rated_game_moves_both_ratings_once_and_shows_on_the_profiles(fresh: TestClient) -> None:

@@ -33,8 +33,12 @@ function updateFields() {
   $("name1-field").hidden = mode === "ai";
   $("name0-label").textContent = mode === "local" ? "First player's name" : "Your name";
   $("name1-label").textContent = mode === "online" ? "Your friend's name" : "Second player's name";
-  $("clock-field").hidden = mode !== "online";
-  $("custom-clock").hidden = mode !== "online" || clockSelect.value !== "custom";
+  const clocked = mode === "online" || mode === "ai";
+  $("clock-field").hidden = !clocked;
+  $("custom-clock").hidden = !clocked || clockSelect.value !== "custom";
+  // A rated game needs a clock and an account (the server checks both again).
+  $("rated-field").hidden = !clocked || !clockSelect.value || !signedIn;
+  $("rated-hint").hidden = !clocked || !clockSelect.value || signedIn;
 }
 
 /** The time controls the server offers (its catalogue), then a custom one. */
@@ -50,7 +54,7 @@ function showClocks(clocks) {
 
 /** The clock asked for: a preset's name, "minutes+seconds" for a custom one (the server checks its bounds), or null. */
 function chosenClock() {
-  if (modeSelect.value !== "online" || !clockSelect.value) return null;
+  if (!["online", "ai"].includes(modeSelect.value) || !clockSelect.value) return null;
   if (clockSelect.value !== "custom") return clockSelect.value;
   const minutes = Number($("clock-minutes", HTMLInputElement).value);
   const increment = Number($("clock-increment", HTMLInputElement).value);
@@ -72,7 +76,7 @@ async function loadLevels() {
     if (levels.length) {
       fill(
         levelSelect,
-        levels.map((level) => el("option", { value: level.name }, level.name)),
+        levels.map((level) => el("option", { value: level.name }, typeof level.rating === "number" ? `${level.name} (rated ${level.rating})` : level.name)),
       );
       // A link may choose the level (the tutorial's last lesson sends a new player to the beginner).
       const wanted = new URLSearchParams(location.search).get("level");
@@ -107,6 +111,7 @@ async function createGame(event) {
   if (mode === "ai") request.level = levelSelect.value;
   const clock = chosenClock();
   if (clock) request.clock = clock;
+  if (clock && signedIn && $("rated", HTMLInputElement).checked) request.rated = true;
   submit.disabled = true;
   say("Creating the game…");
   try {
@@ -118,6 +123,31 @@ async function createGame(event) {
   } catch (error) {
     say(`The game could not be created: ${error.message}`, "error");
     submit.disabled = false;
+  }
+}
+
+// ---------------------------------------------------------------- the leaderboard
+
+async function showLeaderboard(family) {
+  for (const tab of document.querySelectorAll("#leaderboard .tab")) tab.setAttribute("aria-pressed", String(/** @type {HTMLElement} */ (tab).dataset.family === family));
+  const list = $("leaderboard-list");
+  try {
+    const { body } = await api(`/api/leaderboard?family=${encodeURIComponent(family)}`);
+    fill(
+      list,
+      (body.entries || []).map((entry) =>
+        el(
+          "li",
+          { class: entry.computer ? "computer" : "" },
+          entry.computer ? el("span", {}, entry.name) : el("a", { href: `/player/${encodeURIComponent(entry.name)}` }, entry.name),
+          " ",
+          el("strong", { class: "rating" }, String(entry.rating)),
+          entry.computer ? el("span", { class: "tag" }, "computer") : el("span", { class: "hint-text" }, ` ${entry.games} games`),
+        ),
+      ),
+    );
+  } catch (error) {
+    fill(list, el("li", { class: "message", "data-kind": "error" }, `Could not load the leaderboard: ${error.message}`));
   }
 }
 
@@ -280,5 +310,11 @@ updateFields();
 loadLevels();
 startAccount((account) => {
   signedIn = !!account;
+  if (account) $("profile-link", HTMLAnchorElement).href = `/player/${encodeURIComponent(account.name)}`;
+  updateFields();
   showGames();
 });
+for (const tab of document.querySelectorAll("#leaderboard .tab")) {
+  tab.addEventListener("click", () => showLeaderboard(/** @type {HTMLElement} */ (tab).dataset.family || "realtime"));
+}
+showLeaderboard("realtime");

@@ -61,8 +61,20 @@ function renderHeader() {
   fill(
     $("game-title"),
     el("strong", {}, `${nameOf(0)} vs ${nameOf(1)}`),
-    el("span", { class: "title-extra" }, ` · ${modes[s.mode] || s.mode} · ${s.variant} track${seat ? ` · ${seat}` : ""}`),
+    el("span", { class: "title-extra" }, ` · ${modes[s.mode] || s.mode}${s.clock ? ` · ${s.clock.words}` : ""}${s.rating ? ` · rated (${s.rating.family === "correspondence" ? "correspondence" : "real-time"})` : ""} · ${s.variant} track${seat ? ` · ${seat}` : ""}`),
   );
+}
+
+/** A rated game's result: each person's rating before and after, as the server settled it. */
+function ratingChanges(s) {
+  const changes = s.rating?.changes;
+  if (!changes || !changes.some((c) => c)) return s.rating && !s.rating.settled ? el("p", { class: "hint-text" }, "Rating the game…") : null;
+  return el("p", { class: "rating-changes", "data-testid": "rating-changes" },
+    [0, 1].filter((seat) => changes[seat]).flatMap((seat, index) => {
+      const [before, after] = changes[seat];
+      const delta = after - before;
+      return [index ? " · " : "", `${nameOf(seat)} ${before} → ${after} `, el("span", { class: `rating-change ${delta >= 0 ? "up" : "down"}` }, `(${delta >= 0 ? "+" : "−"}${Math.abs(delta)})`)];
+    }));
 }
 
 function renderBanners() {
@@ -245,6 +257,7 @@ function renderResult() {
     r.by === "resignation" || r.by === "time"
       ? el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins: ${nameOf(1 - r.winner)} ${r.by === "time" ? "ran out of time" : "resigned"}. The scores as they stood:`)
       : el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins${(r.scores || []).length === 2 ? `, ${formatNumber(r.scores[r.winner])} to ${formatNumber(r.scores[1 - r.winner])}` : ""}.`),
+    ratingChanges(s),
     r.tiebreak ? el("p", { class: "tiebreak", "data-testid": "tiebreak" }, `Tied on points: ${nameOf(r.winner)} wins the tie-break by reaching space ${ui.catalogue.last_space} first.`) : null,
     el("table", { class: "score-table" },
       el("thead", {}, el("tr", {}, el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, "Score")), [0, 1].map((p) => el("th", { scope: "col" }, tokenBadge(p), ` ${nameOf(p)}`)))),

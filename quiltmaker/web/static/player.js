@@ -1,0 +1,123 @@
+// @ts-check
+// A player's page: each family's rating, its history as a graph, and the games played, each linked to its replay.
+// Everything comes from GET /api/players/{name}; the page computes no rating.
+import { $, api, el, fill } from "./common.js";
+
+const FAMILY_NAMES = { realtime: "Real-time", correspondence: "Correspondence" };
+const FAMILY_COLOURS = { realtime: "#0072B2", correspondence: "#D55E00" };
+
+function ratingText(r) {
+  return `${r.rating}${r.provisional ? "?" : ""}`;
+}
+
+function showRatings(ratings) {
+  fill(
+    $("rating-cards"),
+    Object.entries(ratings).map(([family, r]) =>
+      el(
+        "div",
+        { class: "rating-card", "data-testid": `rating-${family}` },
+        el("div", { class: "hint-text" }, FAMILY_NAMES[family] || family),
+        el("div", { class: "big", title: `deviation ±${r.rd}` }, ratingText(r)),
+        el("div", { class: "hint-text" }, r.games ? `${r.games} rated game${r.games === 1 ? "" : "s"}${r.provisional ? " · provisional" : ""}` : "no rated games yet"),
+      ),
+    ),
+  );
+}
+
+/** The rating after each rated game, one line per family, as an SVG graph with its numbers in a table for screen readers. */
+function showHistory(history) {
+  const box = $("rating-history");
+  if (!history.length) {
+    fill(box, el("p", { class: "hint-text" }, "No rated games yet."));
+    return;
+  }
+  const width = 720;
+  const height = 220;
+  const pad = { left: 44, right: 12, top: 12, bottom: 24 };
+  const values = history.flatMap((h) => [h.before, h.after]);
+  const low = Math.floor((Math.min(...values) - 20) / 50) * 50;
+  const high = Math.ceil((Math.max(...values) + 20) / 50) * 50;
+  const x = (i) => pad.left + (history.length === 1 ? 0.5 : i / (history.length - 1)) * (width - pad.left - pad.right);
+  const y = (v) => pad.top + (1 - (v - low) / (high - low)) * (height - pad.top - pad.bottom);
+  const ns = "http://www.w3.org/2000/svg";
+  const node = (tag, attrs, text) => {
+    const n = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
+    if (text !== undefined) n.textContent = text;
+    return n;
+  };
+  const svg = node("svg", { viewBox: `0 0 ${width} ${height}`, class: "rating-graph", role: "img", "aria-label": "Rating after each rated game" });
+  for (const tick of [low, (low + high) / 2, high]) {
+    svg.append(node("line", { class: "axis", x1: pad.left, x2: width - pad.right, y1: y(tick), y2: y(tick) }));
+    svg.append(node("text", { x: 4, y: y(tick) + 4 }, String(Math.round(tick))));
+  }
+  for (const family of Object.keys(FAMILY_NAMES)) {
+    const points = history.map((h, i) => [h, i]).filter(([h]) => h.family === family);
+    if (!points.length) continue;
+    const d = points.map(([h, i], k) => `${k ? "L" : "M"}${x(i).toFixed(1)},${y(h.after).toFixed(1)}`).join(" ");
+    svg.append(node("path", { class: "line", d, stroke: FAMILY_COLOURS[family] }));
+    for (const [h, i] of points) svg.append(node("circle", { cx: x(i), cy: y(h.after), r: 3, fill: FAMILY_COLOURS[family] }));
+  }
+  const table = el(
+    "table",
+    { class: "visually-hidden" },
+    el("caption", {}, "Rating after each rated game"),
+    el("tr", {}, el("th", {}, "Game"), el("th", {}, "Family"), el("th", {}, "Before"), el("th", {}, "After")),
+    history.map((h, i) => el("tr", {}, el("td", {}, String(i + 1)), el("td", {}, FAMILY_NAMES[h.family]), el("td", {}, String(h.before)), el("td", {}, String(h.after)))),
+  );
+  fill(box, svg, table);
+}
+
+function resultText(game, seat) {
+  if (game.status === "aborted") return "aborted";
+  if (!game.result) return game.status === "waiting" ? "waiting for the opponent" : "being played";
+  const mine = seat === "both" ? null : Number(seat);
+  if (mine === null) return `${game.names[game.result.winner]} won`;
+  const how = game.result.by === "time" ? " on time" : game.result.by === "resignation" ? " by resignation" : "";
+  return `${game.result.winner === mine ? "won" : "lost"}${how}`;
+}
+
+function showGames(games) {
+  const list = $("played");
+  if (!games.length) {
+    fill(list, el("li", { class: "hint-text" }, "No games yet."));
+    return;
+  }
+  fill(
+    list,
+    games.map((game) => {
+      const seat = game.seat;
+      const mine = seat === "both" ? null : Number(seat);
+      const opponent = mine === null ? game.names.join(" vs ") : `against ${game.names[1 - mine]}`;
+      const change = mine !== null ? game.rating?.changes?.[mine] : null;
+      const delta = change ? change[1] - change[0] : null;
+      return el(
+        "li",
+        {},
+        el("a", { href: `/game/${encodeURIComponent(game.id)}` }, opponent),
+        ` · ${resultText(game, seat)}`,
+        game.clock ? ` · ${game.clock}` : "",
+        game.rating ? " · rated" : "",
+        delta !== null ? el("span", { class: `rating-change ${delta >= 0 ? "up" : "down"}` }, ` ${delta >= 0 ? "+" : "−"}${Math.abs(delta)}`) : null,
+      );
+    }),
+  );
+}
+
+async function main() {
+  const name = decodeURIComponent(location.pathname.split("/").pop() || "");
+  try {
+    const { body } = await api(`/api/players/${encodeURIComponent(name)}`);
+    document.title = `${body.name} · quiltmaker`;
+    $("player-title").textContent = body.name;
+    showRatings(body.ratings);
+    showHistory(body.history);
+    showGames(body.games);
+  } catch (error) {
+    $("player-title").textContent = "No such player";
+    $("player-message").textContent = error.message;
+  }
+}
+
+main();
