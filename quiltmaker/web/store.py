@@ -299,6 +299,15 @@ def _damage_is_corrupt(game_id: str) -> Iterator[None]:
         raise StoreError("corrupt", f"game {game_id} cannot be read from the database (damaged storage): {error.orig}") from None
 
 
+def _delete_games(session: Any, ids: list[str]) -> None:
+    """Delete games and every row that refers to them, in any table (the accounts', the ratings', ...)."""
+    for table in reversed(Base.metadata.sorted_tables):  # the referring tables before the games'
+        column = table.c.get("game_id")
+        if column is not None and any(key.column.table.name == GameRow.__tablename__ for key in column.foreign_keys):
+            session.execute(delete(table).where(column.in_(ids)))
+    session.execute(delete(GameRow).where(GameRow.id.in_(ids)))
+
+
 def _watched(clock: Clock) -> datetime | None:
     """The deadline the processes watch: a running real-time clock's (correspondence games end by a claim)."""
     return clock.deadline if clock.control.kind == "realtime" and clock.running is not None else None
@@ -433,10 +442,7 @@ class GameStore:
             started = select(EventRow.game_id).distinct()
             ids = list(session.scalars(select(GameRow.id).where(GameRow.created < created_before, GameRow.id.not_in(started))))
             if ids:
-                session.execute(delete(LessonRow).where(LessonRow.game_id.in_(ids)))
-                session.execute(delete(ChatRow).where(ChatRow.game_id.in_(ids)))
-                session.execute(delete(ClockRow).where(ClockRow.game_id.in_(ids)))
-                session.execute(delete(GameRow).where(GameRow.id.in_(ids)))
+                _delete_games(session, ids)
             return len(ids)
 
     def delete_unplayed(self, game_id: str) -> bool:
@@ -446,8 +452,7 @@ class GameStore:
                 return False
             row = session.get(GameRow, game_id)
             if row is not None:
-                session.execute(delete(ClockRow).where(ClockRow.game_id == game_id))
-                session.delete(row)
+                _delete_games(session, [game_id])
             return row is not None
 
     def join(self, game_id: str, invite: str, name: str | None = None) -> tuple[str, int]:

@@ -69,12 +69,15 @@ def test_games_nobody_started_are_deleted_after_their_days_and_the_others_kept(t
         with connect(client, old_started["id"], old_started["token"]) as player:
             player.move(first_legal_move(player.state))
         young = create(client, mode="local", seed=2)
+        # A signed-in player's rated game with a clock: rows in the tables beside the game's.
+        assert client.post("/api/account/signup", json={"name": "Ada", "password": "correct horse"}).status_code == 200
+        old_rated = create(client, mode="online", seat=0, clock="10+5", rated=True)
     store = GameStore(url)
     ten_days_ago = datetime.now(timezone.utc) - timedelta(days=10)
     with store.engine.begin() as connection:
-        old = [old_unstarted["id"], old_lesson["id"], old_started["id"]]
+        old = [old_unstarted["id"], old_lesson["id"], old_started["id"], old_rated["id"]]
         connection.execute(update(GameRow).where(GameRow.id.in_(old)).values(created=ten_days_ago))
-    assert store.delete_unstarted(datetime.now(timezone.utc) - timedelta(days=7)) == 2
-    assert not store.exists(old_unstarted["id"]) and not store.exists(old_lesson["id"])
+    assert store.delete_unstarted(datetime.now(timezone.utc) - timedelta(days=7)) == 3
+    assert not store.exists(old_unstarted["id"]) and not store.exists(old_lesson["id"]) and not store.exists(old_rated["id"])
     assert store.exists(old_started["id"]) and store.exists(young["id"])
     store.close()
