@@ -23,7 +23,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DatabaseError
 
-from . import account_api, http_api, player_api, sockets
+from . import account_api, http_api, lobby_api, player_api, sockets
 from .games import GameServer
 from ..core.errors import QuiltmakerError
 from .guards import BoundedBodies, HeadersInTime, SecurityHeaders
@@ -55,6 +55,7 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
     app.include_router(http_api.router)
     app.include_router(account_api.router)
     app.include_router(player_api.router)
+    app.include_router(lobby_api.router)
     app.include_router(sockets.router)
 
     @app.get("/", include_in_schema=False)

@@ -28,6 +28,7 @@ from .ai_service import AIService
 from .protocol import GAME_ID, SEND_SECONDS, Connection, ProtocolError, client_id_of
 from .pubsub import CHAT, Broker, LocalBroker
 from .quotas import Quotas
+from .lobby import MATCH_SECONDS, Lobby
 from .ratings import Ratings
 from .settings import Settings
 from .store import BOTH_SEATS, GameStore, StoredGame, StoreError, may_abort
@@ -55,12 +56,18 @@ class GameServer:
         self.quotas = Quotas(settings)
         self.accounts = Accounts(self.store)
         self.ratings = Ratings(self.store)
+        self.lobby = Lobby(self.store, self.ratings)
+        self.lobby_sockets: set[Any] = set()  # the lobby's live sockets (lobby_api.LobbySocket)
         self.chores: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
         await self.ai.start()
         await self.broker.start(self.on_change, self.catch_up)
-        self.chores = [asyncio.create_task(self._expire_unstarted_games()), asyncio.create_task(self._watch_clocks())]
+        self.chores = [
+            asyncio.create_task(self._expire_unstarted_games()),
+            asyncio.create_task(self._watch_clocks()),
+            asyncio.create_task(self._match_seeks()),
+        ]
 
     async def stop(self) -> None:
         for task in [*self.announcing, *self.chores]:
@@ -86,6 +93,17 @@ class GameServer:
             except Exception:  # the database is away: try again next hour
                 log.exception("the hourly upkeep failed")
             await asyncio.sleep(3600)
+
+    # The lobby -----------------------------------------------------------------
+
+    async def _match_seeks(self) -> None:
+        """Pair the quick-match seeks every MATCH_SECONDS (every process does; see lobby.Lobby.match)."""
+        while True:
+            try:
+                await asyncio.to_thread(self.lobby.match)
+            except Exception:  # the database is away: try again soon
+                log.exception("matching the quick-match seeks failed")
+            await asyncio.sleep(MATCH_SECONDS)
 
     # Clocks --------------------------------------------------------------------
 
@@ -147,6 +165,8 @@ class GameServer:
         stored.apply([(version, kind, value, client_id, at)])  # skipped if a refresh already brought it in
         if stored.rating is not None and stored.is_finished and not stored.rating["settled"]:
             await self.settle(stored)
+        if kind == "abort":
+            await asyncio.to_thread(self.lobby.withdraw, stored.id)  # a challenge called off leaves the lobby
         return new_version
 
     async def settle(self, stored: StoredGame) -> None:
@@ -373,6 +393,11 @@ class GameServer:
             connection.seat = None
             raise ProtocolError("forbidden", "this token holds no seat in this game: you are watching")
         connection.seat = seat
+        if connection.session:
+            with contextlib.suppress(Exception):  # only "who is online": never a reason to refuse a seat
+                account = await asyncio.to_thread(self.accounts.account_of, connection.session)
+                if account is not None:
+                    await asyncio.to_thread(self.lobby.seen, account)
         if seat is not None:
             self.announce_seats(game_id)
             self.players[game_id] = connection.client

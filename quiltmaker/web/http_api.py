@@ -41,6 +41,11 @@ class NewGame(BaseModel):
     names: list[str] | None = Field(default=None, max_length=2)
     clock: str | None = Field(default=None, max_length=20)  # a time control, e.g. "10+5" or "2d" (online or against the AI)
     rated: bool = False  # a rated game: needs a clock, and an account for every person seated
+    # Who may take an online game's second seat: whoever has the invitation link, anyone in the
+    # lobby (within ``within`` rating points of the creator, if given), or one named account.
+    offer: Literal["invite", "open", "named"] = "invite"
+    opponent: str | None = Field(default=None, max_length=24)
+    within: Literal[100, 200, 300, 500] | None = None
 
     @field_validator("level")
     @classmethod
@@ -91,6 +96,12 @@ class NewGame(BaseModel):
                 raise ValueError(str(error)) from None
         if self.rated and self.clock is None:
             raise ValueError("a rated game needs a clock: choose a time control")
+        if self.offer != "invite" and (self.mode != "online" or self.clock is None):
+            raise ValueError("a challenge in the lobby is an online game with a clock (so nobody waits on it forever)")
+        if (self.offer == "named") != (self.opponent is not None):
+            raise ValueError("a named challenge needs 'opponent', the account challenged (and only it does)")
+        if self.within is not None and self.offer != "open":
+            raise ValueError("'within' is the rating range of an open challenge")
         return self
 
 
@@ -130,6 +141,13 @@ async def create_game(request: Request, new: NewGame) -> dict[str, Any]:
         account = await current_account(request)
     if new.rated and account is None:
         raise HTTPException(403, "sign in to play a rated game: a rating belongs to an account")
+    challenged = None
+    if new.opponent is not None:
+        challenged = await asyncio.to_thread(_server(request).accounts.find, new.opponent)
+        if challenged is None:
+            raise HTTPException(404, f"no player named {new.opponent!r}")
+        if account is not None and challenged.id == account.id:
+            raise HTTPException(422, "a challenge is for someone else")
     name = account.name if account is not None else None
     created = await (_create_lesson(request, new, name) if new.mode == "lesson" else _create_game(request, new, name))
     if account is not None:
@@ -139,6 +157,11 @@ async def create_game(request: Request, new: NewGame) -> dict[str, Any]:
         seats[created["seat"]] = account.id
         family = family_of(TimeControl.parse(new.clock).kind)
         await asyncio.to_thread(_server(request).ratings.open_game, created["id"], family, seats)
+    if new.offer != "invite" and new.clock is not None:
+        state = await _server(request).load(created["id"])
+        await asyncio.to_thread(
+            _server(request).lobby.offer, created["id"], new.clock, new.rated, account, state.names[created["seat"]], challenged, new.within
+        )
     return created
 
 

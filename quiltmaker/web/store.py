@@ -457,12 +457,21 @@ class GameStore:
 
     def join(self, game_id: str, invite: str, name: str | None = None) -> tuple[str, int]:
         """Spend an online game's invitation code on the free seat (its player named ``name``, if given); return its token and seat."""
+        return self._take_free_seat(game_id, invite, name)
+
+    def accept(self, game_id: str, name: str | None = None) -> tuple[str, int]:
+        """Take an online game's free seat without its code: a challenge accepted in the lobby (the caller checked who may)."""
+        return self._take_free_seat(game_id, None, name)
+
+    def _take_free_seat(self, game_id: str, invite: str | None, name: str | None) -> tuple[str, int]:
         with self._sessions.begin() as session:
             row = session.get(GameRow, game_id, with_for_update=True)
             if row is None:
                 raise StoreError("not_found", f"no game {game_id!r}")
-            if row.invite_hash is None or not hmac.compare_digest(row.invite_hash, _hash(invite)):
+            if invite is not None and (row.invite_hash is None or not hmac.compare_digest(row.invite_hash, _hash(invite))):
                 raise StoreError("forbidden", "this invitation is not valid (already used, or not for this game)")
+            if row.invite_hash is None:
+                raise StoreError("forbidden", "someone has just taken this game's free seat")
             seat = row.token_hashes.index(None)
             token = secrets.token_urlsafe(24)
             hashes = list(row.token_hashes)

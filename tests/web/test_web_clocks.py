@@ -51,8 +51,8 @@ def test_every_state_carries_both_clocks_which_start_once_each_side_has_moved(cl
 @pytest.mark.parametrize(
     ("body", "words"),
     [
-        ({"mode": "ai", "clock": "10+5"}, "a clock is for online games"),
-        ({"mode": "local", "clock": "2d"}, "a clock is for online games"),
+        ({"mode": "local", "clock": "2d"}, "a clock is for online games and games against the computer"),
+        ({"mode": "lesson", "lesson": 1, "clock": "2d"}, "a clock is for online games and games against the computer"),
         ({"mode": "online", "clock": "10"}, "not a time control"),
         ({"mode": "online", "clock": "0.1+0"}, "starts with 15 s"),
         ({"mode": "online", "clock": "10+90"}, "the increment is 0 to 60 seconds"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sqlite3
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -30,10 +31,18 @@ def stored_games(path: Path, count: int) -> list[str]:
     return ids
 
 
-def damage_pages_after_the_schema(path: Path) -> None:
+def damage_the_games_pages(path: Path) -> None:
+    """Overwrite the start of the games' and events' pages (their b-trees' roots, where a few games' rows all are).
+
+    The schema itself (sqlite_master, which grows onto more pages with every
+    table) stays readable, as when a disk loses some pages of the data.
+    """
+    with sqlite3.connect(path) as connection:
+        roots = [page for (page,) in connection.execute("SELECT rootpage FROM sqlite_master WHERE tbl_name IN ('games', 'events')")]
     data = bytearray(path.read_bytes())
-    assert len(data) >= 3 * PAGE, "the tables' pages exist"
-    for offset in range(2 * PAGE, len(data), PAGE):  # the first pages hold the header and the schema
+    assert roots and all(page * PAGE <= len(data) for page in roots), "the tables' pages exist"
+    for page in roots:
+        offset = (page - 1) * PAGE
         data[offset : offset + 64] = b"\xde\xad" * 32
     path.write_bytes(bytes(data))
 
@@ -41,7 +50,7 @@ def damage_pages_after_the_schema(path: Path) -> None:
 def test_a_damaged_game_is_reported_as_corrupt_and_the_list_keeps_working(tmp_path: Path) -> None:
     path = tmp_path / "games.sqlite3"
     ids = stored_games(path, 3)
-    damage_pages_after_the_schema(path)
+    damage_the_games_pages(path)
     settings = Settings(database_url=f"sqlite:///{path}", **TEST_QUOTAS)
     with TestClient(create_app(settings, executor=ThreadPoolExecutor(1))) as client:
         one = client.get(f"/api/games/{ids[0]}")

@@ -1,0 +1,396 @@
+"""The lobby: open and named challenges, quick match, who is online, and the games being played.
+
+Everything lives in the database, so every server process shows the same
+lobby and any of them may pair two players:
+
+- A *challenge* is an online game waiting for its second player, listed in
+  the lobby (``open``, for anyone within its rating range) or shown only to
+  one account (``named``). Accepting it takes the free seat directly: no
+  invitation code.
+- A *seek* is a player waiting for a quick match at a time control. Each
+  process's matcher pairs the seeks every :data:`MATCH_SECONDS`: two seeks
+  match when their ratings are within both players' ranges, a range that
+  widens the longer a player waits (:func:`seek_range`). Pairing creates the
+  game with a seat token for each, kept in the seek's row until its player
+  fetches it (then the row goes). A seek whose player stops asking for
+  :data:`SEEK_TIMEOUT` seconds is dropped, and after :data:`AI_FALLBACK`
+  seconds the player is offered the AI level nearest their rating instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from sqlalchemy import Boolean, DateTime, Float, ForeignKey, Integer, String, delete, select, update
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
+from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
+
+from ..core.position import Position
+from .accounts import Account, AccountGameRow, AccountRow
+from .clocks import TimeControl
+from .ratings import NEW_RATING, Ratings, ai_ratings, family_of
+from .store import Base, GameStore, StoreError
+
+MATCH_SECONDS = 1.0
+SEEK_TIMEOUT = 15.0  # seconds without a poll after which a seek is dropped (the page polls every second)
+AI_FALLBACK = 20.0  # seconds of waiting after which the page offers a computer level instead
+ONLINE_SECONDS = 120.0  # an account seen this recently is online
+BASE_RANGE, RANGE_PER_SECOND, MAX_RANGE = 100.0, 20.0, 800.0
+RANGES = (100, 200, 300, 500)  # a challenge's "within ± of my rating" choices
+
+
+def seek_range(waited: float) -> float:
+    """How far (in rating points) a seek looks for an opponent after ``waited`` seconds: ±100, widening by 20 a second, up to ±800."""
+    return min(MAX_RANGE, BASE_RANGE + RANGE_PER_SECOND * max(0.0, waited))
+
+
+def nearest_level(rating: float) -> tuple[str, float]:
+    """The AI level whose fixed rating is nearest ``rating``."""
+    return min(ai_ratings().items(), key=lambda item: abs(item[1] - rating))
+
+
+class ChallengeRow(Base):
+    """An online game offered in the lobby (open) or to one account (named); kept once taken, for "being played"."""
+
+    __tablename__ = "challenges"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))  # "open", "named" or "quick" (a quick match, listed once playing)
+    control: Mapped[str] = mapped_column(String(12))
+    rated: Mapped[bool] = mapped_column(Boolean)
+    creator_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), nullable=True)
+    creator_name: Mapped[str] = mapped_column(String(40))
+    creator_rating: Mapped[float] = mapped_column(Float)
+    for_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), nullable=True)
+    for_name: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    within: Mapped[float | None] = mapped_column(Float, nullable=True)  # accept only within ± this of the creator's rating
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    taken: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, index=True)
+
+
+class SeekRow(Base):
+    """A player waiting for a quick match; once paired, the game and the player's seat token until fetched."""
+
+    __tablename__ = "seeks"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    secret_hash: Mapped[str] = mapped_column(String(64))
+    account_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), nullable=True)
+    name: Mapped[str] = mapped_column(String(40))
+    rating: Mapped[float] = mapped_column(Float)
+    control: Mapped[str] = mapped_column(String(12))
+    rated: Mapped[bool] = mapped_column(Boolean)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    polled: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    game_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    token: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+class SeenRow(Base):
+    """When an account was last seen (a lobby or game open): who is online, across every process."""
+
+    __tablename__ = "seen"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A seat handed to a player: the game, the seat's token, which seat."""
+
+    game_id: str
+    token: str
+    seat: int
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+
+
+class Lobby:
+    """Challenges, seeks and presence in the games' database (thread-safe; blocking calls)."""
+
+    def __init__(self, store: GameStore, ratings: Ratings) -> None:
+        self.store = store
+        self.ratings = ratings
+        tables = [ChallengeRow.__table__, SeekRow.__table__, SeenRow.__table__]
+        try:  # beside the games' tables: an older database gains them
+            Base.metadata.create_all(store.engine, tables=tables)  # type: ignore[arg-type]
+        except (OperationalError, ProgrammingError, IntegrityError):
+            Base.metadata.create_all(store.engine, tables=tables)  # type: ignore[arg-type]  # another process raced us
+        self._sessions = sessionmaker(store.engine, expire_on_commit=False)
+        self._seen_written: dict[int, datetime] = {}
+
+    def rating_of(self, account: Account | None, family: str) -> float:
+        if account is None:
+            return NEW_RATING
+        found = self.ratings.ratings_of(account.id).get(family)
+        return found.rating if found is not None else NEW_RATING
+
+    # Challenges -----------------------------------------------------------------------
+
+    def offer(
+        self, game_id: str, control: str, rated: bool, creator: Account | None, creator_name: str, for_account: Account | None, within: float | None
+    ) -> None:
+        """List a new online game in the lobby (``for_account``: shown to that account alone)."""
+        family = family_of(TimeControl.parse(control).kind)
+        with self._sessions.begin() as session:
+            session.add(
+                ChallengeRow(
+                    game_id=game_id,
+                    kind="named" if for_account is not None else "open",
+                    control=control,
+                    rated=rated,
+                    creator_id=creator.id if creator else None,
+                    creator_name=creator_name,
+                    creator_rating=self.rating_of(creator, family),
+                    for_id=for_account.id if for_account else None,
+                    for_name=for_account.name if for_account else None,
+                    within=within,
+                    created=_now(),
+                    taken=None,
+                )
+            )
+
+    def challenge(self, game_id: str) -> dict[str, Any] | None:
+        with self._sessions() as session:
+            row = session.get(ChallengeRow, game_id)
+            return None if row is None else _challenge_view(row)
+
+    def may_accept(self, game_id: str, account: Account | None) -> str | None:
+        """Why ``account`` may not accept the challenge (None: it may)."""
+        found = self.challenge(game_id)
+        if found is None or found["taken"]:
+            return "this challenge is no longer open"
+        if found["for_id"] is not None and (account is None or account.id != found["for_id"]):
+            return f"this challenge is for {found['for']} only"
+        if found["rated"] and account is None:
+            return "this is a rated game: sign in (or create an account) to accept it"
+        if account is not None and account.id == found["creator_id"]:
+            return "this is your own challenge"
+        if found["within"] is not None:
+            rating = self.rating_of(account, family_of(TimeControl.parse(found["control"]).kind))
+            if abs(rating - found["rating"]) > found["within"]:
+                return f"this challenge is for ratings within ±{found['within']:g} of {found['rating']}; yours is {round(rating)}"
+        return None
+
+    def taken(self, game_id: str) -> None:
+        with self._sessions.begin() as session:
+            session.execute(update(ChallengeRow).where(ChallengeRow.game_id == game_id).values(taken=_now()))
+
+    def withdraw(self, game_id: str) -> None:
+        """The challenge's game was aborted before anyone accepted: it leaves the lobby."""
+        with self._sessions.begin() as session:
+            session.execute(delete(ChallengeRow).where(ChallengeRow.game_id == game_id, ChallengeRow.taken.is_(None)))
+
+    def open_challenges(self, limit: int = 100) -> list[dict[str, Any]]:
+        with self._sessions() as session:
+            query = select(ChallengeRow).where(ChallengeRow.taken.is_(None), ChallengeRow.kind != "quick")
+            return [_challenge_view(row) for row in session.scalars(query.order_by(ChallengeRow.created.desc()).limit(limit))]
+
+    def recently_taken(self, limit: int = 40) -> list[str]:
+        """Games started from the lobby in the last day, newest first (the caller keeps those still being played)."""
+        since = _now() - timedelta(days=1)
+        with self._sessions() as session:
+            query = select(ChallengeRow.game_id).where(ChallengeRow.taken >= since, ChallengeRow.kind != "named")
+            return list(session.scalars(query.order_by(ChallengeRow.taken.desc()).limit(limit)))
+
+    # Presence -------------------------------------------------------------------------
+
+    def seen(self, account: Account) -> None:
+        """Note that an account is here now (written at most every half minute per account and process)."""
+        now = _now()
+        last = self._seen_written.get(account.id)
+        if last is not None and (now - last).total_seconds() < ONLINE_SECONDS / 4:
+            return
+        self._seen_written[account.id] = now
+        if len(self._seen_written) > 10000:
+            self._seen_written.clear()
+        with self._sessions.begin() as session:
+            row = session.get(SeenRow, account.id)
+            if row is None:
+                session.add(SeenRow(account_id=account.id, at=now))
+            else:
+                row.at = now
+
+    def online(self, limit: int = 100) -> list[str]:
+        since = _now() - timedelta(seconds=ONLINE_SECONDS)
+        with self._sessions() as session:
+            query = select(AccountRow.name).join(SeenRow, SeenRow.account_id == AccountRow.id).where(SeenRow.at >= since)
+            return sorted(session.scalars(query.limit(limit)), key=str.lower)
+
+    # Quick match ---------------------------------------------------------------------
+
+    def seek(self, account: Account | None, name: str, control: str, rated: bool) -> tuple[str, str]:
+        """A new seek; its id and the secret its player polls with."""
+        seek_id, secret = secrets.token_urlsafe(9), secrets.token_urlsafe(18)
+        now = _now()
+        rating = self.rating_of(account, family_of(TimeControl.parse(control).kind))
+        with self._sessions.begin() as session:
+            session.add(
+                SeekRow(
+                    id=seek_id,
+                    secret_hash=_hash(secret),
+                    account_id=account.id if account else None,
+                    name=name,
+                    rating=rating,
+                    control=control,
+                    rated=rated,
+                    created=now,
+                    polled=now,
+                )
+            )
+        return seek_id, secret
+
+    def poll(self, seek_id: str, secret: str) -> dict[str, Any]:
+        """Where a seek stands: its game and seat once paired (handed over once: the row goes), or how it waits.
+
+        Raises:
+            StoreError: ``not_found`` for an unknown seek or a wrong secret (dropped, cancelled, or never).
+        """
+        now = _now()
+        with self._sessions.begin() as session:
+            row = session.get(SeekRow, seek_id)
+            if row is None or not hmac.compare_digest(row.secret_hash, _hash(secret)):
+                raise StoreError("not_found", "this quick match is no longer waiting: start another")
+            if row.game_id is not None and row.token is not None and row.seat is not None:
+                seat = {"game": row.game_id, "token": row.token, "seat": row.seat}
+                session.delete(row)
+                return {"matched": True, **seat}
+            row.polled = now
+            waited = (now - _utc(row.created)).total_seconds()
+            level, level_rating = nearest_level(row.rating)
+            return {
+                "matched": False,
+                "control": row.control,
+                "rated": row.rated,
+                "waited": round(waited, 1),
+                "rating": round(row.rating),
+                "range": round(seek_range(waited)),
+                "fallback": {"level": level, "rating": round(level_rating), "after": AI_FALLBACK},
+            }
+
+    def cancel(self, seek_id: str, secret: str) -> dict[str, Any] | None:
+        """Withdraw a seek not yet paired (None); if it was paired meanwhile, its seat (as :meth:`poll` hands it)."""
+        with self._sessions.begin() as session:
+            row = session.get(SeekRow, seek_id)
+            if row is None or not hmac.compare_digest(row.secret_hash, _hash(secret)):
+                raise StoreError("not_found", "this quick match is no longer waiting")
+            gone = session.execute(delete(SeekRow).where(SeekRow.id == seek_id, SeekRow.game_id.is_(None)))
+            if gone.rowcount == 1:  # type: ignore[attr-defined]
+                return None
+        paired = self.poll(seek_id, secret)
+        return paired if paired.get("matched") else None
+
+    def seeking(self) -> int:
+        since = _now() - timedelta(seconds=SEEK_TIMEOUT)
+        with self._sessions() as session:
+            return len(list(session.scalars(select(SeekRow.id).where(SeekRow.game_id.is_(None), SeekRow.polled >= since))))
+
+    def match(self, now: datetime | None = None) -> list[str]:
+        """Pair the waiting seeks that fit each other's ranges, nearest ratings first; return the games made.
+
+        Any process may run this at any time: a pair is claimed by a
+        compare-and-set on both seeks, and a game made for a pair another
+        process claimed first is deleted again.
+        """
+        now = now or _now()
+        with self._sessions.begin() as session:
+            session.execute(delete(SeekRow).where(SeekRow.polled < now - timedelta(seconds=SEEK_TIMEOUT)))
+            waiting = list(session.scalars(select(SeekRow).where(SeekRow.game_id.is_(None)).order_by(SeekRow.created)))
+        made: list[str] = []
+        paired: set[str] = set()
+        for first in waiting:
+            if first.id in paired:
+                continue
+            fits = [
+                other
+                for other in waiting
+                if other.id != first.id
+                and other.id not in paired
+                and other.control == first.control
+                and other.rated == first.rated
+                and (other.account_id is None or other.account_id != first.account_id)
+                and abs(other.rating - first.rating)
+                <= min(seek_range((now - _utc(first.created)).total_seconds()), seek_range((now - _utc(other.created)).total_seconds()))
+            ]
+            if not fits:
+                continue
+            second = min(fits, key=lambda other: abs(other.rating - first.rating))
+            game_id = self._pair(first, second)
+            if game_id is not None:
+                made.append(game_id)
+                paired.update((first.id, second.id))
+        return made
+
+    def _pair(self, first: SeekRow, second: SeekRow) -> str | None:
+        seats = [first, second] if secrets.randbelow(2) == 0 else [second, first]
+        control = TimeControl.parse(first.control)
+        start = Position.initial(secrets.randbits(63), first_player=0)
+        game_id, token0, invite = self.store.create("online", start, [seats[0].name, seats[1].name], creator_seat=0, control=control)
+        assert invite is not None
+        token1, _ = self.store.join(game_id, invite)
+        tokens = [token0, token1]
+        with self._sessions() as session:
+            claimed = 0
+            for seat, seek in enumerate(seats):
+                result = session.execute(
+                    update(SeekRow).where(SeekRow.id == seek.id, SeekRow.game_id.is_(None)).values(game_id=game_id, token=tokens[seat], seat=seat)
+                )
+                claimed += result.rowcount  # type: ignore[attr-defined]
+            if claimed == 2:
+                session.commit()
+            else:
+                session.rollback()
+        if claimed != 2:
+            self.store.delete_unplayed(game_id)  # another process paired one of them first
+            return None
+        family = family_of(control.kind)
+        if first.rated:
+            self.ratings.open_game(game_id, family, [seats[0].account_id, seats[1].account_id])
+        with self._sessions.begin() as session:
+            session.add(
+                ChallengeRow(
+                    game_id=game_id, kind="quick", control=first.control, rated=first.rated, creator_id=seats[0].account_id,
+                    creator_name=seats[0].name, creator_rating=seats[0].rating, for_id=None, for_name=None, within=None,
+                    created=_now(), taken=_now(),
+                )
+            )
+            for seat, seek in enumerate(seats):
+                if seek.account_id is not None:
+                    session.add(AccountGameRow(account_id=seek.account_id, game_id=game_id, seat=str(seat)))
+        return game_id
+
+
+def _challenge_view(row: ChallengeRow) -> dict[str, Any]:
+    control = TimeControl.parse(row.control)
+    return {
+        "id": row.game_id,
+        "kind": row.kind,
+        "control": row.control,
+        "words": control.words,
+        "family": family_of(control.kind),
+        "rated": row.rated,
+        "by": row.creator_name,
+        "creator_id": row.creator_id,
+        "rating": round(row.creator_rating),
+        "for": row.for_name,
+        "for_id": row.for_id,
+        "within": row.within,
+        "taken": row.taken is not None,
+    }

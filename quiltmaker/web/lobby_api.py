@@ -1,0 +1,296 @@
+"""The lobby's HTTP API and live socket: challenges to accept, quick match with its AI fallback, who is online.
+
+The rules of pairing are in :mod:`.lobby`; this module checks who asks and
+hands out seats. The live socket (``/ws/lobby``) sends each page the lobby as
+its viewer sees it, again whenever it changes: every process recomputes it
+from the database each second while it has lobby sockets, so a challenge
+posted through one process shows on pages connected to another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request, WebSocket, WebSocketDisconnect
+from pydantic import BaseModel, Field
+
+from ..core.errors import QuiltmakerError
+from ..core.position import Position
+from .account_api import check_origin, count_request, current_account
+from .accounts import SESSION_COOKIE, Account, same_origin
+from .clocks import TimeControl
+from .games import GameServer
+from .lobby import nearest_level
+from .protocol import GAME_ID, SEND_SECONDS, ProtocolError
+from .ratings import family_of
+from .store import StoreError
+
+router = APIRouter()
+PUSH_SECONDS = 1.0
+PLAYING_SHOWN = 20
+
+
+def _server(request: Request | WebSocket) -> GameServer:
+    server: GameServer = request.app.state.server
+    return server
+
+
+async def _account(request: Request) -> Account | None:
+    if not request.cookies.get(SESSION_COOKIE):
+        return None
+    check_origin(request)
+    return await current_account(request)
+
+
+# The lobby as a viewer sees it --------------------------------------------------------
+
+
+async def lobby_base(server: GameServer) -> dict[str, Any]:
+    """What every viewer's lobby is made of: open challenges, games being played, who is online, how many seek."""
+    challenges = await asyncio.to_thread(server.lobby.open_challenges)
+    playing = []
+    for game_id in await asyncio.to_thread(server.lobby.recently_taken):
+        with contextlib.suppress(ProtocolError):
+            stored = await server.load(game_id)
+            if stored.status == "playing":
+                words = stored.control.words if stored.control else None
+                playing.append({"id": stored.id, "names": stored.names, "clock": words, "rated": stored.rating is not None})
+        if len(playing) >= PLAYING_SHOWN:
+            break
+    online = await asyncio.to_thread(server.lobby.online)
+    seeking = await asyncio.to_thread(server.lobby.seeking)
+    return {"challenges": challenges, "playing": playing, "online": online, "seeking": seeking}
+
+
+def lobby_for(base: dict[str, Any], account: Account | None, ratings: dict[str, float]) -> dict[str, Any]:
+    """The lobby for one viewer: named challenges only to their two players, and whether each can be accepted and why not."""
+    shown = []
+    for challenge in base["challenges"]:
+        mine = account is not None and challenge["creator_id"] == account.id
+        if challenge["for_id"] is not None and not mine and (account is None or challenge["for_id"] != account.id):
+            continue
+        why = None
+        if mine:
+            why = "your challenge"
+        elif challenge["rated"] and account is None:
+            why = "sign in to play rated games"
+        elif challenge["within"] is not None:
+            rating = ratings.get(challenge["family"], 1500.0)
+            if abs(rating - challenge["rating"]) > challenge["within"]:
+                why = f"for ratings {challenge['rating'] - challenge['within']:g} to {challenge['rating'] + challenge['within']:g}"
+        public = {k: v for k, v in challenge.items() if k not in ("creator_id", "for_id", "taken")}
+        shown.append({**public, "mine": mine, "can_accept": why is None, "why_not": why})
+    return {"type": "lobby", **{k: v for k, v in base.items() if k != "challenges"}, "challenges": shown}
+
+
+async def _viewer_ratings(server: GameServer, account: Account | None) -> dict[str, float]:
+    if account is None:
+        return {}
+    found = await asyncio.to_thread(server.ratings.ratings_of, account.id)
+    return {family: rating.rating for family, rating in found.items()}
+
+
+@router.get("/api/lobby")
+async def get_lobby(request: Request) -> dict[str, Any]:
+    server = _server(request)
+    account = await _account(request)
+    if account is not None:
+        await asyncio.to_thread(server.lobby.seen, account)
+    return lobby_for(await lobby_base(server), account, await _viewer_ratings(server, account))
+
+
+@dataclass(eq=False)
+class LobbySocket:
+    socket: WebSocket
+    account: Account | None
+    ratings: dict[str, float] = field(default_factory=dict)
+    sent: str = ""
+
+
+@router.websocket("/ws/lobby")
+async def lobby_socket(socket: WebSocket) -> None:
+    server = _server(socket)
+    if not same_origin(socket.headers.get("origin"), socket.headers.get("host"), server.settings.allowed_origins):
+        await socket.close(code=4403)
+        return
+    await socket.accept()
+    account = await asyncio.to_thread(server.accounts.account_of, socket.cookies.get(SESSION_COOKIE))
+    viewer = LobbySocket(socket, account, await _viewer_ratings(server, account))
+    server.lobby_sockets.add(viewer)
+    if len(server.lobby_sockets) == 1:
+        server.in_background(_push_lobby(server))
+    try:
+        await _send_lobby(viewer, await lobby_base(server))
+        while True:  # nothing is read from a lobby socket but its closing
+            if (await socket.receive())["type"] == "websocket.disconnect":
+                break
+    except WebSocketDisconnect:
+        pass
+    finally:
+        server.lobby_sockets.discard(viewer)
+
+
+async def _send_lobby(viewer: LobbySocket, base: dict[str, Any]) -> None:
+    text = json.dumps(lobby_for(base, viewer.account, viewer.ratings))
+    if text == viewer.sent:
+        return
+    viewer.sent = text
+    try:
+        await asyncio.wait_for(viewer.socket.send_text(text), SEND_SECONDS)
+    except Exception:  # gone or too slow: its handler cleans up, the page reconnects
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(viewer.socket.close(code=1013), 1.0)
+
+
+async def _push_lobby(server: GameServer) -> None:
+    """While lobby sockets are open here: each second, the lobby again, to every socket whose view changed."""
+    ticks = 0
+    while server.lobby_sockets:
+        await asyncio.sleep(PUSH_SECONDS)
+        ticks += 1
+        try:
+            base = await lobby_base(server)
+            viewers = list(server.lobby_sockets)
+            for viewer in viewers:
+                if viewer.account is not None and ticks % 30 == 0:  # a minute: still here, and ratings that may have moved
+                    await asyncio.to_thread(server.lobby.seen, viewer.account)
+                    viewer.ratings = await _viewer_ratings(server, viewer.account)
+            await asyncio.gather(*(_send_lobby(viewer, base) for viewer in viewers))
+        except Exception:  # the database is away: the next second tries again
+            continue
+
+
+# Accepting a challenge ---------------------------------------------------------------
+
+
+@router.post("/api/games/{game_id}/accept")
+async def accept(request: Request, game_id: str) -> dict[str, Any]:
+    """Take a challenge's free seat (the lobby's "Accept"); who may is :meth:`.lobby.Lobby.may_accept`."""
+    count_request(request, "create", "games joined")
+    if not GAME_ID.fullmatch(game_id):
+        raise HTTPException(404, "no such challenge")
+    server = _server(request)
+    account = await _account(request)
+    why = await asyncio.to_thread(server.lobby.may_accept, game_id, account)
+    if why is not None:
+        raise HTTPException(403, why)
+    try:
+        token, seat = await asyncio.to_thread(server.store.accept, game_id, account.name if account else None)
+    except StoreError as error:
+        raise HTTPException(404 if error.code == "not_found" else 409, str(error)) from None
+    await asyncio.to_thread(server.lobby.taken, game_id)
+    rated = await asyncio.to_thread(server.ratings.rated_game, game_id)
+    if account is not None:
+        if rated is not None:
+            await asyncio.to_thread(server.ratings.seat, game_id, seat, account.id)
+        await asyncio.to_thread(server.accounts.claim, account, game_id, str(seat))
+    with contextlib.suppress(Exception):
+        server.announce(await server.load(game_id))  # the game starts for its creator
+    return {"id": game_id, "token": token, "seat": seat}
+
+
+# Quick match --------------------------------------------------------------------------
+
+
+class Seek(BaseModel):
+    clock: str = Field(max_length=20)
+    rated: bool = False
+
+
+class SeekSecret(BaseModel):
+    secret: str = Field(max_length=64)
+
+
+@router.post("/api/quickmatch")
+async def quick_match(request: Request, seek: Seek) -> dict[str, Any]:
+    """Wait for an opponent at a time control: a seek, which the page polls until it is paired."""
+    count_request(request, "create", "quick matches")
+    try:
+        TimeControl.parse(seek.clock)
+    except QuiltmakerError as error:
+        raise HTTPException(422, str(error)) from None
+    server = _server(request)
+    account = await _account(request)
+    if seek.rated and account is None:
+        raise HTTPException(403, "sign in to play rated games: a rating belongs to an account")
+    name = account.name if account else "Guest"
+    seek_id, secret = await asyncio.to_thread(server.lobby.seek, account, name, seek.clock, seek.rated)
+    await asyncio.to_thread(server.lobby.match)  # someone may be waiting for exactly this
+    return {"seek": seek_id, "secret": secret}
+
+
+def _seek_id(seek_id: str) -> str:
+    if not GAME_ID.fullmatch(seek_id):
+        raise HTTPException(404, "no such quick match")
+    return seek_id
+
+
+@router.post("/api/quickmatch/{seek_id}/poll")
+async def poll_seek(request: Request, seek_id: str, body: SeekSecret) -> dict[str, Any]:
+    """Where the seek stands: paired (with the game, the seat and its token, once) or still waiting, and for how long."""
+    try:
+        return await asyncio.to_thread(_server(request).lobby.poll, _seek_id(seek_id), body.secret)
+    except StoreError as error:
+        raise HTTPException(404, str(error)) from None
+
+
+@router.post("/api/quickmatch/{seek_id}/cancel")
+async def cancel_seek(request: Request, seek_id: str, body: SeekSecret) -> dict[str, Any]:
+    """Stop waiting; if a match was made meanwhile, it is handed over instead."""
+    try:
+        paired = await asyncio.to_thread(_server(request).lobby.cancel, _seek_id(seek_id), body.secret)
+    except StoreError as error:
+        raise HTTPException(404, str(error)) from None
+    return paired or {"matched": False, "cancelled": True}
+
+
+@router.post("/api/quickmatch/{seek_id}/computer")
+async def play_the_computer(request: Request, seek_id: str, body: SeekSecret) -> dict[str, Any]:
+    """Nobody came: stop waiting and play the AI level nearest your rating, with the same clock (rated if the seek was)."""
+    server = _server(request)
+    lobby = server.lobby
+    waiting = await asyncio.to_thread(_poll_or_404, lobby, _seek_id(seek_id), body.secret)
+    if waiting.get("matched"):
+        return waiting
+    seek = waiting
+    paired = await asyncio.to_thread(_cancel_or_404, lobby, seek_id, body.secret)
+    if paired is not None:
+        return paired  # a person came after all
+    account = await _account(request)
+    level, _ = nearest_level(seek["rating"])
+    seat = random.randrange(2)
+    names = ["", ""]
+    names[seat] = account.name if account else "Player"
+    names[1 - seat] = f"quiltmaker {level}"
+    control = TimeControl.parse(seek["control"])
+    start = Position.initial(random.randrange(2**63), first_player=0)
+    game_id, token, _ = await asyncio.to_thread(
+        functools.partial(server.store.create, "ai", start, names, ai_level=level, ai_seat=1 - seat, creator_seat=seat, control=control)
+    )
+    if account is not None:
+        await asyncio.to_thread(server.accounts.claim, account, game_id, str(seat))
+        if seek["rated"]:
+            seats: list[int | None] = [None, None]
+            seats[seat] = account.id
+            await asyncio.to_thread(server.ratings.open_game, game_id, family_of(control.kind), seats)
+    return {"matched": True, "game": game_id, "token": token, "seat": seat, "computer": level}
+
+
+def _poll_or_404(lobby: Any, seek_id: str, secret: str) -> dict[str, Any]:
+    try:
+        return lobby.poll(seek_id, secret)  # type: ignore[no-any-return]
+    except StoreError as error:
+        raise HTTPException(404, str(error)) from None
+
+
+def _cancel_or_404(lobby: Any, seek_id: str, secret: str) -> dict[str, Any] | None:
+    try:
+        return lobby.cancel(seek_id, secret)  # type: ignore[no-any-return]
+    except StoreError as error:
+        raise HTTPException(404, str(error)) from None

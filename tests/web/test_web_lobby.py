@@ -1,0 +1,187 @@
+"""The lobby (docs/web.md, "The lobby"): open and named challenges, quick match with a widening range and the AI fallback, who is online."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from web_client import connect, create, make_app
+
+from quiltmaker.web.accounts import SESSION_COOKIE
+from quiltmaker.web.lobby import seek_range
+from quiltmaker.web.ratings import RatingRow
+
+
+@pytest.fixture
+def fresh(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(make_app(tmp_path / "lobby.sqlite3")) as client:
+        yield client
+
+
+def sign_up(client: TestClient, name: str) -> str:
+    client.cookies.clear()
+    response = client.post("/api/account/signup", json={"name": name, "password": "correct horse"})
+    assert response.status_code == 200, response.text
+    return str(client.cookies[SESSION_COOKIE])
+
+
+def act_as(client: TestClient, token: str | None) -> None:
+    client.cookies.clear()
+    if token:
+        client.cookies.set(SESSION_COOKIE, token)
+
+
+def give_rating(client: TestClient, name: str, rating: float) -> None:
+    """Set an account's real-time rating in the database (as many games would have)."""
+    server = client.app.state.server  # type: ignore[attr-defined]
+    account = server.accounts.find(name)
+    with server.store._sessions.begin() as session:
+        session.merge(RatingRow(account_id=account.id, family="realtime", rating=rating, rd=60.0, volatility=0.06, games=40, updated=datetime.now(timezone.utc)))
+
+
+def lobby(client: TestClient) -> dict[str, Any]:
+    response = client.get("/api/lobby")
+    assert response.status_code == 200, response.text
+    return response.json()  # type: ignore[no-any-return]
+
+
+def test_an_open_challenge_is_listed_accepted_from_the_lobby_and_then_being_played(fresh: TestClient) -> None:
+    ada = sign_up(fresh, "Ada")
+    game = create(fresh, mode="online", seat=0, clock="10+5", offer="open")
+    assert [c["id"] for c in lobby(fresh)["challenges"]] == [game["id"]] and lobby(fresh)["challenges"][0]["why_not"] == "your challenge"
+    assert fresh.post(f"/api/games/{game['id']}/accept").status_code == 403, "not your own"
+    bob = sign_up(fresh, "Bob")
+    seen = lobby(fresh)["challenges"][0]
+    assert seen["by"] == "Ada" and seen["words"] == "10 minutes + 5 seconds a move" and seen["rating"] == 1500 and seen["can_accept"]
+    assert "creator_id" not in seen, "account ids stay on the server"
+    accepted = fresh.post(f"/api/games/{game['id']}/accept")
+    assert accepted.status_code == 200, accepted.text
+    seat = accepted.json()
+    with connect(fresh, game["id"], seat["token"]) as player:
+        assert player.state["status"] == "playing" and player.state["names"] == ["Ada", "Bob"]
+    now = lobby(fresh)
+    assert now["challenges"] == [] and [g["id"] for g in now["playing"]] == [game["id"]]
+    assert set(now["online"]) == {"Ada", "Bob"} and ada and bob
+    assert fresh.post(f"/api/games/{game['id']}/accept").status_code == 403, "taken"
+
+
+def test_a_challenge_needs_a_clock_and_an_aborted_one_leaves_the_lobby(fresh: TestClient) -> None:
+    assert fresh.post("/api/games", json={"mode": "online", "offer": "open"}).status_code == 422
+    assert fresh.post("/api/games", json={"mode": "ai", "clock": "5+3", "offer": "open"}).status_code == 422
+    game = create(fresh, mode="online", seat=0, clock="5+3", offer="open")  # a guest's casual challenge
+    assert [c["id"] for c in lobby(fresh)["challenges"]] == [game["id"]]
+    with connect(fresh, game["id"], game["token"]) as host:
+        assert host.intent("abort")["type"] == "ack"
+    assert lobby(fresh)["challenges"] == []
+
+
+def test_a_named_challenge_shows_to_its_two_players_alone(fresh: TestClient) -> None:
+    sign_up(fresh, "Bob")
+    carol = sign_up(fresh, "Carol")
+    ada = sign_up(fresh, "Ada")
+    assert fresh.post("/api/games", json={"mode": "online", "clock": "2d", "offer": "named", "opponent": "Nobody"}).status_code == 404
+    assert fresh.post("/api/games", json={"mode": "online", "clock": "2d", "offer": "named", "opponent": "ada"}).status_code == 422
+    game = create(fresh, mode="online", seat=1, clock="2d", offer="named", opponent="bob", rated=True)
+    assert lobby(fresh)["challenges"][0]["for"] == "Bob"
+    act_as(fresh, carol)
+    assert lobby(fresh)["challenges"] == []
+    refused = fresh.post(f"/api/games/{game['id']}/accept")
+    assert refused.status_code == 403 and "for Bob only" in refused.json()["detail"]
+    act_as(fresh, None)
+    assert lobby(fresh)["challenges"] == []
+    fresh.post("/api/account/signin", json={"name": "bob", "password": "correct horse"})
+    assert lobby(fresh)["challenges"][0]["can_accept"]
+    seat = fresh.post(f"/api/games/{game['id']}/accept").json()
+    assert seat["seat"] == 0 and fresh.app.state.server.ratings.rated_game(game["id"])[1][1] is not None  # type: ignore[attr-defined]
+    assert ada
+
+
+def test_an_open_challenge_with_a_rating_range_is_for_ratings_within_it(fresh: TestClient) -> None:
+    sign_up(fresh, "Far")
+    give_rating(fresh, "Far", 1900)
+    sign_up(fresh, "Near")
+    give_rating(fresh, "Near", 1560)
+    sign_up(fresh, "Ada")
+    game = create(fresh, mode="online", seat=0, clock="3+2", offer="open", within=100, rated=True)
+    fresh.post("/api/account/signin", json={"name": "Far", "password": "correct horse"})
+    seen = lobby(fresh)["challenges"][0]
+    assert not seen["can_accept"] and seen["why_not"] == "for ratings 1400 to 1600"
+    refused = fresh.post(f"/api/games/{game['id']}/accept")
+    assert refused.status_code == 403 and "yours is 1900" in refused.json()["detail"]
+    fresh.post("/api/account/signin", json={"name": "Near", "password": "correct horse"})
+    assert fresh.post(f"/api/games/{game['id']}/accept").status_code == 200
+
+
+def seek(client: TestClient, clock: str = "5+3", rated: bool = False) -> dict[str, Any]:
+    response = client.post("/api/quickmatch", json={"clock": clock, "rated": rated})
+    assert response.status_code == 200, response.text
+    return response.json()  # type: ignore[no-any-return]
+
+
+def poll(client: TestClient, ticket: dict[str, Any]) -> Any:
+    return client.post(f"/api/quickmatch/{ticket['seek']}/poll", json={"secret": ticket["secret"]})
+
+
+def test_two_players_seeking_the_same_clock_are_paired_into_one_game_a_seat_each(fresh: TestClient) -> None:
+    first = seek(fresh)
+    waiting = poll(fresh, first).json()
+    assert not waiting["matched"] and waiting["range"] >= 100 and waiting["fallback"]["after"] > 0
+    assert lobby(fresh)["seeking"] == 1
+    assert not poll(fresh, seek(fresh, clock="10+5")).json()["matched"], "another clock is another queue"
+    second = seek(fresh)
+    a, b = poll(fresh, first).json(), poll(fresh, second).json()
+    assert a["matched"] and b["matched"] and a["game"] == b["game"] and {a["seat"], b["seat"]} == {0, 1}
+    for ticket in (a, b):
+        with connect(fresh, ticket["game"], ticket["token"]) as player:
+            assert player.state["status"] == "playing" and player.state["clock"]["control"] == "5+3"
+    assert poll(fresh, first).status_code == 404, "a seat is handed over once"
+    assert poll(fresh, {"seek": first["seek"], "secret": "wrong"}).status_code == 404
+
+
+def test_the_range_widens_while_a_player_waits_and_a_seek_nobody_polls_is_dropped(fresh: TestClient) -> None:
+    assert seek_range(0) == 100 and seek_range(10) == 300 and seek_range(1000) == 800
+    low = sign_up(fresh, "Low")
+    give_rating(fresh, "Low", 1500)
+    low_ticket = seek(fresh, clock="3+2", rated=True)
+    sign_up(fresh, "High")
+    give_rating(fresh, "High", 1800)
+    high_ticket = seek(fresh, clock="3+2", rated=True)
+    lobby_ = fresh.app.state.server.lobby  # type: ignore[attr-defined]
+    assert not poll(fresh, high_ticket).json()["matched"], "300 apart: too far at first"
+    assert lobby_.match(datetime.now(timezone.utc) + timedelta(seconds=5)) == [], "±200 after five seconds: still too far"
+    assert len(lobby_.match(datetime.now(timezone.utc) + timedelta(seconds=10.5))) == 1, "±310 after ten seconds: near enough"
+    act_as(fresh, low)
+    assert poll(fresh, low_ticket).json()["matched"]
+    gone = seek(fresh, clock="15+10")
+    lobby_.match(datetime.now(timezone.utc) + timedelta(seconds=20))
+    assert poll(fresh, gone).status_code == 404, "not polled for 15 s: dropped"
+
+
+def test_nobody_came_so_the_computer_level_nearest_your_rating_plays_you_with_the_same_clock(fresh: TestClient) -> None:
+    ticket = seek(fresh, clock="10+5")
+    fallback = poll(fresh, ticket).json()["fallback"]
+    assert fallback["level"] == "casual"  # 1500 is nearest casual's 1776 (beginner: 1200)
+    game = fresh.post(f"/api/quickmatch/{ticket['seek']}/computer", json={"secret": ticket["secret"]}).json()
+    assert game["matched"] and game["computer"] == "casual"
+    with connect(fresh, game["game"], game["token"]) as player:
+        assert player.state["mode"] == "ai" and player.state["ai"]["level"] == "casual" and player.state["clock"]["control"] == "10+5"
+    assert poll(fresh, ticket).status_code == 404
+    cancelled = seek(fresh)
+    assert fresh.post(f"/api/quickmatch/{cancelled['seek']}/cancel", json={"secret": cancelled["secret"]}).json() == {"matched": False, "cancelled": True}
+    assert lobby(fresh)["seeking"] == 0
+    assert fresh.post("/api/quickmatch", json={"clock": "5+3", "rated": True}).status_code == 403, "rated needs an account"
+    assert fresh.post("/api/quickmatch", json={"clock": "5"}).status_code == 422
+
+
+def test_the_lobby_socket_sends_the_lobby_and_again_when_a_challenge_comes(fresh: TestClient) -> None:
+    with fresh.websocket_connect("/ws/lobby") as ws:
+        first = json.loads(ws.receive_text())
+        assert first["type"] == "lobby" and first["challenges"] == []
+        game = create(fresh, mode="online", seat=0, clock="5+3", offer="open")
+        pushed = json.loads(ws.receive_text())
+        assert [c["id"] for c in pushed["challenges"]] == [game["id"]]
