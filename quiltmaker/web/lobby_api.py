@@ -121,6 +121,8 @@ async def lobby_socket(socket: WebSocket) -> None:
         return
     await socket.accept()
     account = await asyncio.to_thread(server.accounts.account_of, socket.cookies.get(SESSION_COOKIE))
+    if account is not None:
+        await asyncio.to_thread(server.lobby.seen, account)
     viewer = LobbySocket(socket, account, await _viewer_ratings(server, account))
     server.lobby_sockets.add(viewer)
     if len(server.lobby_sockets) == 1:
@@ -219,7 +221,7 @@ async def quick_match(request: Request, seek: Seek) -> dict[str, Any]:
     account = await _account(request)
     if seek.rated and account is None:
         raise HTTPException(403, "sign in to play rated games: a rating belongs to an account")
-    name = account.name if account else "Guest"
+    name = account.name if account else f"Guest {random.randrange(1000, 10000)}"  # two guests paired are told apart
     seek_id, secret = await asyncio.to_thread(server.lobby.seek, account, name, seek.clock, seek.rated)
     await asyncio.to_thread(server.lobby.match)  # someone may be waiting for exactly this
     return {"seek": seek_id, "secret": secret}

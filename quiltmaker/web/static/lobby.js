@@ -3,6 +3,7 @@
 import { $, api, el, fill, forgetGame, formatNumber, loadGames, saveGame } from "./common.js";
 import { lessonGames, openLesson, startLesson } from "./lessons.js";
 import { startAccount } from "./account.js";
+import { setQuickRated, startLobbyLive } from "./lobby-live.js";
 
 const form = $("new-game", HTMLFormElement);
 const modeSelect = $("mode", HTMLSelectElement);
@@ -30,7 +31,6 @@ function updateFields() {
   const mode = modeSelect.value;
   $("level-field").hidden = mode !== "ai";
   $("seat-field").hidden = mode === "local";
-  $("name1-field").hidden = mode === "ai";
   $("name0-label").textContent = mode === "local" ? "First player's name" : "Your name";
   $("name1-label").textContent = mode === "online" ? "Your friend's name" : "Second player's name";
   const clocked = mode === "online" || mode === "ai";
@@ -39,6 +39,13 @@ function updateFields() {
   // A rated game needs a clock and an account (the server checks both again).
   $("rated-field").hidden = !clocked || !clockSelect.value || !signedIn;
   $("rated-hint").hidden = !clocked || !clockSelect.value || signedIn;
+  // Online: who may take the second seat (a lobby challenge needs a clock).
+  const offer = $("offer", HTMLSelectElement).value;
+  $("offer-field").hidden = mode !== "online";
+  $("opponent").hidden = mode !== "online" || offer !== "named";
+  $("within").hidden = mode !== "online" || offer !== "open";
+  $("offer-hint").hidden = mode !== "online" || offer === "invite" || !!clockSelect.value;
+  $("name1-field").hidden = mode === "ai" || (mode === "online" && offer !== "invite");
 }
 
 /** The time controls the server offers (its catalogue), then a custom one. */
@@ -72,6 +79,7 @@ async function loadLevels() {
     levels = Array.isArray(body.levels) ? body.levels : [];
     lessons = Array.isArray(body.lessons) ? body.lessons : [];
     showClocks(body.clocks);
+    startLobbyLive(body.clocks);
     showLessons();
     if (levels.length) {
       fill(
@@ -112,6 +120,13 @@ async function createGame(event) {
   const clock = chosenClock();
   if (clock) request.clock = clock;
   if (clock && signedIn && $("rated", HTMLInputElement).checked) request.rated = true;
+  const offer = $("offer", HTMLSelectElement).value;
+  if (mode === "online" && offer !== "invite") {
+    request.offer = offer;
+    if (offer === "named") request.opponent = $("opponent", HTMLInputElement).value.trim();
+    const within = $("within", HTMLSelectElement).value;
+    if (offer === "open" && within) request.within = Number(within);
+  }
   submit.disabled = true;
   say("Creating the game…");
   try {
@@ -304,12 +319,14 @@ function created(game, entry) {
 
 modeSelect.addEventListener("change", updateFields);
 clockSelect.addEventListener("change", updateFields);
+$("offer").addEventListener("change", updateFields);
 levelSelect.addEventListener("change", describeLevel);
 form.addEventListener("submit", createGame);
 updateFields();
 loadLevels();
 startAccount((account) => {
   signedIn = !!account;
+  setQuickRated(signedIn);
   if (account) $("profile-link", HTMLAnchorElement).href = `/player/${encodeURIComponent(account.name)}`;
   updateFields();
   showGames();

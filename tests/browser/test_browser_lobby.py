@@ -1,0 +1,75 @@
+"""The lobby in the browser: a challenge offered and accepted live, a quick match paired, and the computer when nobody comes."""
+
+from __future__ import annotations
+
+import re
+
+from browser_helpers import Pages, screenshot
+from playwright.sync_api import Page, expect
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+GAME_PAGE = re.compile(r"/game/[^/?]+$")
+
+
+def sign_up(page: Page, name: str) -> None:
+    page.goto("/")
+    page.get_by_test_id("account-name").fill(name)
+    page.get_by_test_id("account-password").fill("correct horse")
+    page.get_by_test_id("sign-up").click()
+    expect(page.get_by_test_id("account-shown")).to_have_text(name)
+
+
+def test_a_challenge_offered_in_the_lobby_appears_live_for_another_player_who_accepts_it(pages: Pages) -> None:
+    ada, bob = pages.open("ada"), pages.open("bob", **PHONE)
+    sign_up(ada, "Hana")
+    sign_up(bob, "Gus")
+    expect(bob.get_by_test_id("challenge-list")).to_contain_text("No open challenges")
+    ada.get_by_test_id("mode").select_option("online")
+    ada.get_by_test_id("offer").select_option("open")
+    expect(ada.locator("#offer-hint")).to_have_text("A challenge in the lobby needs a clock.")
+    ada.get_by_test_id("clock").select_option("10+5")
+    expect(ada.locator("#offer-hint")).to_be_hidden()
+    ada.get_by_test_id("within").select_option("200")
+    ada.get_by_test_id("seat").select_option("0")
+    ada.get_by_test_id("create-game").click()
+    ada.wait_for_url(GAME_PAGE)
+    # Gus's lobby was open all along: the challenge comes to it by itself.
+    accept = bob.locator("[data-testid^='accept-']")
+    expect(accept).to_be_visible()
+    expect(bob.get_by_test_id("challenge-list")).to_contain_text("Hana (1500) · 10 minutes + 5 seconds a move · casual · ratings ±200")
+    screenshot(bob, "lobby-01-challenge-phone")
+    accept.click()
+    bob.wait_for_url(GAME_PAGE)
+    expect(bob.get_by_test_id("game-title")).to_contain_text("Hana vs Gus")
+    expect(ada.locator("#turn")).to_contain_text("Your turn")
+    bob.goto("/")
+    expect(bob.get_by_test_id("playing-list")).to_contain_text("Hana vs Gus")
+    expect(bob.get_by_test_id("online-now")).to_contain_text("Gus")
+    pages.assert_no_script_errors()
+
+
+def test_two_players_asking_for_a_quick_match_are_paired_and_the_computer_is_offered_when_nobody_comes(pages: Pages) -> None:
+    first, second = pages.open("first"), pages.open("second")
+    for page in (first, second):
+        page.goto("/")
+        page.get_by_test_id("quick-clock").select_option("5+3")
+    expect(first.get_by_test_id("quick-rated")).to_be_hidden()  # guests play casual games
+    first.get_by_test_id("quick-start").click()
+    expect(first.get_by_test_id("quick-waiting")).to_contain_text("Looking for an opponent rated")
+    second.get_by_test_id("quick-start").click()
+    for page in (first, second):
+        page.wait_for_url(GAME_PAGE)
+        expect(page.get_by_test_id("game-title")).to_contain_text("5 minutes + 3 seconds a move")
+    assert first.url == second.url, "one game, a seat each"
+    alone = pages.open("alone", **PHONE)
+    alone.goto("/")
+    alone.get_by_test_id("quick-start").click()
+    offer = alone.get_by_test_id("quick-computer")
+    expect(offer).to_be_visible(timeout=40_000)
+    expect(offer).to_have_text(re.compile(r"Nobody yet: play quiltmaker \w+ \(rated \d+\) instead"))
+    screenshot(alone, "lobby-02-computer-offered-phone", full_page=False)
+    offer.click()
+    alone.wait_for_url(GAME_PAGE)
+    expect(alone.get_by_test_id("game-title")).to_contain_text("against quiltmaker")
+    expect(alone.get_by_test_id("game-title")).to_contain_text("10 minutes + 5 seconds a move")
+    pages.assert_no_script_errors()
