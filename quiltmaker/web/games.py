@@ -13,6 +13,7 @@ import contextlib
 import json
 import logging
 import secrets
+import time
 from collections import OrderedDict, defaultdict
 from collections.abc import Coroutine
 from concurrent.futures import Executor
@@ -26,7 +27,7 @@ from .. import tutorial
 from .accounts import Accounts
 from .ai_service import AIService
 from .protocol import GAME_ID, SEND_SECONDS, Connection, ProtocolError, client_id_of
-from .pubsub import CHAT, Broker, LocalBroker
+from .pubsub import CHAT, PRESENCE_EVERY, PRESENCE_FOR, Broker, LocalBroker
 from .quotas import Quotas
 from .lobby import MATCH_SECONDS, Lobby
 from .ratings import Ratings
@@ -58,15 +59,18 @@ class GameServer:
         self.ratings = Ratings(self.store)
         self.lobby = Lobby(self.store, self.ratings)
         self.lobby_sockets: set[Any] = set()  # the lobby's live sockets (lobby_api.LobbySocket)
+        # Who is here in other processes, as they said: game id -> process id -> (seats, until when, monotonic).
+        self.elsewhere: dict[str, dict[str, tuple[set[int], float]]] = {}
         self.chores: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
         await self.ai.start()
-        await self.broker.start(self.on_change, self.catch_up)
+        await self.broker.start(self.on_change, self.catch_up, self.on_presence)
         self.chores = [
             asyncio.create_task(self._expire_unstarted_games()),
             asyncio.create_task(self._watch_clocks()),
             asyncio.create_task(self._match_seeks()),
+            asyncio.create_task(self._tell_presence()),
         ]
 
     async def stop(self) -> None:
@@ -213,20 +217,69 @@ class GameServer:
     def state(self, stored: StoredGame) -> dict[str, Any]:
         return state_view(stored, ai_thinking=self.ai.is_thinking(stored), presence=self.presence(stored), now=_now())
 
+    def seats_here(self, game_id: str) -> list[int]:
+        """The seats with a socket open to this process in a game (pass-and-play's one token holds both)."""
+        seats = {c.seat for c in self.connections.get(game_id, ())}
+        return [seat for seat in (0, 1) if seat in seats or BOTH_SEATS in seats]
+
     def presence(self, stored: StoredGame) -> list[bool]:
-        """Whether each seat is here: a seated socket open in this process (the AI's seat always is)."""
-        seats = {c.seat for c in self.connections.get(stored.id, ())}
-        here = [0 in seats or BOTH_SEATS in seats, 1 in seats or BOTH_SEATS in seats]
+        """Whether each seat is here: a seated socket open in this process or, as they said lately, in another
+        (the AI's seat always is)."""
+        seats = set(self.seats_here(stored.id))
+        now = time.monotonic()
+        for held, until in self.elsewhere.get(stored.id, {}).values():
+            if until > now:
+                seats |= held
+        here = [0 in seats, 1 in seats]
         if stored.against_ai and stored.ai_seat is not None:
             here[stored.ai_seat] = True
         return here
 
     async def seats_changed(self, game_id: str) -> None:
-        """A seated player came or went: everyone watching the game is sent its state again (same version)."""
+        """A seated player came or went: the other processes hear who is here now, and everyone watching
+        the game here is sent its state again (same version)."""
+        with contextlib.suppress(Exception):
+            await self.broker.publish_presence(game_id, self.seats_here(game_id))
         stored = self.cache.get(game_id)
         if stored is not None and self.connections.get(game_id):
             with contextlib.suppress(Exception):
                 await self.broadcast(stored)
+
+    async def on_presence(self, game_id: str, origin: str, seats: list[int]) -> None:
+        """Another process said which seats of a game have a socket open to it: our sockets hear if that changed."""
+        now = time.monotonic()
+        heard = self.elsewhere.setdefault(game_id, {})
+        before = {seat for held, until in heard.values() if until > now for seat in held}
+        if seats:
+            heard[origin] = (set(seats), now + PRESENCE_FOR)
+        else:
+            heard.pop(origin, None)
+        if not heard:
+            del self.elsewhere[game_id]
+        after = {seat for held, until in heard.values() if until > now for seat in held}
+        if before != after:
+            stored = self.cache.get(game_id)
+            if stored is not None and self.connections.get(game_id):
+                with contextlib.suppress(Exception):
+                    await self.broadcast(stored)
+
+    async def _tell_presence(self) -> None:
+        """Every PRESENCE_EVERY seconds, say again who is here in each game (so that what others heard stays
+        fresh), and forget what others said that has gone stale (a process that died)."""
+        while True:
+            await asyncio.sleep(PRESENCE_EVERY)
+            now = time.monotonic()
+            for game_id in [g for g, heard in self.elsewhere.items() if all(until <= now for _, until in heard.values())]:
+                del self.elsewhere[game_id]
+                with contextlib.suppress(Exception):
+                    stored = self.cache.get(game_id)
+                    if stored is not None and self.connections.get(game_id):
+                        await self.broadcast(stored)  # a seat that was here elsewhere is away now
+            for game_id in list(self.connections):
+                seats = self.seats_here(game_id)
+                if seats:
+                    with contextlib.suppress(Exception):
+                        await self.broker.publish_presence(game_id, seats)
 
     async def on_change(self, game_id: str, version: int) -> None:
         """Another server process changed a game (or its chat): send its state (or the new lines) to our sockets."""

@@ -3,9 +3,13 @@
 A server sends the new state to its own sockets itself; the broker carries
 the news to the other processes sharing the database. A message is only
 ``(game id, version)``: the database holds the truth, and each subscriber
-reloads the game from it. The default broker serves a lone server process
-(there is no one to tell); the Redis broker lets several processes share a
-database.
+reloads the game from it. The one thing not in the database is who is
+here: a process also publishes the seats that have a socket open to it in
+each game (when one comes or goes, and again every PRESENCE_EVERY seconds),
+and the others keep what they hear for PRESENCE_FOR seconds, so a process
+that dies stops counting within a minute. The default broker serves a lone
+server process (there is no one to tell); the Redis broker lets several
+processes share a database.
 """
 
 from __future__ import annotations
@@ -20,9 +24,14 @@ from typing import Any, Protocol
 
 Listener = Callable[[str, int], Coroutine[Any, Any, None]]
 CatchUp = Callable[[], Coroutine[Any, Any, None]]
+# Who is here, heard from another process: game id, that process's id, the seats it has sockets for.
+PresenceListener = Callable[[str, str, list[int]], Coroutine[Any, Any, None]]
+PRESENCE_EVERY = 20.0
+PRESENCE_FOR = 60.0
 
 CHANNEL = "quiltmaker:games"
 CHAT = -1  # the "version" of news that is a chat line: the listener fetches the game's new lines
+PRESENCE = -2  # the "version" of news that is who is here (its "seats")
 log = logging.getLogger("quiltmaker.web")
 
 
@@ -33,11 +42,13 @@ class Broker(Protocol):
     came back after a failure): the server then reloads the games it serves.
     """
 
-    async def start(self, listener: Listener, catch_up: CatchUp) -> None: ...
+    async def start(self, listener: Listener, catch_up: CatchUp, presence: PresenceListener | None = None) -> None: ...
 
     async def publish(self, game_id: str, version: int) -> None: ...
 
     async def publish_chat(self, game_id: str) -> None: ...
+
+    async def publish_presence(self, game_id: str, seats: list[int]) -> None: ...
 
     async def close(self) -> None: ...
 
@@ -45,13 +56,16 @@ class Broker(Protocol):
 class LocalBroker:
     """The broker of a lone server process: no other process to tell (the default)."""
 
-    async def start(self, listener: Listener, catch_up: CatchUp) -> None:
+    async def start(self, listener: Listener, catch_up: CatchUp, presence: PresenceListener | None = None) -> None:
         pass
 
     async def publish(self, game_id: str, version: int) -> None:
         pass
 
     async def publish_chat(self, game_id: str) -> None:
+        pass
+
+    async def publish_presence(self, game_id: str, seats: list[int]) -> None:
         pass
 
     async def close(self) -> None:
@@ -69,10 +83,10 @@ class RedisBroker:
         self._origin = uuid.uuid4().hex  # to skip our own messages: our sockets have the state already
         self._listeners: set[asyncio.Task[None]] = set()
 
-    async def start(self, listener: Listener, catch_up: CatchUp) -> None:
-        self._task = asyncio.create_task(self._pump(listener, catch_up))
+    async def start(self, listener: Listener, catch_up: CatchUp, presence: PresenceListener | None = None) -> None:
+        self._task = asyncio.create_task(self._pump(listener, catch_up, presence))
 
-    async def _pump(self, listener: Listener, catch_up: CatchUp) -> None:
+    async def _pump(self, listener: Listener, catch_up: CatchUp, presence: PresenceListener | None) -> None:
         """Deliver other processes' changes for as long as the server runs, reconnecting after failures.
 
         While the subscription was down, changes went unheard: once it is back,
@@ -93,9 +107,16 @@ class RedisBroker:
                     try:
                         data = json.loads(message["data"])
                         game_id, version = str(data["game"]), int(data["version"])  # -1: a chat line, not a move
+                        origin = str(data.get("origin"))
+                        seats = [int(seat) for seat in data["seats"] if seat in (0, 1)] if version == PRESENCE else []
                     except (ValueError, KeyError, TypeError):
                         continue  # not one of ours
-                    if data.get("origin") != self._origin:
+                    if origin == self._origin:
+                        continue
+                    if version == PRESENCE:
+                        if presence is not None:
+                            self._spawn(presence(game_id, origin, seats))
+                    else:
                         self._spawn(listener(game_id, version))  # a task each: one slow game never holds up the others
             except asyncio.CancelledError:
                 raise
@@ -114,6 +135,10 @@ class RedisBroker:
 
     async def publish_chat(self, game_id: str) -> None:
         await self.publish(game_id, CHAT)
+
+    async def publish_presence(self, game_id: str, seats: list[int]) -> None:
+        message = {"game": game_id, "version": PRESENCE, "seats": seats, "origin": self._origin}
+        await self._client.publish(CHANNEL, json.dumps(message))
 
     async def close(self) -> None:
         if self._task is not None:

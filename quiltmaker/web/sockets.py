@@ -46,8 +46,8 @@ async def play(socket: WebSocket, game_id: str) -> None:
         server.connections[game_id].discard(connection)
         if not server.connections[game_id]:
             del server.connections[game_id]
-        elif connection.seat is not None:
-            server.announce_seats(game_id)  # the others see this seat go
+        if connection.seat is not None:
+            server.announce_seats(game_id)  # the others (here and in other processes) see this seat go
 
 
 async def _reply(server: GameServer, game_id: str, connection: Connection, raw: Mapping[str, Any]) -> dict[str, Any]:

@@ -198,6 +198,24 @@ def test_a_chat_line_reaches_the_player_on_the_other_server(two_servers: list[st
         assert _receive(other, "chat")["lines"][0]["text"] == "hello from a"
 
 
+def test_a_player_on_the_other_server_shows_as_here_and_leaving_shows_as_away(two_servers: list[str]) -> None:
+    a, b = two_servers
+    created = httpx.post(f"http://{a}/api/games", json={"mode": "online", "seat": 0}).json()
+    guest = httpx.post(f"http://{b}/api/games/{created['id']}/join", json={"invite": created["invite"]}).json()
+    with connect(f"ws://{a}/ws/games/{created['id']}") as host:
+        _take_seat(host, created["token"])
+        while _receive(host, "state")["state"]["presence"] != [True, False]:
+            pass
+        with connect(f"ws://{b}/ws/games/{created['id']}") as other:
+            _take_seat(other, guest["token"])
+            while _receive(host, "state")["state"]["presence"] != [True, True]:
+                pass  # heard through Redis: the guest's socket is on the other server
+            while _receive(other, "state")["state"]["presence"] != [True, True]:
+                pass
+        while _receive(host, "state")["state"]["presence"] != [True, False]:
+            pass  # the guest closed the game on the other server
+
+
 def _events(url: str, game_id: str) -> list[str]:
     store = GameStore(url)
     try:
