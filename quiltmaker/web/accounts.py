@@ -22,7 +22,7 @@ from sqlalchemy import DateTime, ForeignKey, Integer, String, delete, select
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
 
-from .store import Base, GameStore, StoreError
+from .store import Base, GameRow, GameStore, StoreError
 
 NAME = re.compile(r"[A-Za-z0-9_-]{3,24}")
 MIN_PASSWORD, MAX_PASSWORD = 8, 128
@@ -190,6 +190,18 @@ class Accounts:
         with self._sessions() as session:
             row = session.get(AccountGameRow, (account.id, game_id))
             return None if row is None else row.seat
+
+    def recent_games(self, account: Account, limit: int) -> list[tuple[str, str]]:
+        """The (game id, seat) pairs of the account's newest ``limit`` games, lessons left out, newest first."""
+        with self._sessions() as session:
+            rows = session.execute(
+                select(AccountGameRow.game_id, AccountGameRow.seat)
+                .join(GameRow, GameRow.id == AccountGameRow.game_id)
+                .where(AccountGameRow.account_id == account.id, GameRow.mode != "lesson")
+                .order_by(GameRow.created.desc())
+                .limit(limit)
+            )
+            return [(row.game_id, row.seat) for row in rows]
 
     def games(self, account: Account) -> list[tuple[str, str]]:
         """The (game id, seat) pairs the account holds."""

@@ -50,7 +50,7 @@ class Games(Protocol):
     async def load(self, game_id: str) -> StoredGame: ...
 
     async def record(
-        self, stored: StoredGame, version: int, kind: str, value: str, seat: int | None, client_id: str | None
+        self, stored: StoredGame, version: int, kind: str, value: str, seat: int | None, client_id: str | None, at: datetime | None = None
     ) -> int: ...
 
     async def changed(self, stored: StoredGame) -> None: ...
@@ -151,30 +151,41 @@ class AIService:
         if len(self.attempts) > CACHED:
             self.attempts.clear()
         self.in_flight[stored.id] = stored.version
-        self._spawn(self._move(stored.id, stored.version, position.text(), stored.ai_level or "casual"))
+        self._spawn(self._move(stored.id, stored.version, position.text(), stored.ai_level or "casual", self._time_cap(stored)))
+
+    @staticmethod
+    def _time_cap(stored: StoredGame) -> float | None:
+        """On a clock, the AI thinks at most a share of what it has left (a fortieth, plus most of its
+        increment), so that its level's usual time never runs its clock out."""
+        clock = stored.clock_at(datetime.now(timezone.utc))
+        if clock is None or clock.control.kind != "realtime" or stored.ai_seat is None:
+            return None
+        left = clock.remaining[stored.ai_seat]
+        return max(0.05, left / 40 + clock.control.increment * 0.8)
 
     def retry(self, stored: StoredGame) -> None:
         """Someone (re)connected: forget past failures at this version, and move if it is the AI's turn."""
         self.attempts.pop((stored.id, stored.version), None)
         self.maybe_move(stored)
 
-    async def _move(self, game_id: str, version: int, position_text: str, level: str) -> None:
+    async def _move(self, game_id: str, version: int, position_text: str, level: str, time_cap: float | None = None) -> None:
         server = self.server
         try:
             move = await self.moves.run(
                 server.players.get(game_id, ""),
                 lambda: any(c.seat is not None for c in server.connections.get(game_id, ())),
-                lambda: self.in_worker(ai_worker.choose_move, position_text, level, seed_for(game_id, version)),
+                lambda: self.in_worker(ai_worker.choose_move, position_text, level, seed_for(game_id, version), time_cap),
             )
             async with server.locks[game_id]:
                 stored = await server.load(game_id)
                 if stored.version != version:
                     return  # the game moved on (an undo) while the AI thought
                 stored.game.position.play(move)  # the rules check the AI like anyone else
-                clock = stored.clock_at(datetime.now(timezone.utc))
+                now = datetime.now(timezone.utc)
+                clock = stored.clock_at(now)
                 if clock is not None and clock.flagged is not None:
                     return  # its time ran out while it thought: the clock watcher ends the game
-                await server.record(stored, version, "move", move, None, None)
+                await server.record(stored, version, "move", move, None, None, now)
         except Exception as error:  # a broken worker, the database: log it; the AI tries again below
             log.warning("AI move in game %s at version %d failed: %s", game_id, version, error)
         finally:

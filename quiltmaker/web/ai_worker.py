@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from dataclasses import replace
 from typing import Any
 
 from ..ai import mcts
@@ -45,9 +46,13 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="exit-with-server", daemon=True).start()
 
 
-def choose_move(position_text: str, level: str, seed: int) -> str:
-    """The AI's move, as text, for a position at a named level."""
+def choose_move(position_text: str, level: str, seed: int, time_cap: float | None = None) -> str:
+    """The AI's move, as text, for a position at a named level (thinking at most ``time_cap`` seconds, on a clock)."""
     player = player_from_spec(LEVELS[level].spec, seed=seed)
+    limit = getattr(player, "limit", None)
+    if time_cap is not None and isinstance(limit, Limit) and (limit.time is None or limit.time > time_cap):
+        # Iteration-limited levels too: the cap only binds when the clock is short.
+        player.limit = replace(limit, time=time_cap)  # type: ignore[attr-defined]
     try:
         return player.choose_move(Position.from_text(position_text)).text()
     finally:

@@ -89,11 +89,7 @@ class GameServer:
                 deleted = await asyncio.to_thread(self.store.delete_unstarted, cutoff)
                 if deleted:
                     log.info("deleted %d games nobody started in %g days", deleted, self.settings.unstarted_days)
-                for game_id in await asyncio.to_thread(self.ratings.unsettled):
-                    with contextlib.suppress(ProtocolError):
-                        stored = await self.load(game_id)
-                        if stored.is_finished:
-                            await self.settle(stored)
+                await self._settle_missed()
             except Exception:  # the database is away: try again next hour
                 log.exception("the hourly upkeep failed")
             await asyncio.sleep(3600)
@@ -110,6 +106,17 @@ class GameServer:
             await asyncio.sleep(MATCH_SECONDS)
 
     # Clocks --------------------------------------------------------------------
+
+    async def _settle_missed(self) -> None:
+        """Rate every finished rated game left unrated, a page of ids at a time through all of them."""
+        after = ""
+        while page := await asyncio.to_thread(self.ratings.unsettled, after):
+            for game_id in page:
+                with contextlib.suppress(ProtocolError):
+                    stored = await self.load(game_id)
+                    if stored.is_finished:
+                        await self.settle(stored)
+            after = page[-1]
 
     async def _watch_clocks(self) -> None:
         """End real-time games on time: every CLOCK_WATCH seconds, look at the games whose deadline has come.
@@ -137,6 +144,8 @@ class GameServer:
             try:
                 stored = await self.load(game_id)
             except ProtocolError:
+                # Gone or damaged: stop watching it, or it would be looked at four times a second for ever.
+                await asyncio.to_thread(self.store.clear_deadline, game_id)
                 return False
             now = _now()
             clock = stored.clock_at(now)
@@ -388,9 +397,9 @@ class GameServer:
             if kind == "move":
                 value = self._check_move(stored, connection, message.get("move"))
                 clock = stored.clock_at(now)
-                if clock is not None and clock.flagged is not None:
-                    if clock.control.kind == "realtime":
-                        self.in_background(self._end_on_time_soon(game_id))
+                # Real-time: a move after the flag is too late. Correspondence: it counts until the win is claimed.
+                if clock is not None and clock.flagged is not None and clock.control.kind == "realtime":
+                    self.in_background(self._end_on_time_soon(game_id))
                     raise ProtocolError("time", f"{stored.names[clock.flagged]}'s time is up: the move came too late")
             elif kind == "undo":
                 value = str(self._undo_count(stored))

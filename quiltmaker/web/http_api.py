@@ -21,6 +21,7 @@ from ..tutorial import LEARNER, LESSONS, TUTOR, setup
 from .account_api import check_origin, count_request, current_account
 from .accounts import SESSION_COOKIE
 from .clocks import TimeControl
+from .lobby import MAX_WAITING
 from .ratings import ai_ratings, family_of
 from .games import GameServer
 from .protocol import GAME_ID, ProtocolError
@@ -142,6 +143,11 @@ async def create_game(request: Request, new: NewGame) -> dict[str, Any]:
     if new.rated and account is None:
         raise HTTPException(403, "sign in to play a rated game: a rating belongs to an account")
     challenged = None
+    if new.offer != "invite":
+        if account is None:
+            raise HTTPException(403, "sign in to offer a challenge in the lobby (as a guest: a quick match, or an invitation link)")
+        if await asyncio.to_thread(_server(request).lobby.waiting_count, account) >= MAX_WAITING:
+            raise HTTPException(429, f"you have {MAX_WAITING} challenges waiting already: abort one, or wait for someone to accept")
     if new.opponent is not None:
         challenged = await asyncio.to_thread(_server(request).accounts.find, new.opponent)
         if challenged is None:
@@ -228,6 +234,7 @@ async def join_game(request: Request, game_id: str, join: Join) -> dict[str, Any
         token, seat = await asyncio.to_thread(server.store.join, game_id, join.invite, account.name if account else None)
     except StoreError as error:
         raise HTTPException(404 if error.code == "not_found" else 403, str(error)) from None
+    await asyncio.to_thread(server.lobby.taken, game_id)  # a challenge joined by its link leaves the lobby
     if account is not None:
         if rated is not None:
             await asyncio.to_thread(server.ratings.seat, game_id, seat, account.id)

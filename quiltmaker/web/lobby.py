@@ -42,6 +42,8 @@ AI_FALLBACK = 20.0  # seconds of waiting after which the page offers a computer 
 ONLINE_SECONDS = 120.0  # an account seen this recently is online
 BASE_RANGE, RANGE_PER_SECOND, MAX_RANGE = 100.0, 20.0, 800.0
 RANGES = (100, 200, 300, 500)  # a challenge's "within ± of my rating" choices
+CHALLENGE_HOURS = 24.0  # a challenge nobody accepted leaves the lobby after this
+MAX_WAITING = 3  # challenges one account may have waiting at once
 
 
 def seek_range(waited: float) -> float:
@@ -198,10 +200,25 @@ class Lobby:
         with self._sessions.begin() as session:
             session.execute(delete(ChallengeRow).where(ChallengeRow.game_id == game_id, ChallengeRow.taken.is_(None)))
 
-    def open_challenges(self, limit: int = 100) -> list[dict[str, Any]]:
+    def open_challenges(self) -> list[dict[str, Any]]:
+        """The challenges waiting, of the last CHALLENGE_HOURS: the open ones, then the named ones (each viewer sees
+        only those meant for them; counted apart, so that named ones cannot push the open ones out)."""
+        since = _now() - timedelta(hours=CHALLENGE_HOURS)
+        found = []
         with self._sessions() as session:
-            query = select(ChallengeRow).where(ChallengeRow.taken.is_(None), ChallengeRow.kind != "quick")
-            return [_challenge_view(row) for row in session.scalars(query.order_by(ChallengeRow.created.desc()).limit(limit))]
+            for kind, limit in (("open", 200), ("named", 2000)):
+                query = select(ChallengeRow).where(ChallengeRow.taken.is_(None), ChallengeRow.kind == kind, ChallengeRow.created >= since)
+                found += [_challenge_view(row) for row in session.scalars(query.order_by(ChallengeRow.created.desc()).limit(limit))]
+        return found
+
+    def waiting_count(self, account: Account) -> int:
+        """How many challenges an account has waiting (MAX_WAITING at most)."""
+        since = _now() - timedelta(hours=CHALLENGE_HOURS)
+        with self._sessions() as session:
+            query = select(ChallengeRow.game_id).where(
+                ChallengeRow.creator_id == account.id, ChallengeRow.taken.is_(None), ChallengeRow.created >= since
+            )
+            return len(list(session.scalars(query)))
 
     def recently_taken(self, limit: int = 40) -> list[str]:
         """Games started from the lobby in the last day, newest first (the caller keeps those still being played)."""
@@ -346,6 +363,9 @@ class Lobby:
         assert invite is not None
         token1, _ = self.store.join(game_id, invite)
         tokens = [token0, token1]
+        family = family_of(control.kind)
+        if first.rated:  # before the seats are handed out: a player who opens the game at once sees it rated
+            self.ratings.open_game(game_id, family, [seats[0].account_id, seats[1].account_id])
         with self._sessions() as session:
             claimed = 0
             for seat, seek in enumerate(seats):
@@ -360,9 +380,6 @@ class Lobby:
         if claimed != 2:
             self.store.delete_unplayed(game_id)  # another process paired one of them first
             return None
-        family = family_of(control.kind)
-        if first.rated:
-            self.ratings.open_game(game_id, family, [seats[0].account_id, seats[1].account_id])
         with self._sessions.begin() as session:
             session.add(
                 ChallengeRow(

@@ -68,6 +68,9 @@ async def lobby_base(server: GameServer) -> dict[str, Any]:
     return {"challenges": challenges, "playing": playing, "online": online, "seeking": seeking}
 
 
+SHOWN_CHALLENGES = 100
+
+
 def lobby_for(base: dict[str, Any], account: Account | None, ratings: dict[str, float]) -> dict[str, Any]:
     """The lobby for one viewer: named challenges only to their two players, and whether each can be accepted and why not."""
     shown = []
@@ -86,7 +89,7 @@ def lobby_for(base: dict[str, Any], account: Account | None, ratings: dict[str, 
                 why = f"for ratings {challenge['rating'] - challenge['within']:g} to {challenge['rating'] + challenge['within']:g}"
         public = {k: v for k, v in challenge.items() if k not in ("creator_id", "for_id", "taken")}
         shown.append({**public, "mine": mine, "can_accept": why is None, "why_not": why})
-    return {"type": "lobby", **{k: v for k, v in base.items() if k != "challenges"}, "challenges": shown}
+    return {"type": "lobby", **{k: v for k, v in base.items() if k != "challenges"}, "challenges": shown[:SHOWN_CHALLENGES]}
 
 
 async def _viewer_ratings(server: GameServer, account: Account | None) -> dict[str, float]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 
+from .account_api import count_request
 from .games import GameServer
 from .protocol import ProtocolError
 from .ratings import FAMILIES, ai_ratings, rating_view
@@ -24,28 +25,25 @@ def _server(request: Request) -> GameServer:
 @router.get("/players/{name}")
 async def profile(request: Request, name: str) -> dict[str, Any]:
     """A player's page: each family's rating (provisional while uncertain), its history, and their latest games."""
+    count_request(request, "intent", "requests")  # each loads up to PROFILE_GAMES games
     server = _server(request)
     account = await asyncio.to_thread(server.accounts.find, name[:64])
     if account is None:
         raise HTTPException(404, f"no player named {name[:40]!r}")
     ratings = await asyncio.to_thread(server.ratings.ratings_of, account.id)
     history = await asyncio.to_thread(server.ratings.history, account.id)
-    held = await asyncio.to_thread(server.accounts.games, account)
     games = []
-    for game_id, seat in held:
+    for game_id, seat in await asyncio.to_thread(server.accounts.recent_games, account, PROFILE_GAMES):
         try:
             stored = await server.load(game_id)
         except ProtocolError:
-            continue  # deleted (never started), or damaged: the profile lists what it can
-        if stored.mode == "lesson":
-            continue
+            continue  # damaged: the profile lists what it can
         games.append({**summary_view(stored), "seat": seat, "rating": stored.rating})
-    games.sort(key=lambda g: str(g["created"]), reverse=True)
     return {
         "name": account.name,
         "ratings": {family: rating_view(ratings.get(family)) for family in FAMILIES},
         "history": history,
-        "games": games[:PROFILE_GAMES],
+        "games": games,
     }
 
 

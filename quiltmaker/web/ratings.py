@@ -22,6 +22,7 @@ functions; docs/design.md says why that one). What is decided here:
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -38,6 +39,7 @@ from .store import Base, GameStore, StoredGame
 from .views import result_view
 
 FAMILIES = ("realtime", "correspondence")
+log = logging.getLogger("quiltmaker.web")
 NEW_RATING, NEW_RD, NEW_VOLATILITY = 1500.0, 350.0, 0.06
 TAU = 0.75  # Glicko-2's system constant: how fast volatility may change (Lichess's choice)
 PROVISIONAL_RD = 110.0
@@ -229,9 +231,14 @@ class Ratings:
                 return None  # not rated, or another process settled it
             if result is None:
                 return None  # aborted: settled without a result
+            if result["by"] == "time" and stored.ai_seat is not None and result["winner"] != stored.ai_seat:
+                return None  # the computer ran out of time: the server's doing, not the player's skill
             row = session.get(RatedGameRow, stored.id)
             assert row is not None
             family, accounts = row.family, list(row.accounts)
+            if stored.mode == "online" and None in accounts:
+                log.warning("rated game %s has a seat without its account: left unrated", stored.id)
+                return None
             level_rating = ai_ratings().get(stored.ai_level or "", None)
             current: list[Rating] = []
             last: list[datetime | None] = []
@@ -269,10 +276,11 @@ class Ratings:
                 changes[account_id] = (current[seat].rating, new.rating)
             return changes
 
-    def unsettled(self, limit: int = 100) -> list[str]:
-        """Rated games not settled yet (most are still being played; a finished one was missed by a crash)."""
+    def unsettled(self, after: str = "", limit: int = 100) -> list[str]:
+        """Rated games not settled yet, by id after ``after`` (most are being played; a finished one was missed by a crash)."""
         with self._sessions() as session:
-            return list(session.scalars(select(RatedGameRow.game_id).where(RatedGameRow.settled.is_(False)).limit(limit)))
+            query = select(RatedGameRow.game_id).where(RatedGameRow.settled.is_(False), RatedGameRow.game_id > after)
+            return list(session.scalars(query.order_by(RatedGameRow.game_id).limit(limit)))
 
     # Reading ------------------------------------------------------------------------
 

@@ -592,6 +592,11 @@ class GameStore:
         with self._sessions.begin() as session:
             session.execute(update(ClockRow).where(ClockRow.game_id == game_id).values(deadline=_watched(clock)))
 
+    def clear_deadline(self, game_id: str) -> None:
+        """Stop watching a game's clock (one that cannot be loaded)."""
+        with self._sessions.begin() as session:
+            session.execute(update(ClockRow).where(ClockRow.game_id == game_id).values(deadline=None))
+
     def due(self, now: datetime, limit: int = 100) -> list[str]:
         """The games whose real-time clock's deadline has come by ``now``, earliest first."""
         with self._sessions() as session:

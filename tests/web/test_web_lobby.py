@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from web_client import connect, create, make_app
 
+from quiltmaker.core.position import Position
 from quiltmaker.web.accounts import SESSION_COOKIE
 from quiltmaker.web.lobby import seek_range
 from quiltmaker.web.ratings import RatingRow
@@ -70,14 +71,22 @@ def test_an_open_challenge_is_listed_accepted_from_the_lobby_and_then_being_play
     assert fresh.post(f"/api/games/{game['id']}/accept").status_code == 403, "taken"
 
 
-def test_a_challenge_needs_a_clock_and_an_aborted_one_leaves_the_lobby(fresh: TestClient) -> None:
+def test_a_challenge_needs_an_account_and_a_clock_three_at_most_and_an_aborted_one_leaves_the_lobby(fresh: TestClient) -> None:
+    guest = fresh.post("/api/games", json={"mode": "online", "clock": "5+3", "offer": "open"})
+    assert guest.status_code == 403 and "sign in" in guest.json()["detail"], "guests: quick match or an invitation link"
+    sign_up(fresh, "Ada")
     assert fresh.post("/api/games", json={"mode": "online", "offer": "open"}).status_code == 422
     assert fresh.post("/api/games", json={"mode": "ai", "clock": "5+3", "offer": "open"}).status_code == 422
-    game = create(fresh, mode="online", seat=0, clock="5+3", offer="open")  # a guest's casual challenge
-    assert [c["id"] for c in lobby(fresh)["challenges"]] == [game["id"]]
-    with connect(fresh, game["id"], game["token"]) as host:
+    games = [create(fresh, mode="online", seat=0, clock="5+3", offer="open") for _ in range(3)]
+    too_many = fresh.post("/api/games", json={"mode": "online", "clock": "5+3", "offer": "open"})
+    assert too_many.status_code == 429 and "3 challenges waiting" in too_many.json()["detail"]
+    assert {c["id"] for c in lobby(fresh)["challenges"]} == {g["id"] for g in games}
+    with connect(fresh, games[0]["id"], games[0]["token"]) as host:
         assert host.intent("abort")["type"] == "ack"
-    assert lobby(fresh)["challenges"] == []
+    assert {c["id"] for c in lobby(fresh)["challenges"]} == {g["id"] for g in games[1:]}
+    # Joined through its invitation link, a challenge leaves the lobby too.
+    assert fresh.post(f"/api/games/{games[1]['id']}/join", json={"invite": games[1]["invite"]}).status_code == 200
+    assert [c["id"] for c in lobby(fresh)["challenges"]] == [games[2]["id"]]
 
 
 def test_a_named_challenge_shows_to_its_two_players_alone(fresh: TestClient) -> None:
@@ -179,9 +188,23 @@ def test_nobody_came_so_the_computer_level_nearest_your_rating_plays_you_with_th
 
 
 def test_the_lobby_socket_sends_the_lobby_and_again_when_a_challenge_comes(fresh: TestClient) -> None:
+    sign_up(fresh, "Ada")
     with fresh.websocket_connect("/ws/lobby") as ws:
         first = json.loads(ws.receive_text())
         assert first["type"] == "lobby" and first["challenges"] == []
         game = create(fresh, mode="online", seat=0, clock="5+3", offer="open")
         pushed = json.loads(ws.receive_text())
         assert [c["id"] for c in pushed["challenges"]] == [game["id"]]
+
+
+def test_named_challenges_cannot_push_the_open_ones_out_of_anyones_lobby(fresh: TestClient) -> None:
+    sign_up(fresh, "Bob")
+    sign_up(fresh, "Ada")
+    open_one = create(fresh, mode="online", seat=0, clock="5+3", offer="open")
+    server = fresh.app.state.server  # type: ignore[attr-defined]
+    bob = server.accounts.find("Bob")
+    for _ in range(150):  # many accounts' named challenges, as a flood would make them (written straight to the table)
+        game_id, _, _ = server.store.create("online", Position.initial(1), ["X", "Bob"])
+        server.lobby.offer(game_id, "5+3", False, None, "X", bob, None)
+    sign_up(fresh, "Carol")
+    assert [c["id"] for c in lobby(fresh)["challenges"]] == [open_one["id"]]

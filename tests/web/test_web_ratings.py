@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from web_client import connect, create, make_app
+from web_helpers import play_in_the_past
 
 from quiltmaker.web.accounts import SESSION_COOKIE
 from quiltmaker.web.ratings import ai_ratings
@@ -126,3 +128,36 @@ def test_an_aborted_rated_game_rates_nobody_and_the_leaderboard_lists_establishe
     board = fresh.get("/api/leaderboard?family=correspondence").json()
     assert [e["name"] for e in board["entries"]] == [f"quiltmaker {name}" for name in reversed(list(ai_ratings()))], "no one established yet"
     assert fresh.get("/api/leaderboard?family=blitz").status_code == 422
+
+
+def test_the_computer_thinks_within_its_clock_and_its_loss_on_time_is_not_rated(fresh: TestClient) -> None:
+    sign_up(fresh, "Ada")
+    server = fresh.app.state.server  # type: ignore[attr-defined]
+    game = create(fresh, mode="ai", level="max", seat=0, clock="0.25+2", rated=True)
+    assert server.ai._time_cap(server.store.load(game["id"])) == 15 / 40 + 2 * 0.8
+    assert server.ai._time_cap(server.store.load(create(fresh, mode="ai", level="max", seat=0)["id"])) is None, "no clock"
+    play_in_the_past(server.store, game["id"], [("A", 3), ("A", 2)])  # the AI (seat 1) moved too: the clocks run
+    stored = server.store.load(game["id"])
+    stored.ai_seat = 0  # as if the computer were to move now, with about 13 s left and 2 s a move
+    cap = server.ai._time_cap(stored)
+    assert cap is not None and 1.6 < cap < 2.0, "a fortieth of what is left, and most of the increment: far below max's 5 s"
+    # A game the computer lost on time rates nobody.
+    lost = server.store.load(game["id"])
+    lost.ended, lost.ended_at = ("timeout", 1), datetime.now(timezone.utc)
+    assert server.ratings.settle(lost) is None and fresh.get("/api/players/Ada").json()["history"] == []
+
+
+def test_the_hourly_sweep_rates_every_finished_game_it_missed_a_page_at_a_time(fresh: TestClient) -> None:
+    ada = sign_up(fresh, "Ada")
+    server = fresh.app.state.server  # type: ignore[attr-defined]
+    games = [create(fresh, mode="online", seat=0, clock="10+5", rated=True) for _ in range(3)]
+    sign_up(fresh, "Bob")
+    for game in games:
+        fresh.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]})
+    ids = sorted(g["id"] for g in games)
+    assert server.ratings.unsettled("", 2) == ids[:2] and server.ratings.unsettled(ids[1], 2) == ids[2:]
+    for game in games:  # resigned, written past the server as a crash would leave it: unrated
+        server.store.append(game["id"], 0, "resign", "0", 0, None)
+    server.cache.clear()
+    fresh.portal.call(server._settle_missed)
+    assert len(fresh.get("/api/players/Ada").json()["history"]) == 3 and ada
