@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import glob
 import os
-import pwd
-import shutil
-import socket
-import subprocess
-import tempfile
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 
 import pytest
 from fastapi.testclient import TestClient
+from services import BINARIES, postgres
 from web_client import TEST_QUOTAS
 from web_helpers import play_in_the_past
 
@@ -24,51 +18,16 @@ from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.clocks import TimeControl
 from quiltmaker.web.store import GameStore, StoreError
 
-BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     not BINARIES and not os.environ.get("CI"),
     reason="needs PostgreSQL's server binaries (scripts/system-deps.sh installs them; CI always runs this)",
 )]
 
 
-def _as_server_user(command: list[str]) -> list[str]:
-    # PostgreSQL refuses to run as root; as root, run it as the packaged 'postgres' user.
-    return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
-
-
 @pytest.fixture(scope="module")
 def postgres_url() -> Iterator[str]:
-    binaries = BINARIES[-1]
-    folder = tempfile.mkdtemp(prefix="quiltmaker-pg-")
-    if os.geteuid() == 0:
-        user = pwd.getpwnam("postgres")
-        os.chown(folder, user.pw_uid, user.pw_gid)
-    data = os.path.join(folder, "data")
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    subprocess.run(_as_server_user([f"{binaries}/initdb", "-D", data, "-U", "postgres", "--auth=trust"]), check=True, capture_output=True)
-    server = subprocess.Popen(
-        _as_server_user([f"{binaries}/postgres", "-D", data, "-p", str(port), "-k", folder, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=on"]),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                GameStore(url).close()
-                break
-            except Exception:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise
-                time.sleep(0.2)
+    with postgres() as url:
         yield url
-    finally:
-        server.terminate()
-        server.wait()
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_the_store_appends_once_per_number_and_replays(postgres_url: str) -> None:

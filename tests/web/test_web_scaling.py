@@ -6,18 +6,16 @@ import contextlib
 import json
 import os
 import shutil
-import signal
-import socket
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from web_helpers import TEST_LIMITS, free_port, play_in_the_past, start_server
+from services import RedisServer, servers
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+from web_helpers import play_in_the_past
 from websockets.sync.client import connect
 
 from quiltmaker.core.position import Position
@@ -28,48 +26,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     shutil.which("redis-server") is None and not os.environ.get("CI"),
     reason="needs redis-server (scripts/system-deps.sh installs it; CI always runs this)",
 )]
-
-
-def _wait_until(check, seconds: float = 120.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            if check():
-                return
-        except (OSError, httpx.HTTPError):
-            pass
-        time.sleep(0.1)
-    raise TimeoutError("the process did not come up in time")
-
-
-class RedisServer:
-    """A real redis-server on a loopback port, which a test may stop and start again on the same port."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--save", "", "--appendonly", "no"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        _wait_until(lambda: self._answers())
-
-    def _answers(self) -> bool:
-        assert self.process is not None
-        if self.process.poll() is not None:
-            raise AssertionError(f"redis-server exited with code {self.process.returncode} (port {self.port} taken?)")
-        socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-        return True
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            self.process = None
 
 
 @pytest.fixture
@@ -85,24 +41,6 @@ def redis() -> Iterator[RedisServer]:
 @pytest.fixture
 def redis_url(redis: RedisServer) -> str:
     return redis.url
-
-
-@contextlib.contextmanager
-def servers(data: Path, redis_url: str, count: int = 2) -> Iterator[list[str]]:
-    """``count`` `quiltmaker serve` processes on one SQLite database in ``data`` and one Redis; their addresses."""
-    processes, urls = [], []
-    try:
-        for index in range(count):
-            arguments = ["--data", str(data), "--redis", redis_url, *TEST_LIMITS]
-            process, port = start_server(arguments, data / f"server-{index}.log")
-            processes.append(process)
-            urls.append(f"127.0.0.1:{port}")
-        yield urls
-    finally:
-        for process in processes:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
 
 
 @pytest.fixture
@@ -121,6 +59,14 @@ def _receive(ws, kind: str, seconds: float = 20.0) -> dict:  # type: ignore[no-u
             return message
 
 
+def _state_from(ws, version: int, seconds: float = 20.0) -> dict:  # type: ignore[no-untyped-def]
+    """The next state at ``version`` or later (a state may come again at the same version: a player arrived)."""
+    deadline = time.monotonic() + seconds
+    while (state := _receive(ws, "state", max(0.1, deadline - time.monotonic()))["state"])["version"] < version:
+        pass
+    return state  # type: ignore[no-any-return]
+
+
 def _take_seat(ws, token: str) -> dict:  # type: ignore[no-untyped-def]
     """Read the first state, say hello with a seat's token; the welcome."""
     _receive(ws, "state")
@@ -136,7 +82,7 @@ def test_a_move_on_one_server_reaches_a_spectator_on_the_other(two_servers: list
         assert _take_seat(player, created["token"])["seat"] == "both"
         player.send(json.dumps({"type": "move", "move": "A", "version": 0, "id": "first"}))
         assert _receive(player, "ack")["version"] == 1
-        seen = _receive(spectator, "state")["state"]
+        seen = _state_from(spectator, 1)
         assert seen["version"] == 1 and seen["moves"][0]["move"] == "A"
 
 
@@ -183,7 +129,7 @@ def test_a_dead_broker_delays_no_ack_and_the_other_server_catches_up_when_it_ret
         assert time.monotonic() - started < 2.0, "the ack waited for the dead broker"
         redis.start()
         # No further change happens: server b must find the move itself once its subscription is back.
-        seen = _receive(spectator, "state", seconds=30)["state"]
+        seen = _state_from(spectator, 1, seconds=30)
         assert seen["version"] == 1 and seen["moves"][0]["move"] == "A"
 
 

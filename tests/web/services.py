@@ -1,0 +1,129 @@
+"""Real services for the web server's tests: PostgreSQL, Redis and `quiltmaker serve` processes, on loopback ports.
+
+Each starts the program itself (Debian's packages; scripts/system-deps.sh
+installs them), waits until it answers, and stops it afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+from web_helpers import TEST_LIMITS, free_port, start_server
+
+from quiltmaker.web.store import GameStore
+
+BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
+
+
+def _wait_until(check, seconds: float = 120.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except (OSError, httpx.HTTPError):
+            pass
+        time.sleep(0.1)
+    raise TimeoutError("the process did not come up in time")
+
+
+class RedisServer:
+    """A real redis-server on a loopback port, which a test may stop and start again on the same port."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _wait_until(lambda: self._answers())
+
+    def _answers(self) -> bool:
+        assert self.process is not None
+        if self.process.poll() is not None:
+            raise AssertionError(f"redis-server exited with code {self.process.returncode} (port {self.port} taken?)")
+        socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+        return True
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+
+@contextlib.contextmanager
+def servers(data: Path, redis_url: str, count: int = 2, database: str | None = None) -> Iterator[list[str]]:
+    """``count`` `quiltmaker serve` processes on one database (SQLite in ``data`` unless ``database`` is a URL) and
+    one Redis; their addresses (host:port). Each its own process group: killing it takes its AI workers too."""
+    processes, urls = [], []
+    try:
+        for index in range(count):
+            arguments = ["--data", str(data), "--redis", redis_url, *TEST_LIMITS, *(["--database", database] if database else [])]
+            process, port = start_server(arguments, data / f"server-{index}.log")
+            processes.append(process)
+            urls.append(f"127.0.0.1:{port}")
+        yield urls
+    finally:
+        for process in processes:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def _as_server_user(command: list[str]) -> list[str]:
+    # PostgreSQL refuses to run as root; as root, run it as the packaged 'postgres' user.
+    return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
+
+
+@contextlib.contextmanager
+def postgres() -> Iterator[str]:
+    """A throwaway PostgreSQL server on a loopback port (run as the ``postgres`` user when root); its URL."""
+    binaries = BINARIES[-1]
+    folder = tempfile.mkdtemp(prefix="quiltmaker-pg-")
+    if os.geteuid() == 0:
+        user = pwd.getpwnam("postgres")
+        os.chown(folder, user.pw_uid, user.pw_gid)
+    data = os.path.join(folder, "data")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    subprocess.run(_as_server_user([f"{binaries}/initdb", "-D", data, "-U", "postgres", "--auth=trust"]), check=True, capture_output=True)
+    server = subprocess.Popen(
+        _as_server_user([f"{binaries}/postgres", "-D", data, "-p", str(port), "-k", folder, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=on"]),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                GameStore(url).close()
+                break
+            except Exception:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        yield url
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(folder, ignore_errors=True)
