@@ -205,6 +205,10 @@ class GameServer:
             if stored is None:
                 stored = await asyncio.to_thread(self.store.load, game_id)
                 stored.rating = await asyncio.to_thread(self.ratings.game_view, game_id)
+                if stored.status == "waiting":
+                    challenge = await asyncio.to_thread(self.lobby.challenge, game_id)
+                    if challenge is not None and challenge["kind"] in ("open", "named"):
+                        stored.offer = {"kind": challenge["kind"], "for": challenge["for"]}
                 self.cache[game_id] = stored
                 if len(self.cache) > CACHED_GAMES:
                     evicted, _ = self.cache.popitem(last=False)

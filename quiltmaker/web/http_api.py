@@ -168,6 +168,7 @@ async def create_game(request: Request, new: NewGame) -> dict[str, Any]:
         await asyncio.to_thread(
             _server(request).lobby.offer, created["id"], new.clock, new.rated, account, state.names[created["seat"]], challenged, new.within
         )
+        state.offer = {"kind": new.offer, "for": challenged.name if challenged else None}  # the cached game knows it too
     return created
 
 

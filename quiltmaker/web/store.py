@@ -156,6 +156,7 @@ class StoredGame:
     move_times: list[datetime] = field(default_factory=list)  # when each move of the game was made
     ended_at: datetime | None = None  # when it was resigned, aborted or lost on time
     rating: dict[str, Any] | None = None  # a rated game's family and rating changes (ratings.Ratings.game_view); None: casual
+    offer: dict[str, Any] | None = None  # a game offered in the lobby: {"kind": "open" or "named", "for": name}
 
     def apply(self, events: list[Event]) -> None:
         """Replay events onto this game; those it already has are skipped.

@@ -277,6 +277,8 @@ def state_view(
         "clock": None if clock is None else clock_view(clock, now),
         # A rated game's family and, once rated, each seat's rating before and after (None: casual).
         "rating": stored.rating,
+        # A game waiting for its second player in the lobby: an open challenge, or one for a named player.
+        "offer": stored.offer if stored.status == "waiting" else None,
         # The seat that may claim the win on time (a correspondence opponent past their days).
         "claimable_by": (
             1 - clock.flagged if clock is not None and clock.flagged is not None and clock.control.kind == "correspondence" else None

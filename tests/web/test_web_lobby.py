@@ -55,6 +55,9 @@ def test_an_open_challenge_is_listed_accepted_from_the_lobby_and_then_being_play
     ada = sign_up(fresh, "Ada")
     game = create(fresh, mode="online", seat=0, clock="10+5", offer="open")
     assert [c["id"] for c in lobby(fresh)["challenges"]] == [game["id"]] and lobby(fresh)["challenges"][0]["why_not"] == "your challenge"
+    assert fresh.get(f"/api/games/{game['id']}").json()["offer"] == {"kind": "open", "for": None}
+    fresh.app.state.server.cache.clear()  # type: ignore[attr-defined]  # and as loaded afresh
+    assert fresh.get(f"/api/games/{game['id']}").json()["offer"] == {"kind": "open", "for": None}
     assert fresh.post(f"/api/games/{game['id']}/accept").status_code == 403, "not your own"
     bob = sign_up(fresh, "Bob")
     seen = lobby(fresh)["challenges"][0]
@@ -63,6 +66,7 @@ def test_an_open_challenge_is_listed_accepted_from_the_lobby_and_then_being_play
     accepted = fresh.post(f"/api/games/{game['id']}/accept")
     assert accepted.status_code == 200, accepted.text
     seat = accepted.json()
+    assert fresh.get(f"/api/games/{game['id']}").json()["offer"] is None, "no longer waiting"
     with connect(fresh, game["id"], seat["token"]) as player:
         assert player.state["status"] == "playing" and player.state["names"] == ["Ada", "Bob"]
     now = lobby(fresh)

@@ -125,7 +125,10 @@ function renderTurn(v) {
   } else if (s.status === "aborted") {
     fill(node, el("p", { class: "turn-main" }, "The game was aborted before both sides had moved: no result."));
   } else if (s.status === "waiting") {
-    fill(node, el("p", { class: "turn-main" }, "Waiting for your friend to open the invitation."));
+    const words = s.offer?.kind === "open"
+      ? "Your challenge is in the lobby: waiting for someone to accept it (the invitation link works too)."
+      : s.offer?.kind === "named" ? `Waiting for ${s.offer.for} to accept your challenge in the lobby.` : "Waiting for your friend to open the invitation.";
+    fill(node, el("p", { class: "turn-main" }, words));
   } else if (!v.live) {
     fill(node, el("p", { class: "turn-main" }, "Replaying a past position."), el("p", { class: "turn-reason" }, "Go to the last move to play on."));
   } else {

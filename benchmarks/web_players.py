@@ -1,0 +1,226 @@
+"""People playing online at a human pace: N players in N/2 online games with clocks, each thinking between moves.
+
+Run: ``python benchmarks/web_players.py [--players 1000] [--think 3] [--moves 16] [--processes 1]``.
+Starts ``--processes`` real ``quiltmaker serve`` processes on one fresh
+SQLite database (and, for more than one, a real Redis between them), creates
+the games over HTTP (``10+5`` clocks; the second seat joined by its
+invitation), and connects every player's WebSocket, spread over the
+processes. Each player, when the state says it is their turn, thinks for a
+random time around ``--think`` seconds, then sends a random legal move. It
+measures, for every move, the time from sending it to its ``ack`` (checked,
+committed with an fsync, broadcast), and the time until the *opponent's*
+socket has the new state (across processes when the two sit on different
+ones); and the server processes' CPU time per move. Prints one JSON object;
+docs/web.md ("Load") quotes the figures. The clients run in this one process
+beside the servers, on the same cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import re
+import resource
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+from websockets.asyncio.client import connect
+
+COLUMNS = "abcdefghi"
+LIMITS = ["--create-limit", "1000000/minute", "--intent-limit", "1000000/second"]  # every player comes from one address
+RUNNING = re.compile(r"quiltmaker is running: open http://[^/]+:(\d+)/")
+
+
+def legal_texts(state: dict) -> list[str]:
+    """Every legal move's text, from the state's legal lists (the page's way: no rules here)."""
+    legal = state["legal"]
+    texts = [special["move"] for special in legal["specials"]]
+    if legal["advance"]:
+        texts.append(legal["advance"]["move"])
+    for buy in legal["buys"]:
+        for orientation in buy["orientations"]:
+            texts.extend(f"{buy['patch']}{orientation['transform']}@{COLUMNS[a % 9]}{a // 9 + 1}" for a in orientation["anchors"])
+    return texts
+
+
+class Figures:
+    def __init__(self) -> None:
+        self.ack: list[float] = []
+        self.seen: list[float] = []
+        self.errors: list[str] = []
+        self.sent: dict[tuple[str, int], float] = {}  # (game, version the move makes) -> when it was sent
+
+
+async def player(url: str, game: str, token: str, seat: int, moves: int, think: float, rng: random.Random, figures: Figures) -> None:
+    async with connect(f"ws://{url}/ws/games/{game}", max_size=2**22, open_timeout=120) as ws:
+        await ws.send(json.dumps({"type": "hello", "token": token}))
+        state: dict | None = None
+        moved_at = -1
+        while True:
+            message = json.loads(await ws.recv())
+            kind = message["type"]
+            if kind == "state":
+                state = message["state"]
+                if state["moves"] and state["moves"][-1]["player"] != seat:  # the opponent's move, arriving
+                    sent = figures.sent.pop((game, state["version"]), None)
+                    if sent is not None:
+                        figures.seen.append(time.perf_counter() - sent)
+            elif kind == "error":
+                figures.errors.append(f"{message['code']}: {message['message']}")
+                if message["code"] not in ("stale",):
+                    return
+            if state is None:
+                continue
+            if state["result"] is not None or len(state["moves"]) >= moves:
+                return
+            if state["to_move"] != seat or state["version"] == moved_at or state["status"] != "playing":
+                continue
+            moved_at = state["version"]
+            await asyncio.sleep(rng.uniform(0.5, 1.5) * think)
+            move = rng.choice(legal_texts(state))
+            started = time.perf_counter()
+            figures.sent[(game, state["version"] + 1)] = started
+            await ws.send(json.dumps({"type": "move", "move": move, "version": state["version"], "id": f"{game}-{state['version']}"}))
+            while True:
+                reply = json.loads(await ws.recv())
+                if reply["type"] == "ack":
+                    figures.ack.append(time.perf_counter() - started)
+                    break
+                if reply["type"] == "error":
+                    figures.errors.append(f"{reply['code']}: {reply['message']}")
+                    break
+                if reply["type"] == "state":
+                    state = reply["state"]
+
+
+def start_server(data: Path, redis_url: str | None, log: Path) -> tuple[subprocess.Popen[bytes], int]:
+    with open(log, "wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "quiltmaker", "serve", "--port", "0", "--data", str(data), *LIMITS, *(["--redis", redis_url] if redis_url else [])],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        found = RUNNING.search(log.read_text(errors="replace"))
+        if found:
+            return process, int(found[1])
+        if process.poll() is not None:
+            raise SystemExit(f"the server exited: {log.read_text()[-2000:]}")
+        time.sleep(0.2)
+    raise SystemExit("the server did not start")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process and its children so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return sum(int(fields[i]) for i in (11, 12, 13, 14)) / ticks
+
+
+async def run(urls: list[str], players: int, moves: int, think: float, seed: int, pids: list[int]) -> dict:
+    games = players // 2
+    figures = Figures()
+    rng = random.Random(seed)
+    seats = []
+    async with httpx.AsyncClient(timeout=120) as client:
+        for index in range(games):
+            host = urls[index % len(urls)]
+            created = (await client.post(f"http://{host}/api/games", json={"mode": "online", "seat": 0, "clock": "10+5"})).json()
+            joined = (await client.post(f"http://{host}/api/games/{created['id']}/join", json={"invite": created["invite"]})).json()
+            # The two players of a game on different processes when there are several: their moves cross Redis.
+            seats.append((urls[index % len(urls)], created["id"], created["token"], 0))
+            seats.append((urls[(index + 1) % len(urls)], created["id"], joined["token"], 1))
+    cpu_before = sum(cpu_seconds(pid) for pid in pids)
+    started = time.perf_counter()
+    patience = moves * think * 3 + 120  # a player whose opponent stopped (an error) stops too, in the end
+
+    async def one(url: str, game: str, token: str, seat: int) -> None:
+        try:
+            await asyncio.wait_for(player(url, game, token, seat, moves, think, random.Random(rng.random()), figures), patience)
+        except (TimeoutError, OSError) as error:
+            figures.errors.append(f"{type(error).__name__}: {error}")
+
+    await asyncio.gather(*(one(url, game, token, seat) for url, game, token, seat in seats))
+    elapsed = time.perf_counter() - started
+    cpu = sum(cpu_seconds(pid) for pid in pids) - cpu_before
+
+    def quantiles(values: list[float]) -> dict | None:
+        if not values:
+            return None
+        ordered = sorted(values)
+        return {
+            "p50_ms": round(1000 * statistics.median(ordered), 1),
+            "p99_ms": round(1000 * ordered[int(0.99 * (len(ordered) - 1))], 1),
+            "max_ms": round(1000 * ordered[-1], 1),
+        }
+
+    return {
+        "players": players,
+        "processes": len(urls),
+        "think_s": think,
+        "moves": len(figures.ack),
+        "errors": len(figures.errors),
+        "error_examples": figures.errors[:3],
+        "seconds": round(elapsed, 1),
+        "moves_per_s": round(len(figures.ack) / elapsed, 1),
+        "ack": quantiles(figures.ack),
+        "opponent_sees": quantiles(figures.seen),
+        "server_cpu_ms_per_move": round(1000 * cpu / max(1, len(figures.ack)), 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=1000)
+    parser.add_argument("--moves", type=int, default=16, help="moves per game (fewer if it ends first)")
+    parser.add_argument("--think", type=float, default=3.0, help="mean seconds a player thinks before each move")
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args()
+    # A socket is a file: lift this process's limit (the servers inherit it) to the hard limit.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 65536)), hard))
+    with tempfile.TemporaryDirectory() as folder:
+        data = Path(folder)
+        redis = None
+        redis_url = None
+        if args.processes > 1:
+            if shutil.which("redis-server") is None:
+                raise SystemExit("several processes need redis-server")
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                redis_port = probe.getsockname()[1]
+            redis = subprocess.Popen(["redis-server", "--port", str(redis_port), "--save", ""], stdout=subprocess.DEVNULL)
+            redis_url = f"redis://127.0.0.1:{redis_port}/0"
+            time.sleep(0.5)
+        servers = [start_server(data, redis_url, data / f"server-{i}.log") for i in range(args.processes)]
+        try:
+            urls = [f"127.0.0.1:{port}" for _, port in servers]
+            figures = asyncio.run(run(urls, args.players, args.moves, args.think, args.seed, [p.pid for p, _ in servers]))
+            print(json.dumps(figures), flush=True)
+        finally:
+            for process, _ in servers:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGTERM)
+                process.wait(timeout=30)
+            if redis is not None:
+                redis.terminate()
+                redis.wait()
+
+
+if __name__ == "__main__":
+    main()
