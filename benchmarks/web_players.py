@@ -36,23 +36,11 @@ import time
 from pathlib import Path
 
 import httpx
+from web_load import legal_texts  # the page's way of listing moves: from the state, no rules
 from websockets.asyncio.client import connect
 
-COLUMNS = "abcdefghi"
 LIMITS = ["--create-limit", "1000000/minute", "--intent-limit", "1000000/second"]  # every player comes from one address
 RUNNING = re.compile(r"quiltmaker is running: open http://[^/]+:(\d+)/")
-
-
-def legal_texts(state: dict) -> list[str]:
-    """Every legal move's text, from the state's legal lists (the page's way: no rules here)."""
-    legal = state["legal"]
-    texts = [special["move"] for special in legal["specials"]]
-    if legal["advance"]:
-        texts.append(legal["advance"]["move"])
-    for buy in legal["buys"]:
-        for orientation in buy["orientations"]:
-            texts.extend(f"{buy['patch']}{orientation['transform']}@{COLUMNS[a % 9]}{a // 9 + 1}" for a in orientation["anchors"])
-    return texts
 
 
 class Figures:

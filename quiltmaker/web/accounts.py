@@ -10,7 +10,6 @@ authenticated by the cookie must come from the server's own pages (see
 
 from __future__ import annotations
 
-import hashlib
 import re
 import secrets
 from dataclasses import dataclass
@@ -19,10 +18,10 @@ from datetime import datetime, timezone
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import DateTime, ForeignKey, Integer, String, delete, select
-from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
 
-from .store import Base, GameRow, GameStore, StoreError
+from .store import Base, GameRow, GameStore, StoreError, create_tables, secret_hash, utc_now
 
 NAME = re.compile(r"[A-Za-z0-9_-]{3,24}")
 MIN_PASSWORD, MAX_PASSWORD = 8, 128
@@ -68,12 +67,6 @@ class Account:
     name: str
 
 
-def _hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 def check_name(name: str) -> str:
@@ -93,16 +86,13 @@ class Accounts:
 
     def __init__(self, store: GameStore) -> None:
         tables = [AccountRow.__table__, SessionRow.__table__, AccountGameRow.__table__]
-        try:  # beside the games' tables: an older database gains them
-            Base.metadata.create_all(store.engine, tables=tables)  # type: ignore[arg-type]
-        except (OperationalError, ProgrammingError, IntegrityError):
-            Base.metadata.create_all(store.engine, tables=tables)  # type: ignore[arg-type]  # another process raced us
+        create_tables(store.engine, tables)
         self._sessions = sessionmaker(store.engine, expire_on_commit=False)
 
     def sign_up(self, name: str, password: str) -> tuple[Account, str]:
         """A new account and a session token for it."""
         check_name(name)
-        row = AccountRow(name=name, name_key=name.lower(), password_hash=_hasher.hash(check_password(password)), created=_now())
+        row = AccountRow(name=name, name_key=name.lower(), password_hash=_hasher.hash(check_password(password)), created=utc_now())
         try:
             with self._sessions.begin() as session:
                 session.add(row)
@@ -137,7 +127,7 @@ class Accounts:
     def new_session(self, account: Account) -> str:
         token = secrets.token_urlsafe(32)
         with self._sessions.begin() as session:
-            session.add(SessionRow(token_hash=_hash(token), account_id=account.id, created=_now()))
+            session.add(SessionRow(token_hash=secret_hash(token), account_id=account.id, created=utc_now()))
         return token
 
     def account_of(self, token: str | None) -> Account | None:
@@ -148,18 +138,18 @@ class Accounts:
             found = session.execute(
                 select(AccountRow.id, AccountRow.name, SessionRow.created)
                 .join(SessionRow, SessionRow.account_id == AccountRow.id)
-                .where(SessionRow.token_hash == _hash(token))
+                .where(SessionRow.token_hash == secret_hash(token))
             ).first()
         if found is None:
             return None
         created = found.created if found.created.tzinfo else found.created.replace(tzinfo=timezone.utc)
-        if (_now() - created).days >= SESSION_DAYS:
+        if (utc_now() - created).days >= SESSION_DAYS:
             return None
         return Account(found.id, found.name)
 
     def sign_out(self, token: str) -> None:
         with self._sessions.begin() as session:
-            session.execute(delete(SessionRow).where(SessionRow.token_hash == _hash(token)))
+            session.execute(delete(SessionRow).where(SessionRow.token_hash == secret_hash(token)))
 
     def sign_out_everywhere(self, account: Account) -> None:
         with self._sessions.begin() as session:

@@ -19,22 +19,20 @@ lobby and any of them may pair two players:
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Boolean, DateTime, Float, ForeignKey, Integer, String, delete, select, update
-from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
 
 from ..core.position import Position
 from .accounts import Account, AccountGameRow, AccountRow
 from .clocks import TimeControl
 from .ratings import NEW_RATING, Ratings, ai_ratings, family_of
-from .store import Base, GameStore, StoreError
+from .store import Base, GameStore, StoreError, as_utc, create_tables, secret_hash, utc_now
 
 MATCH_SECONDS = 1.0
 SEEK_TIMEOUT = 15.0  # seconds without a poll after which a seek is dropped (the page polls every second)
@@ -112,16 +110,7 @@ class Seat:
     seat: int
 
 
-def _hash(secret: str) -> str:
-    return hashlib.sha256(secret.encode()).hexdigest()
 
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
 class Lobby:
@@ -131,10 +120,7 @@ class Lobby:
         self.store = store
         self.ratings = ratings
         tables = [ChallengeRow.__table__, SeekRow.__table__, SeenRow.__table__]
-        try:  # beside the games' tables: an older database gains them
-            Base.metadata.create_all(store.engine, tables=tables)  # type: ignore[arg-type]
-        except (OperationalError, ProgrammingError, IntegrityError):
-            Base.metadata.create_all(store.engine, tables=tables)  # type: ignore[arg-type]  # another process raced us
+        create_tables(store.engine, tables)
         self._sessions = sessionmaker(store.engine, expire_on_commit=False)
         self._seen_written: dict[int, datetime] = {}
 
@@ -164,7 +150,7 @@ class Lobby:
                     for_id=for_account.id if for_account else None,
                     for_name=for_account.name if for_account else None,
                     within=within,
-                    created=_now(),
+                    created=utc_now(),
                     taken=None,
                 )
             )
@@ -193,7 +179,7 @@ class Lobby:
 
     def taken(self, game_id: str) -> None:
         with self._sessions.begin() as session:
-            session.execute(update(ChallengeRow).where(ChallengeRow.game_id == game_id).values(taken=_now()))
+            session.execute(update(ChallengeRow).where(ChallengeRow.game_id == game_id).values(taken=utc_now()))
 
     def withdraw(self, game_id: str) -> None:
         """The challenge's game was aborted before anyone accepted: it leaves the lobby."""
@@ -203,7 +189,7 @@ class Lobby:
     def open_challenges(self) -> list[dict[str, Any]]:
         """The challenges waiting, of the last CHALLENGE_HOURS: the open ones, then the named ones (each viewer sees
         only those meant for them; counted apart, so that named ones cannot push the open ones out)."""
-        since = _now() - timedelta(hours=CHALLENGE_HOURS)
+        since = utc_now() - timedelta(hours=CHALLENGE_HOURS)
         found = []
         with self._sessions() as session:
             for kind, limit in (("open", 200), ("named", 2000)):
@@ -213,7 +199,7 @@ class Lobby:
 
     def waiting_count(self, account: Account) -> int:
         """How many challenges an account has waiting (MAX_WAITING at most)."""
-        since = _now() - timedelta(hours=CHALLENGE_HOURS)
+        since = utc_now() - timedelta(hours=CHALLENGE_HOURS)
         with self._sessions() as session:
             query = select(ChallengeRow.game_id).where(
                 ChallengeRow.creator_id == account.id, ChallengeRow.taken.is_(None), ChallengeRow.created >= since
@@ -222,7 +208,7 @@ class Lobby:
 
     def recently_taken(self, limit: int = 40) -> list[str]:
         """Games started from the lobby in the last day, newest first (the caller keeps those still being played)."""
-        since = _now() - timedelta(days=1)
+        since = utc_now() - timedelta(days=1)
         with self._sessions() as session:
             query = select(ChallengeRow.game_id).where(ChallengeRow.taken >= since, ChallengeRow.kind != "named")
             return list(session.scalars(query.order_by(ChallengeRow.taken.desc()).limit(limit)))
@@ -231,7 +217,7 @@ class Lobby:
 
     def seen(self, account: Account) -> None:
         """Note that an account is here now (written at most every half minute per account and process)."""
-        now = _now()
+        now = utc_now()
         last = self._seen_written.get(account.id)
         if last is not None and (now - last).total_seconds() < ONLINE_SECONDS / 4:
             return
@@ -246,7 +232,7 @@ class Lobby:
                 row.at = now
 
     def online(self, limit: int = 100) -> list[str]:
-        since = _now() - timedelta(seconds=ONLINE_SECONDS)
+        since = utc_now() - timedelta(seconds=ONLINE_SECONDS)
         with self._sessions() as session:
             query = select(AccountRow.name).join(SeenRow, SeenRow.account_id == AccountRow.id).where(SeenRow.at >= since)
             return sorted(session.scalars(query.limit(limit)), key=str.lower)
@@ -256,13 +242,13 @@ class Lobby:
     def seek(self, account: Account | None, name: str, control: str, rated: bool) -> tuple[str, str]:
         """A new seek; its id and the secret its player polls with."""
         seek_id, secret = secrets.token_urlsafe(9), secrets.token_urlsafe(18)
-        now = _now()
+        now = utc_now()
         rating = self.rating_of(account, family_of(TimeControl.parse(control).kind))
         with self._sessions.begin() as session:
             session.add(
                 SeekRow(
                     id=seek_id,
-                    secret_hash=_hash(secret),
+                    secret_hash=secret_hash(secret),
                     account_id=account.id if account else None,
                     name=name,
                     rating=rating,
@@ -280,17 +266,17 @@ class Lobby:
         Raises:
             StoreError: ``not_found`` for an unknown seek or a wrong secret (dropped, cancelled, or never).
         """
-        now = _now()
+        now = utc_now()
         with self._sessions.begin() as session:
             row = session.get(SeekRow, seek_id)
-            if row is None or not hmac.compare_digest(row.secret_hash, _hash(secret)):
+            if row is None or not hmac.compare_digest(row.secret_hash, secret_hash(secret)):
                 raise StoreError("not_found", "this quick match is no longer waiting: start another")
             if row.game_id is not None and row.token is not None and row.seat is not None:
                 seat = {"game": row.game_id, "token": row.token, "seat": row.seat}
                 session.delete(row)
                 return {"matched": True, **seat}
             row.polled = now
-            waited = (now - _utc(row.created)).total_seconds()
+            waited = (now - as_utc(row.created)).total_seconds()
             level, level_rating = nearest_level(row.rating)
             return {
                 "matched": False,
@@ -306,7 +292,7 @@ class Lobby:
         """Withdraw a seek not yet paired (None); if it was paired meanwhile, its seat (as :meth:`poll` hands it)."""
         with self._sessions.begin() as session:
             row = session.get(SeekRow, seek_id)
-            if row is None or not hmac.compare_digest(row.secret_hash, _hash(secret)):
+            if row is None or not hmac.compare_digest(row.secret_hash, secret_hash(secret)):
                 raise StoreError("not_found", "this quick match is no longer waiting")
             gone = session.execute(delete(SeekRow).where(SeekRow.id == seek_id, SeekRow.game_id.is_(None)))
             if gone.rowcount == 1:  # type: ignore[attr-defined]
@@ -315,7 +301,7 @@ class Lobby:
         return paired if paired.get("matched") else None
 
     def seeking(self) -> int:
-        since = _now() - timedelta(seconds=SEEK_TIMEOUT)
+        since = utc_now() - timedelta(seconds=SEEK_TIMEOUT)
         with self._sessions() as session:
             return len(list(session.scalars(select(SeekRow.id).where(SeekRow.game_id.is_(None), SeekRow.polled >= since))))
 
@@ -326,7 +312,7 @@ class Lobby:
         compare-and-set on both seeks, and a game made for a pair another
         process claimed first is deleted again.
         """
-        now = now or _now()
+        now = now or utc_now()
         with self._sessions.begin() as session:
             session.execute(delete(SeekRow).where(SeekRow.polled < now - timedelta(seconds=SEEK_TIMEOUT)))
             waiting = list(session.scalars(select(SeekRow).where(SeekRow.game_id.is_(None)).order_by(SeekRow.created)))
@@ -344,7 +330,7 @@ class Lobby:
                 and other.rated == first.rated
                 and (other.account_id is None or other.account_id != first.account_id)
                 and abs(other.rating - first.rating)
-                <= min(seek_range((now - _utc(first.created)).total_seconds()), seek_range((now - _utc(other.created)).total_seconds()))
+                <= min(seek_range((now - as_utc(first.created)).total_seconds()), seek_range((now - as_utc(other.created)).total_seconds()))
             ]
             if not fits:
                 continue
@@ -385,7 +371,7 @@ class Lobby:
                 ChallengeRow(
                     game_id=game_id, kind="quick", control=first.control, rated=first.rated, creator_id=seats[0].account_id,
                     creator_name=seats[0].name, creator_rating=seats[0].rating, for_id=None, for_name=None, within=None,
-                    created=_now(), taken=_now(),
+                    created=utc_now(), taken=utc_now(),
                 )
             )
             for seat, seek in enumerate(seats):

@@ -31,11 +31,10 @@ from typing import Any
 from glicko2.math.algorithm import update_rating
 from glicko2.math.conversions import mu_to_rating, phi_to_rd, rating_to_mu, rd_to_phi
 from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, UniqueConstraint, select, update
-from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
 
 from .accounts import AccountRow
-from .store import Base, GameStore, StoredGame
+from .store import Base, GameStore, StoredGame, as_utc, create_tables
 from .views import result_view
 
 FAMILIES = ("realtime", "correspondence")
@@ -150,19 +149,13 @@ def family_of(kind: str) -> str:
     return "correspondence" if kind == "correspondence" else "realtime"
 
 
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
-
 
 class Ratings:
     """Ratings in the games' database (thread-safe; blocking calls)."""
 
     def __init__(self, store: GameStore) -> None:
         tables = [RatingRow.__table__, RatingChangeRow.__table__, RatedGameRow.__table__]
-        try:  # beside the games' tables: an older database gains them
-            Base.metadata.create_all(store.engine, tables=tables)  # type: ignore[arg-type]
-        except (OperationalError, ProgrammingError, IntegrityError):
-            Base.metadata.create_all(store.engine, tables=tables)  # type: ignore[arg-type]  # another process raced us
+        create_tables(store.engine, tables)
         self._sessions = sessionmaker(store.engine, expire_on_commit=False)
 
     # A rated game's seats ----------------------------------------------------------
@@ -254,7 +247,7 @@ class Ratings:
                     last.append(None)
                 else:
                     current.append(Rating(rating_row.rating, rating_row.rd, rating_row.volatility, rating_row.games))
-                    last.append(_utc(rating_row.updated))
+                    last.append(as_utc(rating_row.updated))
             current = [after_idle(current[seat], last[seat], now) for seat in (0, 1)]
             changes: dict[int, tuple[float, float]] = {}
             for seat in (0, 1):
@@ -295,7 +288,7 @@ class Ratings:
             query = select(RatingChangeRow).where(RatingChangeRow.account_id == account_id).order_by(RatingChangeRow.id.desc()).limit(limit)
             rows = list(session.scalars(query))
         return [
-            {"game": row.game_id, "family": row.family, "before": round(row.before), "after": round(row.after), "rd": round(row.rd), "at": _utc(row.at).isoformat()}
+            {"game": row.game_id, "family": row.family, "before": round(row.before), "after": round(row.after), "rd": round(row.rd), "at": as_utc(row.at).isoformat()}
             for row in reversed(rows)
         ]
 

@@ -246,7 +246,7 @@ class StoredGame:
         """The seat a token holds: 0, 1, ``"both"`` (pass-and-play) or ``None``."""
         if not token:
             return None
-        digest = _hash(token)
+        digest = secret_hash(token)
         for seat, stored in enumerate(self.token_hashes):
             if stored is not None and hmac.compare_digest(stored, digest):
                 return BOTH_SEATS if self.mode == "local" else seat
@@ -278,10 +278,10 @@ Event = tuple[int, str, str, str | None, datetime]
 
 
 def _event(row: EventRow) -> Event:
-    return row.number, row.kind, row.value, row.client_id, _utc(row.created)
+    return row.number, row.kind, row.value, row.client_id, as_utc(row.created)
 
 
-def _utc(moment: datetime) -> datetime:
+def as_utc(moment: datetime) -> datetime:
     """A stored moment as an aware UTC datetime (SQLite hands them back without their zone)."""
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
@@ -318,12 +318,21 @@ def _chat_view(row: ChatRow) -> dict[str, Any]:
     return {"id": row.id, "seat": row.seat, "text": row.text, "at": row.created.isoformat()}
 
 
-def _hash(secret: str) -> str:
+def secret_hash(secret: str) -> str:
+    """What is stored of a secret (a token, an invitation): its SHA-256."""
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def _now() -> datetime:
+def utc_now() -> datetime:
     return datetime.now(timezone.utc)
+
+
+def create_tables(engine: Engine, tables: Sequence[Any]) -> None:
+    """Create the tables a part of the server keeps beside the games' (an older database gains them)."""
+    try:
+        Base.metadata.create_all(engine, tables=tables)
+    except (OperationalError, ProgrammingError, IntegrityError):
+        Base.metadata.create_all(engine, tables=tables)  # another server process created them at the same moment
 
 
 def database_url_for(data_dir: Path) -> str:
@@ -387,17 +396,17 @@ class GameStore:
         token = secrets.token_urlsafe(24)
         invite = secrets.token_urlsafe(18) if mode == "online" else None
         hashes: list[str | None] = [None, None]
-        hashes[0 if mode == "local" else creator_seat] = _hash(token)
+        hashes[0 if mode == "local" else creator_seat] = secret_hash(token)
         row = GameRow(
             id=game_id,
-            created=_now(),
+            created=utc_now(),
             mode=mode,
             start=start.text(),
             names=names,
             ai_level=ai_level,
             ai_seat=ai_seat,
             token_hashes=hashes,
-            invite_hash=_hash(invite) if invite else None,
+            invite_hash=secret_hash(invite) if invite else None,
         )
         with self._sessions.begin() as session:
             session.add(row)
@@ -406,7 +415,7 @@ class GameStore:
                 session.add(LessonRow(game_id=game_id, number=lesson))
             if control is not None:
                 session.add(ClockRow(game_id=game_id, control=control.to_json(), deadline=None))
-            created = _now()
+            created = utc_now()
             for number, move in enumerate(script):
                 session.add(EventRow(game_id=game_id, number=number, kind="move", value=move, seat=None, client_id=None, created=created))
         return game_id, token, invite
@@ -421,7 +430,7 @@ class GameStore:
         hashes = [stored.token_hashes[1], stored.token_hashes[0]] if swap else list(stored.token_hashes)
         row = GameRow(
             id=secrets.token_urlsafe(9),
-            created=_now(),
+            created=utc_now(),
             mode=stored.mode,
             start=start.text(),
             names=[stored.names[1], stored.names[0]],
@@ -469,14 +478,14 @@ class GameStore:
             row = session.get(GameRow, game_id, with_for_update=True)
             if row is None:
                 raise StoreError("not_found", f"no game {game_id!r}")
-            if invite is not None and (row.invite_hash is None or not hmac.compare_digest(row.invite_hash, _hash(invite))):
+            if invite is not None and (row.invite_hash is None or not hmac.compare_digest(row.invite_hash, secret_hash(invite))):
                 raise StoreError("forbidden", "this invitation is not valid (already used, or not for this game)")
             if row.invite_hash is None:
                 raise StoreError("forbidden", "someone has just taken this game's free seat")
             seat = row.token_hashes.index(None)
             token = secrets.token_urlsafe(24)
             hashes = list(row.token_hashes)
-            hashes[seat] = _hash(token)
+            hashes[seat] = secret_hash(token)
             names = list(row.names)
             if name is not None:
                 names[seat] = name
@@ -579,7 +588,7 @@ class GameStore:
                         value=value,
                         seat=seat,
                         client_id=client_id,
-                        created=at or _now(),
+                        created=at or utc_now(),
                     )
                 )
                 if clock is not None:
@@ -606,7 +615,7 @@ class GameStore:
 
     def add_chat(self, game_id: str, seat: int, text: str) -> dict[str, Any]:
         """Store a chat line; return it as sent to the players."""
-        row = ChatRow(game_id=game_id, seat=seat, text=text, created=_now())
+        row = ChatRow(game_id=game_id, seat=seat, text=text, created=utc_now())
         with self._sessions.begin() as session:
             session.add(row)
         return _chat_view(row)

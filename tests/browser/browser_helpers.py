@@ -509,6 +509,15 @@ class Pages:
         assert not self.errors, f"uncaught errors in the page: {self.errors}"
 
 
+def sign_up_in_lobby(page: Page, name: str, password: str = "correct horse") -> None:
+    """Create an account with the lobby's account card; signed in once its name shows."""
+    page.goto("/")
+    page.get_by_test_id("account-name").fill(name)
+    page.get_by_test_id("account-password").fill(password)
+    page.get_by_test_id("sign-up").click()
+    expect(page.get_by_test_id("account-shown")).to_have_text(name)
+
+
 def create_in_lobby(page: Page, mode: str, *, level: str | None = None, seat: int | None = None, names: tuple[str, ...] = ()) -> str:
     """Fill in and submit the lobby's form; returns the new game's id once its page shows a version."""
     page.goto("/")

@@ -4,25 +4,17 @@ from __future__ import annotations
 
 import re
 
-from browser_helpers import Pages, screenshot
-from playwright.sync_api import Page, expect
+from browser_helpers import Pages, screenshot, sign_up_in_lobby
+from playwright.sync_api import expect
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 GAME_PAGE = re.compile(r"/game/[^/?]+$")
 
 
-def sign_up(page: Page, name: str) -> None:
-    page.goto("/")
-    page.get_by_test_id("account-name").fill(name)
-    page.get_by_test_id("account-password").fill("correct horse")
-    page.get_by_test_id("sign-up").click()
-    expect(page.get_by_test_id("account-shown")).to_have_text(name)
-
-
 def test_a_challenge_offered_in_the_lobby_appears_live_for_another_player_who_accepts_it(pages: Pages) -> None:
     ada, bob = pages.open("ada"), pages.open("bob", **PHONE)
-    sign_up(ada, "Hana")
-    sign_up(bob, "Gus")
+    sign_up_in_lobby(ada, "Hana")
+    sign_up_in_lobby(bob, "Gus")
     expect(bob.get_by_test_id("challenge-list")).to_contain_text("No open challenges")
     ada.get_by_test_id("mode").select_option("online")
     ada.get_by_test_id("offer").select_option("open")

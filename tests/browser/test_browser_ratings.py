@@ -4,18 +4,10 @@ from __future__ import annotations
 
 import re
 
-from browser_helpers import Pages, accessibility_violations, screenshot
+from browser_helpers import Pages, accessibility_violations, screenshot, sign_up_in_lobby
 from playwright.sync_api import Page, expect
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
-
-
-def sign_up(page: Page, name: str) -> None:
-    page.goto("/")
-    page.get_by_test_id("account-name").fill(name)
-    page.get_by_test_id("account-password").fill("correct horse")
-    page.get_by_test_id("sign-up").click()
-    expect(page.get_by_test_id("account-shown")).to_have_text(name)
 
 
 def advance(page: Page) -> None:
@@ -34,9 +26,9 @@ def test_a_rated_game_between_two_accounts_moves_both_ratings_and_fills_the_prof
     page.get_by_test_id("clock").select_option("5+3")
     expect(page.locator("#rated-hint")).to_have_text("Sign in to play rated games.")
     expect(page.get_by_test_id("rated")).to_be_hidden()
-    sign_up(ada, "Ada")
+    sign_up_in_lobby(ada, "Ada")
     bob = pages.open("bob", **PHONE)
-    sign_up(bob, "Bob")
+    sign_up_in_lobby(bob, "Bob")
     ada.get_by_test_id("mode").select_option("online")
     ada.get_by_test_id("clock").select_option("")
     expect(ada.get_by_test_id("rated")).to_be_hidden()  # no clock, no rating

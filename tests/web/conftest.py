@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +16,13 @@ from web_client import (
     play_against_the_beginner,
 )
 
+
+
+@pytest.fixture
+def fresh(tmp_path: Path) -> Iterator[TestClient]:
+    """An app of its own, on a database of its own, for a test that counts what is in it (accounts, ratings, the lobby)."""
+    with TestClient(make_app(tmp_path / "fresh.sqlite3")) as test_client:
+        yield test_client
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,23 +9,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.websockets import WebSocketDisconnect
-from web_client import connect, create, make_app
+from web_client import act_as, connect, create
 
 from quiltmaker.web.accounts import SESSION_COOKIE, AccountRow, SessionRow
 
 OTHER_SITE = {"origin": "https://evil.example"}
-
-
-@pytest.fixture
-def fresh(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(make_app(tmp_path / "accounts.sqlite3")) as client:
-        yield client
-
-
-def use_session(client: TestClient, token: str) -> None:
-    """Make ``token`` this client's one session cookie (as another browser holding it would)."""
-    client.cookies.clear()
-    client.cookies.set(SESSION_COOKIE, token)
 
 
 def sign_up(client: TestClient, name: str = "Ada", password: str = "correct horse") -> dict:
@@ -71,7 +58,7 @@ def test_signing_out_everywhere_ends_every_session(fresh: TestClient, tmp_path: 
     fresh.cookies.clear()
     fresh.post("/api/account/signin", json={"name": "Ada", "password": "correct horse"})
     assert fresh.post("/api/account/signout-everywhere").json() == {"account": None}
-    use_session(fresh, first)
+    act_as(fresh, first)
     assert fresh.get("/api/account").json() == {"account": None}, "the other browser's session ended too"
 
 
@@ -83,9 +70,9 @@ def test_changing_the_password_needs_the_current_one_and_ends_the_other_sessions
     assert fresh.post("/api/account/password", json={"current": "correct horse", "new": "battery staple"}).status_code == 200
     assert fresh.get("/api/account").json() == {"account": {"name": "Ada"}}, "this browser stays signed in"
     mine = fresh.cookies[SESSION_COOKIE]
-    use_session(fresh, other)
+    act_as(fresh, other)
     assert fresh.get("/api/account").json() == {"account": None}
-    use_session(fresh, mine)
+    act_as(fresh, mine)
     fresh.post("/api/account/signout")
     assert fresh.post("/api/account/signin", json={"name": "Ada", "password": "correct horse"}).status_code == 403
     assert fresh.post("/api/account/signin", json={"name": "Ada", "password": "battery staple"}).status_code == 200
@@ -132,7 +119,7 @@ def test_an_accounts_seat_is_taken_from_any_browser_signed_in_to_it(fresh: TestC
     fresh.cookies.clear()  # another browser: no seat token, not signed in
     with connect(fresh, game["id"]) as watcher:
         assert watcher.hello(None)["seat"] is None
-    use_session(fresh, session)  # the same account signed in there: its seat, without the token
+    act_as(fresh, session)  # the same account signed in there: its seat, without the token
     with connect(fresh, game["id"]) as player:
         assert player.hello(None)["seat"] == 0
         assert player.move("A")["type"] == "ack"

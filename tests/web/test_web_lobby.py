@@ -3,38 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
-from web_client import connect, create, make_app
+from web_client import act_as, connect, create, new_account
 
 from quiltmaker.core.position import Position
-from quiltmaker.web.accounts import SESSION_COOKIE
 from quiltmaker.web.lobby import seek_range
 from quiltmaker.web.ratings import RatingRow
-
-
-@pytest.fixture
-def fresh(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(make_app(tmp_path / "lobby.sqlite3")) as client:
-        yield client
-
-
-def sign_up(client: TestClient, name: str) -> str:
-    client.cookies.clear()
-    response = client.post("/api/account/signup", json={"name": name, "password": "correct horse"})
-    assert response.status_code == 200, response.text
-    return str(client.cookies[SESSION_COOKIE])
-
-
-def act_as(client: TestClient, token: str | None) -> None:
-    client.cookies.clear()
-    if token:
-        client.cookies.set(SESSION_COOKIE, token)
 
 
 def give_rating(client: TestClient, name: str, rating: float) -> None:
@@ -52,14 +29,14 @@ def lobby(client: TestClient) -> dict[str, Any]:
 
 
 def test_an_open_challenge_is_listed_accepted_from_the_lobby_and_then_being_played(fresh: TestClient) -> None:
-    ada = sign_up(fresh, "Ada")
+    ada = new_account(fresh, "Ada")
     game = create(fresh, mode="online", seat=0, clock="10+5", offer="open")
     assert [c["id"] for c in lobby(fresh)["challenges"]] == [game["id"]] and lobby(fresh)["challenges"][0]["why_not"] == "your challenge"
     assert fresh.get(f"/api/games/{game['id']}").json()["offer"] == {"kind": "open", "for": None}
     fresh.app.state.server.cache.clear()  # type: ignore[attr-defined]  # and as loaded afresh
     assert fresh.get(f"/api/games/{game['id']}").json()["offer"] == {"kind": "open", "for": None}
     assert fresh.post(f"/api/games/{game['id']}/accept").status_code == 403, "not your own"
-    bob = sign_up(fresh, "Bob")
+    bob = new_account(fresh, "Bob")
     seen = lobby(fresh)["challenges"][0]
     assert seen["by"] == "Ada" and seen["words"] == "10 minutes + 5 seconds a move" and seen["rating"] == 1500 and seen["can_accept"]
     assert "creator_id" not in seen, "account ids stay on the server"
@@ -78,7 +55,7 @@ def test_an_open_challenge_is_listed_accepted_from_the_lobby_and_then_being_play
 def test_a_challenge_needs_an_account_and_a_clock_three_at_most_and_an_aborted_one_leaves_the_lobby(fresh: TestClient) -> None:
     guest = fresh.post("/api/games", json={"mode": "online", "clock": "5+3", "offer": "open"})
     assert guest.status_code == 403 and "sign in" in guest.json()["detail"], "guests: quick match or an invitation link"
-    sign_up(fresh, "Ada")
+    new_account(fresh, "Ada")
     assert fresh.post("/api/games", json={"mode": "online", "offer": "open"}).status_code == 422
     assert fresh.post("/api/games", json={"mode": "ai", "clock": "5+3", "offer": "open"}).status_code == 422
     games = [create(fresh, mode="online", seat=0, clock="5+3", offer="open") for _ in range(3)]
@@ -94,9 +71,9 @@ def test_a_challenge_needs_an_account_and_a_clock_three_at_most_and_an_aborted_o
 
 
 def test_a_named_challenge_shows_to_its_two_players_alone(fresh: TestClient) -> None:
-    sign_up(fresh, "Bob")
-    carol = sign_up(fresh, "Carol")
-    ada = sign_up(fresh, "Ada")
+    new_account(fresh, "Bob")
+    carol = new_account(fresh, "Carol")
+    ada = new_account(fresh, "Ada")
     assert fresh.post("/api/games", json={"mode": "online", "clock": "2d", "offer": "named", "opponent": "Nobody"}).status_code == 404
     assert fresh.post("/api/games", json={"mode": "online", "clock": "2d", "offer": "named", "opponent": "ada"}).status_code == 422
     game = create(fresh, mode="online", seat=1, clock="2d", offer="named", opponent="bob", rated=True)
@@ -115,11 +92,11 @@ def test_a_named_challenge_shows_to_its_two_players_alone(fresh: TestClient) -> 
 
 
 def test_an_open_challenge_with_a_rating_range_is_for_ratings_within_it(fresh: TestClient) -> None:
-    sign_up(fresh, "Far")
+    new_account(fresh, "Far")
     give_rating(fresh, "Far", 1900)
-    sign_up(fresh, "Near")
+    new_account(fresh, "Near")
     give_rating(fresh, "Near", 1560)
-    sign_up(fresh, "Ada")
+    new_account(fresh, "Ada")
     game = create(fresh, mode="online", seat=0, clock="3+2", offer="open", within=100, rated=True)
     fresh.post("/api/account/signin", json={"name": "Far", "password": "correct horse"})
     seen = lobby(fresh)["challenges"][0]
@@ -158,10 +135,10 @@ def test_two_players_seeking_the_same_clock_are_paired_into_one_game_a_seat_each
 
 def test_the_range_widens_while_a_player_waits_and_a_seek_nobody_polls_is_dropped(fresh: TestClient) -> None:
     assert seek_range(0) == 100 and seek_range(10) == 300 and seek_range(1000) == 800
-    low = sign_up(fresh, "Low")
+    low = new_account(fresh, "Low")
     give_rating(fresh, "Low", 1500)
     low_ticket = seek(fresh, clock="3+2", rated=True)
-    sign_up(fresh, "High")
+    new_account(fresh, "High")
     give_rating(fresh, "High", 1800)
     high_ticket = seek(fresh, clock="3+2", rated=True)
     lobby_ = fresh.app.state.server.lobby  # type: ignore[attr-defined]
@@ -192,7 +169,7 @@ def test_nobody_came_so_the_computer_level_nearest_your_rating_plays_you_with_th
 
 
 def test_the_lobby_socket_sends_the_lobby_and_again_when_a_challenge_comes(fresh: TestClient) -> None:
-    sign_up(fresh, "Ada")
+    new_account(fresh, "Ada")
     with fresh.websocket_connect("/ws/lobby") as ws:
         first = json.loads(ws.receive_text())
         assert first["type"] == "lobby" and first["challenges"] == []
@@ -202,13 +179,13 @@ def test_the_lobby_socket_sends_the_lobby_and_again_when_a_challenge_comes(fresh
 
 
 def test_named_challenges_cannot_push_the_open_ones_out_of_anyones_lobby(fresh: TestClient) -> None:
-    sign_up(fresh, "Bob")
-    sign_up(fresh, "Ada")
+    new_account(fresh, "Bob")
+    new_account(fresh, "Ada")
     open_one = create(fresh, mode="online", seat=0, clock="5+3", offer="open")
     server = fresh.app.state.server  # type: ignore[attr-defined]
     bob = server.accounts.find("Bob")
     for _ in range(150):  # many accounts' named challenges, as a flood would make them (written straight to the table)
         game_id, _, _ = server.store.create("online", Position.initial(1), ["X", "Bob"])
         server.lobby.offer(game_id, "5+3", False, None, "X", bob, None)
-    sign_up(fresh, "Carol")
+    new_account(fresh, "Carol")
     assert [c["id"] for c in lobby(fresh)["challenges"]] == [open_one["id"]]

@@ -2,38 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
-from web_client import connect, create, make_app
+from web_client import act_as, connect, create, new_account
 from web_helpers import play_in_the_past
 
-from quiltmaker.web.accounts import SESSION_COOKIE
 from quiltmaker.web.ratings import ai_ratings
-
-
-@pytest.fixture
-def fresh(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(make_app(tmp_path / "ratings.sqlite3")) as client:
-        yield client
-
-
-def sign_up(client: TestClient, name: str) -> str:
-    """A new account; its session token (the client now holds it)."""
-    client.cookies.clear()
-    response = client.post("/api/account/signup", json={"name": name, "password": "correct horse"})
-    assert response.status_code == 200, response.text
-    return str(client.cookies[SESSION_COOKIE])
-
-
-def act_as(client: TestClient, token: str | None) -> None:
-    client.cookies.clear()
-    if token:
-        client.cookies.set(SESSION_COOKIE, token)
 
 
 def both_move_then(client: TestClient, game: dict[str, Any], tokens: dict[int, str], ending: tuple[int, str]) -> dict[str, Any]:
@@ -53,7 +29,7 @@ def test_a_rated_game_needs_a_clock_and_accounts_on_both_seats(fresh: TestClient
     act_as(fresh, None)
     guest = fresh.post("/api/games", json={"mode": "online", "clock": "10+5", "rated": True})
     assert guest.status_code == 403 and "sign in" in guest.json()["detail"]
-    ada = sign_up(fresh, "Ada")
+    ada = new_account(fresh, "Ada")
     untimed = fresh.post("/api/games", json={"mode": "online", "rated": True})
     assert untimed.status_code == 422 and "needs a clock" in untimed.text
     game = create(fresh, mode="online", seat=0, clock="10+5", rated=True)
@@ -61,7 +37,7 @@ def test_a_rated_game_needs_a_clock_and_accounts_on_both_seats(fresh: TestClient
     act_as(fresh, None)
     refused = fresh.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]})
     assert refused.status_code == 403 and "rated game: sign in" in refused.json()["detail"]
-    sign_up(fresh, "Bob")
+    new_account(fresh, "Bob")
     joined = fresh.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]})
     assert joined.status_code == 200, "the refusals spent nothing: the invitation still works"
     state = fresh.get(f"/api/games/{game['id']}").json()
@@ -70,9 +46,9 @@ def test_a_rated_game_needs_a_clock_and_accounts_on_both_seats(fresh: TestClient
 
 
 def test_the_end_of_a_rated_game_moves_both_ratings_once_and_shows_on_the_profiles(fresh: TestClient) -> None:
-    ada = sign_up(fresh, "Ada")
+    ada = new_account(fresh, "Ada")
     game = create(fresh, mode="online", seat=0, clock="10+5", rated=True)
-    sign_up(fresh, "Bob")
+    new_account(fresh, "Bob")
     bob_seat = fresh.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]}).json()
     over = both_move_then(fresh, game, {0: game["token"], 1: bob_seat["token"]}, (1, "resign"))
     assert over["result"]["winner"] == 0
@@ -97,7 +73,7 @@ def test_the_end_of_a_rated_game_moves_both_ratings_once_and_shows_on_the_profil
 
 
 def test_a_rated_game_against_a_level_moves_only_the_persons_rating_and_gives_no_help(fresh: TestClient) -> None:
-    sign_up(fresh, "Ada")
+    new_account(fresh, "Ada")
     game = create(fresh, mode="ai", level="beginner", seat=0, clock="15+10", rated=True)
     with connect(fresh, game["id"], game["token"]) as player:
         assert not player.state["hints"] and not player.state["undo"]
@@ -117,9 +93,9 @@ def test_a_rated_game_against_a_level_moves_only_the_persons_rating_and_gives_no
 
 
 def test_an_aborted_rated_game_rates_nobody_and_the_leaderboard_lists_established_ratings_and_the_levels(fresh: TestClient) -> None:
-    sign_up(fresh, "Ada")
+    new_account(fresh, "Ada")
     game = create(fresh, mode="online", seat=0, clock="2d", rated=True)
-    sign_up(fresh, "Bob")
+    new_account(fresh, "Bob")
     fresh.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]})
     with connect(fresh, game["id"], game["token"]) as player:
         assert player.intent("abort")["type"] == "ack"
@@ -131,7 +107,7 @@ def test_an_aborted_rated_game_rates_nobody_and_the_leaderboard_lists_establishe
 
 
 def test_the_computer_thinks_within_its_clock_and_its_loss_on_time_is_not_rated(fresh: TestClient) -> None:
-    sign_up(fresh, "Ada")
+    new_account(fresh, "Ada")
     server = fresh.app.state.server  # type: ignore[attr-defined]
     game = create(fresh, mode="ai", level="max", seat=0, clock="0.25+2", rated=True)
     assert server.ai._time_cap(server.store.load(game["id"])) == 15 / 40 + 2 * 0.8
@@ -148,10 +124,10 @@ def test_the_computer_thinks_within_its_clock_and_its_loss_on_time_is_not_rated(
 
 
 def test_the_hourly_sweep_rates_every_finished_game_it_missed_a_page_at_a_time(fresh: TestClient) -> None:
-    ada = sign_up(fresh, "Ada")
+    ada = new_account(fresh, "Ada")
     server = fresh.app.state.server  # type: ignore[attr-defined]
     games = [create(fresh, mode="online", seat=0, clock="10+5", rated=True) for _ in range(3)]
-    sign_up(fresh, "Bob")
+    new_account(fresh, "Bob")
     for game in games:
         fresh.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]})
     ids = sorted(g["id"] for g in games)

@@ -21,6 +21,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from web_helpers import first_legal_move
 
+from quiltmaker.web.accounts import SESSION_COOKIE
 from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.store import GameRow
 
@@ -174,3 +175,18 @@ def play_against_the_beginner(client: TestClient, **body: Any) -> dict[str, Any]
 
 def join(client: TestClient, game: dict[str, Any], code: str | None = None) -> Any:
     return client.post(f"/api/games/{game['id']}/join", json={"invite": code or game["invite"]})
+
+
+def new_account(client: TestClient, name: str, password: str = "correct horse") -> str:
+    """Sign up a new account; the client now holds its session (and no other). Returns the session token."""
+    client.cookies.clear()
+    response = client.post("/api/account/signup", json={"name": name, "password": password})
+    assert response.status_code == 200, response.text
+    return str(client.cookies[SESSION_COOKIE])
+
+
+def act_as(client: TestClient, token: str | None) -> None:
+    """Make ``token`` the client's one session cookie, as the browser holding it would (None: a guest)."""
+    client.cookies.clear()
+    if token:
+        client.cookies.set(SESSION_COOKIE, token)
