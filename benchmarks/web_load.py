@@ -31,7 +31,7 @@ COLUMNS = "abcdefghi"
 def legal_texts(state: dict) -> list[str]:
     """Every legal move's text, from the state's legal lists."""
     legal = state["legal"]
-    texts = list(legal["specials"])
+    texts = [special["move"] for special in legal["specials"]]
     if legal["advance"]:
         texts.append(legal["advance"]["move"])
     for buy in legal["buys"]:

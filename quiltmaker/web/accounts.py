@@ -87,14 +87,15 @@ class Accounts:
     def __init__(self, store: GameStore) -> None:
         tables = [AccountRow.__table__, SessionRow.__table__, AccountGameRow.__table__]
         create_tables(store.engine, tables)
-        self._sessions = sessionmaker(store.engine, expire_on_commit=False)
+        self._sessions = sessionmaker(store.engine, expire_on_commit=False)  # for reading
+        self._writing = store.writing
 
     def sign_up(self, name: str, password: str) -> tuple[Account, str]:
         """A new account and a session token for it."""
         check_name(name)
         row = AccountRow(name=name, name_key=name.lower(), password_hash=_hasher.hash(check_password(password)), created=utc_now())
         try:
-            with self._sessions.begin() as session:
+            with self._writing() as session:
                 session.add(row)
         except IntegrityError:
             raise StoreError("taken", f"the name {name!r} is taken") from None
@@ -126,7 +127,7 @@ class Accounts:
 
     def new_session(self, account: Account) -> str:
         token = secrets.token_urlsafe(32)
-        with self._sessions.begin() as session:
+        with self._writing() as session:
             session.add(SessionRow(token_hash=secret_hash(token), account_id=account.id, created=utc_now()))
         return token
 
@@ -148,11 +149,11 @@ class Accounts:
         return Account(found.id, found.name)
 
     def sign_out(self, token: str) -> None:
-        with self._sessions.begin() as session:
+        with self._writing() as session:
             session.execute(delete(SessionRow).where(SessionRow.token_hash == secret_hash(token)))
 
     def sign_out_everywhere(self, account: Account) -> None:
-        with self._sessions.begin() as session:
+        with self._writing() as session:
             session.execute(delete(SessionRow).where(SessionRow.account_id == account.id))
 
     def change_password(self, account: Account, current: str, new: str) -> str:
@@ -164,14 +165,14 @@ class Accounts:
         return self.new_session(account)
 
     def _set_password(self, account_id: int, password: str) -> None:
-        with self._sessions.begin() as session:
+        with self._writing() as session:
             row = session.get(AccountRow, account_id)
             if row is not None:
                 row.password_hash = _hasher.hash(password)
 
     def claim(self, account: Account, game_id: str, seat: str) -> None:
         """Record that the account holds ``seat`` of a game (the caller has checked the seat's token)."""
-        with self._sessions.begin() as session:
+        with self._writing() as session:
             if session.get(AccountGameRow, (account.id, game_id)) is None:
                 session.add(AccountGameRow(account_id=account.id, game_id=game_id, seat=seat))
 

@@ -121,7 +121,8 @@ class Lobby:
         self.ratings = ratings
         tables = [ChallengeRow.__table__, SeekRow.__table__, SeenRow.__table__]
         create_tables(store.engine, tables)
-        self._sessions = sessionmaker(store.engine, expire_on_commit=False)
+        self._sessions = sessionmaker(store.engine, expire_on_commit=False)  # for reading
+        self._writing = store.writing
         self._seen_written: dict[int, datetime] = {}
 
     def rating_of(self, account: Account | None, family: str) -> float:
@@ -137,7 +138,7 @@ class Lobby:
     ) -> None:
         """List a new online game in the lobby (``for_account``: shown to that account alone)."""
         family = family_of(TimeControl.parse(control).kind)
-        with self._sessions.begin() as session:
+        with self._writing() as session:
             session.add(
                 ChallengeRow(
                     game_id=game_id,
@@ -178,12 +179,12 @@ class Lobby:
         return None
 
     def taken(self, game_id: str) -> None:
-        with self._sessions.begin() as session:
+        with self._writing() as session:
             session.execute(update(ChallengeRow).where(ChallengeRow.game_id == game_id).values(taken=utc_now()))
 
     def withdraw(self, game_id: str) -> None:
         """The challenge's game was aborted before anyone accepted: it leaves the lobby."""
-        with self._sessions.begin() as session:
+        with self._writing() as session:
             session.execute(delete(ChallengeRow).where(ChallengeRow.game_id == game_id, ChallengeRow.taken.is_(None)))
 
     def open_challenges(self) -> list[dict[str, Any]]:
@@ -224,7 +225,7 @@ class Lobby:
         self._seen_written[account.id] = now
         if len(self._seen_written) > 10000:
             self._seen_written.clear()
-        with self._sessions.begin() as session:
+        with self._writing() as session:
             row = session.get(SeenRow, account.id)
             if row is None:
                 session.add(SeenRow(account_id=account.id, at=now))
@@ -244,7 +245,7 @@ class Lobby:
         seek_id, secret = secrets.token_urlsafe(9), secrets.token_urlsafe(18)
         now = utc_now()
         rating = self.rating_of(account, family_of(TimeControl.parse(control).kind))
-        with self._sessions.begin() as session:
+        with self._writing() as session:
             session.add(
                 SeekRow(
                     id=seek_id,
@@ -267,7 +268,7 @@ class Lobby:
             StoreError: ``not_found`` for an unknown seek or a wrong secret (dropped, cancelled, or never).
         """
         now = utc_now()
-        with self._sessions.begin() as session:
+        with self._writing() as session:
             row = session.get(SeekRow, seek_id)
             if row is None or not hmac.compare_digest(row.secret_hash, secret_hash(secret)):
                 raise StoreError("not_found", "this quick match is no longer waiting: start another")
@@ -290,7 +291,7 @@ class Lobby:
 
     def cancel(self, seek_id: str, secret: str) -> dict[str, Any] | None:
         """Withdraw a seek not yet paired (None); if it was paired meanwhile, its seat (as :meth:`poll` hands it)."""
-        with self._sessions.begin() as session:
+        with self._writing() as session:
             row = session.get(SeekRow, seek_id)
             if row is None or not hmac.compare_digest(row.secret_hash, secret_hash(secret)):
                 raise StoreError("not_found", "this quick match is no longer waiting")
@@ -313,7 +314,7 @@ class Lobby:
         process claimed first is deleted again.
         """
         now = now or utc_now()
-        with self._sessions.begin() as session:
+        with self._writing() as session:
             session.execute(delete(SeekRow).where(SeekRow.polled < now - timedelta(seconds=SEEK_TIMEOUT)))
             waiting = list(session.scalars(select(SeekRow).where(SeekRow.game_id.is_(None)).order_by(SeekRow.created)))
         made: list[str] = []
@@ -352,21 +353,18 @@ class Lobby:
         family = family_of(control.kind)
         if first.rated:  # before the seats are handed out: a player who opens the game at once sees it rated
             self.ratings.open_game(game_id, family, [seats[0].account_id, seats[1].account_id])
-        with self._sessions() as session:
-            claimed = 0
-            for seat, seek in enumerate(seats):
-                result = session.execute(
-                    update(SeekRow).where(SeekRow.id == seek.id, SeekRow.game_id.is_(None)).values(game_id=game_id, token=tokens[seat], seat=seat)
-                )
-                claimed += result.rowcount  # type: ignore[attr-defined]
-            if claimed == 2:
-                session.commit()
-            else:
-                session.rollback()
-        if claimed != 2:
+        try:
+            with self._writing() as session:
+                for seat, seek in enumerate(seats):
+                    result = session.execute(
+                        update(SeekRow).where(SeekRow.id == seek.id, SeekRow.game_id.is_(None)).values(game_id=game_id, token=tokens[seat], seat=seat)
+                    )
+                    if result.rowcount != 1:  # type: ignore[attr-defined]
+                        raise _Paired  # rolls both back
+        except _Paired:
             self.store.delete_unplayed(game_id)  # another process paired one of them first
             return None
-        with self._sessions.begin() as session:
+        with self._writing() as session:
             session.add(
                 ChallengeRow(
                     game_id=game_id, kind="quick", control=first.control, rated=first.rated, creator_id=seats[0].account_id,
@@ -378,6 +376,10 @@ class Lobby:
                 if seek.account_id is not None:
                     session.add(AccountGameRow(account_id=seek.account_id, game_id=game_id, seat=str(seat)))
         return game_id
+
+
+class _Paired(Exception):
+    """One of the two seeks was paired by another process meanwhile."""
 
 
 def _challenge_view(row: ChallengeRow) -> dict[str, Any]:

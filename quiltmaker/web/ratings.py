@@ -156,18 +156,19 @@ class Ratings:
     def __init__(self, store: GameStore) -> None:
         tables = [RatingRow.__table__, RatingChangeRow.__table__, RatedGameRow.__table__]
         create_tables(store.engine, tables)
-        self._sessions = sessionmaker(store.engine, expire_on_commit=False)
+        self._sessions = sessionmaker(store.engine, expire_on_commit=False)  # for reading
+        self._writing = store.writing
 
     # A rated game's seats ----------------------------------------------------------
 
     def open_game(self, game_id: str, family: str, accounts: list[int | None]) -> None:
         """Record a new rated game and the accounts seated so far."""
-        with self._sessions.begin() as session:
+        with self._writing() as session:
             session.add(RatedGameRow(game_id=game_id, family=family, accounts=accounts, settled=False))
 
     def seat(self, game_id: str, seat: int, account_id: int) -> None:
         """An account took a seat of a rated game (the invited player joined)."""
-        with self._sessions.begin() as session:
+        with self._writing() as session:
             row = session.get(RatedGameRow, game_id, with_for_update=True)
             if row is not None:
                 accounts = list(row.accounts)
@@ -216,7 +217,7 @@ class Ratings:
         if result is None and stored.status != "aborted":
             return None  # still being played
         now = now or datetime.now(timezone.utc)
-        with self._sessions.begin() as session:
+        with self._writing() as session:
             claimed = session.execute(
                 update(RatedGameRow).where(RatedGameRow.game_id == stored.id, RatedGameRow.settled.is_(False)).values(settled=True)
             )

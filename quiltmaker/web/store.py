@@ -18,6 +18,7 @@ import hashlib
 import hmac
 import json
 import secrets
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -40,7 +41,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, ProgrammingError
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 from ..core.errors import QuiltmakerError
 from ..core.game import Game
@@ -366,6 +367,17 @@ class GameStore:
             # Another server process created the tables at the same moment; they exist now.
             Base.metadata.create_all(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        # SQLite has one writer at a time, and a thread that finds the file locked sleeps and
+        # retries (for up to tens of milliseconds a try): under load, threads of one process
+        # queueing on that lock took a move from a few milliseconds to seconds. So this
+        # process's writers queue on a lock of its own first, which wakes the next at once.
+        self._one_writer = threading.Lock() if self.engine.dialect.name == "sqlite" else None
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[Session]:
+        """A session whose transaction commits at the end (every write of the server's parts goes through here)."""
+        with self._one_writer or contextlib.nullcontext(), self._sessions.begin() as session:
+            yield session
 
     def close(self) -> None:
         self.engine.dispose()
@@ -408,7 +420,7 @@ class GameStore:
             token_hashes=hashes,
             invite_hash=secret_hash(invite) if invite else None,
         )
-        with self._sessions.begin() as session:
+        with self.writing() as session:
             session.add(row)
             session.flush()  # the game's row first: the lesson and its events refer to it
             if lesson is not None:
@@ -439,7 +451,7 @@ class GameStore:
             token_hashes=hashes,
             invite_hash=None,
         )
-        with self._sessions.begin() as session:
+        with self.writing() as session:
             session.add(row)
             if stored.control is not None:  # the same time control
                 session.flush()
@@ -448,7 +460,7 @@ class GameStore:
 
     def delete_unstarted(self, created_before: datetime) -> int:
         """Delete the games created before ``created_before`` that have no event yet; return how many."""
-        with self._sessions.begin() as session:
+        with self.writing() as session:
             started = select(EventRow.game_id).distinct()
             ids = list(session.scalars(select(GameRow.id).where(GameRow.created < created_before, GameRow.id.not_in(started))))
             if ids:
@@ -457,7 +469,7 @@ class GameStore:
 
     def delete_unplayed(self, game_id: str) -> bool:
         """Delete a game that has no events yet (a rematch that lost a race); return whether it did."""
-        with self._sessions.begin() as session:
+        with self.writing() as session:
             if session.scalar(select(EventRow.id).where(EventRow.game_id == game_id).limit(1)) is not None:
                 return False
             row = session.get(GameRow, game_id)
@@ -474,7 +486,7 @@ class GameStore:
         return self._take_free_seat(game_id, None, name)
 
     def _take_free_seat(self, game_id: str, invite: str | None, name: str | None) -> tuple[str, int]:
-        with self._sessions.begin() as session:
+        with self.writing() as session:
             row = session.get(GameRow, game_id, with_for_update=True)
             if row is None:
                 raise StoreError("not_found", f"no game {game_id!r}")
@@ -579,7 +591,7 @@ class GameStore:
             StoreError: ``stale`` when another event took that number first.
         """
         try:
-            with self._sessions.begin() as session:
+            with self.writing() as session:
                 session.add(
                     EventRow(
                         game_id=game_id,
@@ -599,12 +611,12 @@ class GameStore:
 
     def set_deadline(self, game_id: str, clock: Clock) -> None:
         """Put a clocked game's deadline right (one found not yet come, or missed)."""
-        with self._sessions.begin() as session:
+        with self.writing() as session:
             session.execute(update(ClockRow).where(ClockRow.game_id == game_id).values(deadline=_watched(clock)))
 
     def clear_deadline(self, game_id: str) -> None:
         """Stop watching a game's clock (one that cannot be loaded)."""
-        with self._sessions.begin() as session:
+        with self.writing() as session:
             session.execute(update(ClockRow).where(ClockRow.game_id == game_id).values(deadline=None))
 
     def due(self, now: datetime, limit: int = 100) -> list[str]:
@@ -616,7 +628,7 @@ class GameStore:
     def add_chat(self, game_id: str, seat: int, text: str) -> dict[str, Any]:
         """Store a chat line; return it as sent to the players."""
         row = ChatRow(game_id=game_id, seat=seat, text=text, created=utc_now())
-        with self._sessions.begin() as session:
+        with self.writing() as session:
             session.add(row)
         return _chat_view(row)
 
@@ -632,7 +644,7 @@ class GameStore:
             return None if row is None else row.analysis
 
     def save_analysis(self, game_id: str, analysis: Any) -> None:
-        with self._sessions.begin() as session:
+        with self.writing() as session:
             row = session.get(GameRow, game_id)
             if row is not None:
                 row.analysis = json.loads(json.dumps(analysis))
