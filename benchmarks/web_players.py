@@ -29,6 +29,7 @@ import shutil
 import signal
 import socket
 import statistics
+from collections import Counter
 import subprocess
 import sys
 import tempfile
@@ -162,7 +163,8 @@ async def run(urls: list[str], players: int, moves: int, think: float, seed: int
         "think_s": think,
         "moves": len(figures.ack),
         "errors": len(figures.errors),
-        "error_examples": figures.errors[:3],
+        "error_kinds": dict(Counter(error.split(":")[0] for error in figures.errors)),
+        "error_examples": sorted(set(figures.errors))[:3],
         "seconds": round(elapsed, 1),
         "moves_per_s": round(len(figures.ack) / elapsed, 1),
         "ack": quantiles(figures.ack),
@@ -200,6 +202,9 @@ def main() -> None:
             urls = [f"127.0.0.1:{port}" for _, port in servers]
             figures = asyncio.run(run(urls, args.players, args.moves, args.think, args.seed, [p.pid for p, _ in servers]))
             print(json.dumps(figures), flush=True)
+            if figures["errors"]:  # the servers' logs say why
+                for log in sorted(data.glob("server-*.log")):
+                    print(f"--- {log.name} (end)\n{log.read_text(errors='replace')[-3000:]}", file=sys.stderr)
         finally:
             for process, _ in servers:
                 with contextlib.suppress(ProcessLookupError):

@@ -15,6 +15,7 @@ processes share a database.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
@@ -28,6 +29,8 @@ CatchUp = Callable[[], Coroutine[Any, Any, None]]
 PresenceListener = Callable[[str, str, list[int]], Coroutine[Any, Any, None]]
 PRESENCE_EVERY = 20.0
 PRESENCE_FOR = 60.0
+OUTBOX = 100_000  # messages waiting to be published (while Redis is away) before the oldest are dropped
+BATCH = 500  # messages a pipelined publish sends at once
 
 CHANNEL = "quiltmaker:games"
 CHAT = -1  # the "version" of news that is a chat line: the listener fetches the game's new lines
@@ -80,11 +83,44 @@ class RedisBroker:
 
         self._client: Any = redis.from_url(url)
         self._task: asyncio.Task[None] | None = None
+        self._sender: asyncio.Task[None] | None = None
         self._origin = uuid.uuid4().hex  # to skip our own messages: our sockets have the state already
         self._listeners: set[asyncio.Task[None]] = set()
+        # Everything this process publishes goes out in order through one sender and one connection:
+        # a publish per task each on its own connection ran the client's pool dry (100 connections)
+        # under a thousand players, and the news it dropped left games stalled on the other process.
+        self._outbox: collections.deque[str] = collections.deque(maxlen=OUTBOX)
+        self._waiting = asyncio.Event()
 
     async def start(self, listener: Listener, catch_up: CatchUp, presence: PresenceListener | None = None) -> None:
         self._task = asyncio.create_task(self._pump(listener, catch_up, presence))
+        self._sender = asyncio.create_task(self._send())
+
+    def _post(self, message: dict[str, Any]) -> None:
+        if len(self._outbox) == OUTBOX:
+            log.warning("the Redis outbox is full (Redis away?): the oldest news is dropped")
+        self._outbox.append(json.dumps({**message, "origin": self._origin}))
+        self._waiting.set()
+
+    async def _send(self) -> None:
+        """Publish what is posted, in order, a pipelined batch at a time; after a failure, the same batch again."""
+        while True:
+            await self._waiting.wait()
+            self._waiting.clear()
+            while self._outbox:
+                batch = [self._outbox.popleft() for _ in range(min(len(self._outbox), BATCH))]
+                while True:
+                    try:
+                        async with self._client.pipeline(transaction=False) as pipe:
+                            for text in batch:
+                                pipe.publish(CHANNEL, text)
+                            await pipe.execute()
+                        break
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception:
+                        log.exception("publishing to Redis failed; trying again in a second")
+                        await asyncio.sleep(1.0)
 
     async def _pump(self, listener: Listener, catch_up: CatchUp, presence: PresenceListener | None) -> None:
         """Deliver other processes' changes for as long as the server runs, reconnecting after failures.
@@ -131,20 +167,20 @@ class RedisBroker:
         task.add_done_callback(self._listeners.discard)
 
     async def publish(self, game_id: str, version: int) -> None:
-        await self._client.publish(CHANNEL, json.dumps({"game": game_id, "version": version, "origin": self._origin}))
+        self._post({"game": game_id, "version": version})
 
     async def publish_chat(self, game_id: str) -> None:
         await self.publish(game_id, CHAT)
 
     async def publish_presence(self, game_id: str, seats: list[int]) -> None:
-        message = {"game": game_id, "version": PRESENCE, "seats": seats, "origin": self._origin}
-        await self._client.publish(CHANNEL, json.dumps(message))
+        self._post({"game": game_id, "version": PRESENCE, "seats": seats})
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+        for task in (self._task, self._sender):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
         await self._client.aclose()
 
 
