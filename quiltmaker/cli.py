@@ -115,6 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--intent-limit", default=None, help="moves, undos and hints one address may send, e.g. '10/second;300/minute' (the default)"
     )
+    serve.add_argument("--chat-limit", default=None, help="chat lines one address may send, e.g. '12/minute;300/day' (the default)")
     serve.set_defaults(run=_serve)
 
     bench = commands.add_parser("bench", help="measure engine speed on one core")
@@ -383,7 +384,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         from limits import parse_many
 
-        for name in ("create_limit", "intent_limit"):
+        for name in ("create_limit", "intent_limit", "chat_limit"):
             if getattr(args, name):
                 parse_many(getattr(args, name))  # a malformed limit is refused here, not at the first request
                 setattr(settings, name, getattr(args, name))

@@ -60,8 +60,12 @@ def poll(check: Callable[[], T | None], timeout: float = 20.0, interval: float =
 RUNNING = re.compile(r"quiltmaker is running: open http://[^/]+:(\d+)/")
 
 
-def start_server(arguments: Sequence[str], log: Path, cwd: Path | None = None, timeout: float = 120.0) -> tuple[subprocess.Popen[bytes], int]:
+def start_server(
+    arguments: Sequence[str], log: Path, cwd: Path | None = None, timeout: float = 120.0, port: int = 0
+) -> tuple[subprocess.Popen[bytes], int]:
     """Start ``python -m quiltmaker serve --port 0 ...``; the process and its port, once /api/catalogue answers.
+
+    (``port``: a given port instead, for a server restarted where a proxy expects it.)
 
     The server takes a free port itself and prints it: a port chosen here and
     passed in could be taken by another process in between. The process gets
@@ -73,7 +77,7 @@ def start_server(arguments: Sequence[str], log: Path, cwd: Path | None = None, t
 
     with open(log, "wb") as output:
         process = subprocess.Popen(
-            [sys.executable, "-m", "quiltmaker", "serve", "--port", "0", *arguments],
+            [sys.executable, "-m", "quiltmaker", "serve", "--port", str(port), *arguments],
             stdout=output,
             stderr=subprocess.STDOUT,
             cwd=cwd,

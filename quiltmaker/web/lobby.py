@@ -19,8 +19,10 @@ lobby and any of them may pair two players:
 
 from __future__ import annotations
 
+import bisect
 import hmac
 import secrets
+import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -124,6 +126,7 @@ class Lobby:
         self._sessions = sessionmaker(store.engine, expire_on_commit=False)  # for reading
         self._writing = store.writing
         self._seen_written: dict[int, datetime] = {}
+        self._matching = threading.Lock()
 
     def rating_of(self, account: Account | None, family: str) -> float:
         if account is None:
@@ -268,26 +271,31 @@ class Lobby:
             StoreError: ``not_found`` for an unknown seek or a wrong secret (dropped, cancelled, or never).
         """
         now = utc_now()
-        with self._writing() as session:
+        # Read first: a waiting seek is polled every second, and most polls need write nothing.
+        with self._sessions() as session:
             row = session.get(SeekRow, seek_id)
-            if row is None or not hmac.compare_digest(row.secret_hash, secret_hash(secret)):
-                raise StoreError("not_found", "this quick match is no longer waiting: start another")
-            if row.game_id is not None and row.token is not None and row.seat is not None:
-                seat = {"game": row.game_id, "token": row.token, "seat": row.seat}
-                session.delete(row)
-                return {"matched": True, **seat}
-            row.polled = now
-            waited = (now - as_utc(row.created)).total_seconds()
-            level, level_rating = nearest_level(row.rating)
-            return {
-                "matched": False,
-                "control": row.control,
-                "rated": row.rated,
-                "waited": round(waited, 1),
-                "rating": round(row.rating),
-                "range": round(seek_range(waited)),
-                "fallback": {"level": level, "rating": round(level_rating), "after": AI_FALLBACK},
-            }
+        if row is None or not hmac.compare_digest(row.secret_hash, secret_hash(secret)):
+            raise StoreError("not_found", "this quick match is no longer waiting: start another")
+        if row.game_id is not None and row.token is not None and row.seat is not None:
+            with self._writing() as session:
+                handed = session.execute(delete(SeekRow).where(SeekRow.id == seek_id))
+            if handed.rowcount != 1:  # type: ignore[attr-defined]
+                raise StoreError("not_found", "this quick match's seat was handed over already")
+            return {"matched": True, "game": row.game_id, "token": row.token, "seat": row.seat}
+        if (now - as_utc(row.polled)).total_seconds() > SEEK_TIMEOUT / 3:  # still here: noted now and then, not every poll
+            with self._writing() as session:
+                session.execute(update(SeekRow).where(SeekRow.id == seek_id).values(polled=now))
+        waited = (now - as_utc(row.created)).total_seconds()
+        level, level_rating = nearest_level(row.rating)
+        return {
+            "matched": False,
+            "control": row.control,
+            "rated": row.rated,
+            "waited": round(waited, 1),
+            "rating": round(row.rating),
+            "range": round(seek_range(waited)),
+            "fallback": {"level": level, "rating": round(level_rating), "after": AI_FALLBACK},
+        }
 
     def cancel(self, seek_id: str, secret: str) -> dict[str, Any] | None:
         """Withdraw a seek not yet paired (None); if it was paired meanwhile, its seat (as :meth:`poll` hands it)."""
@@ -306,64 +314,96 @@ class Lobby:
         with self._sessions() as session:
             return len(list(session.scalars(select(SeekRow.id).where(SeekRow.game_id.is_(None), SeekRow.polled >= since))))
 
-    def match(self, now: datetime | None = None) -> list[str]:
+    def match(self, now: datetime | None = None, seek_id: str | None = None) -> list[str]:
         """Pair the waiting seeks that fit each other's ranges, nearest ratings first; return the games made.
 
-        Any process may run this at any time: a pair is claimed by a
-        compare-and-set on both seeks, and a game made for a pair another
-        process claimed first is deleted again.
+        With ``seek_id``, only that seek looks for a partner (a new seek, at
+        once); without, every waiting one does (the matcher, each second).
+        Within a queue (a clock, rated or casual) the seeks are sorted by
+        rating, so each looks only at its neighbours: a thousand seekers are
+        paired in one pass. Any process may run this at any time: a pair is
+        claimed by a compare-and-set on both seeks, and a game made for a pair
+        another process claimed first is deleted again.
         """
-        now = now or utc_now()
-        with self._writing() as session:
-            session.execute(delete(SeekRow).where(SeekRow.polled < now - timedelta(seconds=SEEK_TIMEOUT)))
-            waiting = list(session.scalars(select(SeekRow).where(SeekRow.game_id.is_(None)).order_by(SeekRow.created)))
+        with self._matching:  # this process's threads match one at a time (they would only race for the same seeks)
+            return self._match(now or utc_now(), seek_id)
+
+    def _match(self, now: datetime, seek_id: str | None) -> list[str]:
+        if seek_id is None:
+            with self._writing() as session:
+                session.execute(delete(SeekRow).where(SeekRow.polled < now - timedelta(seconds=SEEK_TIMEOUT)))
+                # Claimed for a game that was never finished (the process pairing them died): their players start again.
+                session.execute(
+                    delete(SeekRow).where(SeekRow.game_id.is_not(None), SeekRow.token.is_(None), SeekRow.created < now - timedelta(minutes=5))
+                )
+                waiting = list(session.scalars(select(SeekRow).where(SeekRow.game_id.is_(None))))
+        else:  # one new seek: only its own queue, within the widest range, is read
+            with self._sessions() as session:
+                mine = session.get(SeekRow, seek_id)
+                if mine is None or mine.game_id is not None:
+                    return []
+                query = select(SeekRow).where(
+                    SeekRow.game_id.is_(None),
+                    SeekRow.control == mine.control,
+                    SeekRow.rated == mine.rated,
+                    SeekRow.rating.between(mine.rating - MAX_RANGE, mine.rating + MAX_RANGE),
+                    SeekRow.polled >= now - timedelta(seconds=SEEK_TIMEOUT),
+                )
+                waiting = list(session.scalars(query.limit(2000)))
+        queues: dict[tuple[str, bool], list[SeekRow]] = {}
+        for seek in waiting:
+            queues.setdefault((seek.control, seek.rated), []).append(seek)
         made: list[str] = []
-        paired: set[str] = set()
-        for first in waiting:
-            if first.id in paired:
-                continue
-            fits = [
-                other
-                for other in waiting
-                if other.id != first.id
-                and other.id not in paired
-                and other.control == first.control
-                and other.rated == first.rated
-                and (other.account_id is None or other.account_id != first.account_id)
-                and abs(other.rating - first.rating)
-                <= min(seek_range((now - as_utc(first.created)).total_seconds()), seek_range((now - as_utc(other.created)).total_seconds()))
-            ]
-            if not fits:
-                continue
-            second = min(fits, key=lambda other: abs(other.rating - first.rating))
-            game_id = self._pair(first, second)
-            if game_id is not None:
-                made.append(game_id)
-                paired.update((first.id, second.id))
+        for queue in queues.values():
+            queue.sort(key=lambda seek: seek.rating)
+            ratings = [seek.rating for seek in queue]
+            paired: set[str] = set()
+            seekers = [seek for seek in queue if seek_id is None or seek.id == seek_id]
+            for first in sorted(seekers, key=lambda seek: seek.created):  # the longest waiting first
+                if first.id in paired:
+                    continue
+                reach = seek_range((now - as_utc(first.created)).total_seconds())
+                low, high = bisect.bisect_left(ratings, first.rating - reach), bisect.bisect_right(ratings, first.rating + reach)
+                fits = [
+                    other
+                    for other in queue[low:high]
+                    if other.id != first.id
+                    and other.id not in paired
+                    and (other.account_id is None or other.account_id != first.account_id)
+                    and abs(other.rating - first.rating) <= seek_range((now - as_utc(other.created)).total_seconds())
+                ]
+                if not fits:
+                    continue
+                second = min(fits, key=lambda other: (abs(other.rating - first.rating), other.created))
+                game_id = self._pair(first, second)
+                if game_id is not None:
+                    made.append(game_id)
+                    paired.update((first.id, second.id))
         return made
 
     def _pair(self, first: SeekRow, second: SeekRow) -> str | None:
+        """Claim both seeks for a new game (compare-and-set: None if either was taken meanwhile), then make it."""
+        game_id = secrets.token_urlsafe(9)
         seats = [first, second] if secrets.randbelow(2) == 0 else [second, first]
-        control = TimeControl.parse(first.control)
-        start = Position.initial(secrets.randbits(63), first_player=0)
-        game_id, token0, invite = self.store.create("online", start, [seats[0].name, seats[1].name], creator_seat=0, control=control)
-        assert invite is not None
-        token1, _ = self.store.join(game_id, invite)
-        tokens = [token0, token1]
-        family = family_of(control.kind)
-        if first.rated:  # before the seats are handed out: a player who opens the game at once sees it rated
-            self.ratings.open_game(game_id, family, [seats[0].account_id, seats[1].account_id])
         try:
             with self._writing() as session:
                 for seat, seek in enumerate(seats):
-                    result = session.execute(
-                        update(SeekRow).where(SeekRow.id == seek.id, SeekRow.game_id.is_(None)).values(game_id=game_id, token=tokens[seat], seat=seat)
+                    claimed = session.execute(
+                        update(SeekRow).where(SeekRow.id == seek.id, SeekRow.game_id.is_(None)).values(game_id=game_id, seat=seat)
                     )
-                    if result.rowcount != 1:  # type: ignore[attr-defined]
+                    if claimed.rowcount != 1:  # type: ignore[attr-defined]
                         raise _Paired  # rolls both back
         except _Paired:
-            self.store.delete_unplayed(game_id)  # another process paired one of them first
-            return None
+            return None  # another thread or process paired one of them first: nothing was made
+        control = TimeControl.parse(first.control)
+        start = Position.initial(secrets.randbits(63), first_player=0)
+        _, token0, invite = self.store.create(
+            "online", start, [seats[0].name, seats[1].name], creator_seat=0, control=control, game_id=game_id
+        )
+        assert invite is not None
+        token1, _ = self.store.join(game_id, invite)
+        if first.rated:  # before the seats are handed out: a player who opens the game at once sees it rated
+            self.ratings.open_game(game_id, family_of(control.kind), [seats[0].account_id, seats[1].account_id])
         with self._writing() as session:
             session.add(
                 ChallengeRow(
@@ -375,6 +415,9 @@ class Lobby:
             for seat, seek in enumerate(seats):
                 if seek.account_id is not None:
                     session.add(AccountGameRow(account_id=seek.account_id, game_id=game_id, seat=str(seat)))
+            # Last: the seats are handed over once the game is whole.
+            for token, seek in zip((token0, token1), seats):
+                session.execute(update(SeekRow).where(SeekRow.id == seek.id).values(token=token))
         return game_id
 
 

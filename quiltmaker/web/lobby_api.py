@@ -226,7 +226,7 @@ async def quick_match(request: Request, seek: Seek) -> dict[str, Any]:
         raise HTTPException(403, "sign in to play rated games: a rating belongs to an account")
     name = account.name if account else f"Guest {random.randrange(1000, 10000)}"  # two guests paired are told apart
     seek_id, secret = await asyncio.to_thread(server.lobby.seek, account, name, seek.clock, seek.rated)
-    await asyncio.to_thread(server.lobby.match)  # someone may be waiting for exactly this
+    await asyncio.to_thread(functools.partial(server.lobby.match, seek_id=seek_id))  # someone may be waiting for exactly this
     return {"seek": seek_id, "secret": secret}
 
 

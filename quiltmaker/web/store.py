@@ -395,6 +395,7 @@ class GameStore:
         lesson: int | None = None,
         script: Sequence[str] = (),
         control: TimeControl | None = None,
+        game_id: str | None = None,
     ) -> tuple[str, str, str | None]:
         """Store a new game; return its id, the creator's token and (online) the invitation code.
 
@@ -404,7 +405,7 @@ class GameStore:
         """
         if mode not in MODES:
             raise StoreError("malformed", f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
-        game_id = secrets.token_urlsafe(9)
+        game_id = game_id or secrets.token_urlsafe(9)  # (the lobby picks a quick match's id before it exists)
         token = secrets.token_urlsafe(24)
         invite = secrets.token_urlsafe(18) if mode == "online" else None
         hashes: list[str | None] = [None, None]

@@ -69,23 +69,51 @@ class RedisServer:
             self.process = None
 
 
+class ServerGroup(list[str]):
+    """The addresses (host:port) of running `quiltmaker serve` processes, which can be killed and restarted in place."""
+
+    def __init__(self, data: Path, arguments: list[str]) -> None:
+        super().__init__()
+        self.data = data
+        self.arguments = arguments
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.starts = 0
+
+    def start(self, port: int = 0) -> str:
+        self.starts += 1
+        process, port = start_server(self.arguments, self.data / f"server-{self.starts - 1}.log", port=port)
+        self.processes.append(process)
+        return f"127.0.0.1:{port}"
+
+    def kill(self, index: int) -> None:
+        """SIGKILL process ``index`` and its AI workers (its own process group), as when a machine is lost."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.processes[index].pid, signal.SIGKILL)
+        self.processes[index].wait()
+
+    def restart(self, index: int) -> None:
+        """Kill process ``index`` and start a new one on the same address (where a proxy expects it)."""
+        self.kill(index)
+        port = int(self[index].rsplit(":", 1)[1])
+        process, _ = start_server(self.arguments, self.data / f"server-restarted-{index}.log", port=port)
+        self.processes[index] = process
+
+    def stop(self) -> None:
+        for index in range(len(self.processes)):
+            self.kill(index)
+
+
 @contextlib.contextmanager
-def servers(data: Path, redis_url: str, count: int = 2, database: str | None = None) -> Iterator[list[str]]:
+def servers(data: Path, redis_url: str, count: int = 2, database: str | None = None) -> Iterator[ServerGroup]:
     """``count`` `quiltmaker serve` processes on one database (SQLite in ``data`` unless ``database`` is a URL) and
     one Redis; their addresses (host:port). Each its own process group: killing it takes its AI workers too."""
-    processes, urls = [], []
+    group = ServerGroup(data, ["--data", str(data), "--redis", redis_url, *TEST_LIMITS, *(["--database", database] if database else [])])
     try:
-        for index in range(count):
-            arguments = ["--data", str(data), "--redis", redis_url, *TEST_LIMITS, *(["--database", database] if database else [])]
-            process, port = start_server(arguments, data / f"server-{index}.log")
-            processes.append(process)
-            urls.append(f"127.0.0.1:{port}")
-        yield urls
+        for _ in range(count):
+            group.append(group.start())
+        yield group
     finally:
-        for process in processes:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        group.stop()
 
 
 def _as_server_user(command: list[str]) -> list[str]:

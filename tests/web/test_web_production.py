@@ -2,8 +2,9 @@
 
 It runs deploy/nginx.conf itself (its placeholders filled in) with a
 self-signed certificate, plays an online game through it with each player
-on whichever process nginx picks, kills one process in the middle and plays
-on, and checks that over HTTPS the session cookie is Secure.
+on whichever process nginx picks (paired by the quick-match queue, rated,
+with a clock), restarts one process in the middle and plays on, rates the
+game, and checks that over HTTPS the session cookie is Secure.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,6 @@ import httpx
 import pytest
 from services import BINARIES, RedisServer, postgres, servers
 from web_helpers import first_legal_move, free_port, poll
-from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from quiltmaker.web.accounts import SESSION_COOKIE
@@ -97,37 +97,65 @@ def _seated(stack: contextlib.ExitStack, port: int, game: str, token: str) -> Cl
     return ws
 
 
-def test_an_online_game_through_nginx_survives_losing_one_of_its_two_processes(tmp_path: Path) -> None:
+def _quick_match(client: httpx.Client, clock: str, rated: bool) -> dict[str, Any]:
+    """Join the quick-match queue and poll (as the page does) until paired; the seat."""
+    seek = client.post("/api/quickmatch", json={"clock": clock, "rated": rated})
+    assert seek.status_code == 200, seek.text
+    ticket = seek.json()
+    for _ in range(60):
+        answer = client.post(f"/api/quickmatch/{ticket['seek']}/poll", json={"secret": ticket["secret"]}).json()
+        if answer.get("matched"):
+            return answer  # type: ignore[no-any-return]
+        time.sleep(0.5)
+    raise AssertionError("never paired")
+
+
+def _pair_up(base: str, clock: str, rated: bool, names: tuple[str, str] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Two players (accounts when named) who quick-match through nginx at once; each one's seat."""
+    clients = [httpx.Client(base_url=base, timeout=30) for _ in range(2)]
+    try:
+        for client, name in zip(clients, names or (None, None)):
+            if name:
+                assert client.post("/api/account/signup", json={"name": name, "password": "correct horse"}).status_code == 200
+        with ThreadPoolExecutor(2) as pool:
+            first, second = pool.map(lambda client: _quick_match(client, clock, rated), clients)
+    finally:
+        for client in clients:
+            client.close()
+    assert first["game"] == second["game"] and {first["seat"], second["seat"]} == {0, 1}
+    return first, second
+
+
+def test_a_rated_quick_match_through_nginx_survives_a_restart_of_one_of_its_two_processes(tmp_path: Path) -> None:
     redis = RedisServer()
     redis.start()
     try:
         with postgres() as database, servers(tmp_path, redis.url, database=database) as upstreams:
             front = tmp_path / "nginx"
             front.mkdir()
-            with nginx(front, upstreams) as (http_port, https_port):
+            with nginx(front, upstreams) as (http_port, https_port), contextlib.ExitStack() as stack:
                 base = f"http://127.0.0.1:{http_port}"
-                game = httpx.post(f"{base}/api/games", json={"mode": "online", "seat": 0, "clock": "15+10"}).json()
-                guest = httpx.post(f"{base}/api/games/{game['id']}/join", json={"invite": game["invite"]}).json()
-                tokens = {0: game["token"], 1: guest["token"]}
-                stack = contextlib.ExitStack()
-                sockets = {seat: _seated(stack, http_port, game["id"], tokens[seat]) for seat in (0, 1)}
+                # Two accounts find each other in the quick-match queue, each through whichever process nginx picks.
+                first, second = _pair_up(base, "15+10", rated=True, names=("Hana", "Gus"))
+                game = first["game"]
+                tokens = {first["seat"]: first["token"], second["seat"]: second["token"]}
+                sockets = {seat: _seated(stack, http_port, game, tokens[seat]) for seat in (0, 1)}
                 acknowledged: list[str] = []
                 version = 0
-                killed = False
                 state = _state(sockets[0], 0)
+                assert state["rating"]["family"] == "realtime" and state["clock"]["control"] == "15+10"
                 for number in range(16):
                     if number == 8:
-                        # One process dies (and its AI workers with it): its sockets drop; nginx sends the reconnections
-                        # to the other, which has every acknowledged move (PostgreSQL) and the news (Redis).
-                        process_group = _pid_listening(upstreams[0])
-                        os.killpg(process_group, signal.SIGKILL)
-                        killed = True
+                        # One process is lost (SIGKILL, its AI workers with it) and comes back on its address: the
+                        # sockets on it drop, both players reconnect through nginx, and the game is as acknowledged.
+                        upstreams.restart(0)
                         for seat in (0, 1):
                             with contextlib.suppress(Exception):
                                 sockets[seat].close()
-                            sockets[seat] = _seated(stack, http_port, game["id"], tokens[seat])
+                            sockets[seat] = _seated(stack, http_port, game, tokens[seat])
                         state = _state(sockets[0], version)
                         assert [m["move"] for m in state["moves"]] == acknowledged, "no acknowledged move lost"
+                        assert state["clock"]["running"] == state["to_move"], "the clock runs for the side to move"
                     mover = state["to_move"]
                     move = first_legal_move(state)
                     sockets[mover].send(json.dumps({"type": "move", "move": move, "version": state["version"], "id": f"m{number}"}))
@@ -139,11 +167,20 @@ def test_an_online_game_through_nginx_survives_losing_one_of_its_two_processes(t
                     seen = [_state(sockets[seat], version) for seat in (0, 1)]
                     assert seen[0]["version"] == seen[1]["version"] == version, "both players see every move"
                     state = seen[0]
-                assert killed
-                final = httpx.get(f"{base}/api/games/{game['id']}").json()
-                assert [m["move"] for m in final["moves"]] == acknowledged and final["clock"]["running"] is not None
-                with contextlib.suppress(ConnectionClosed):
-                    stack.close()
+                clock = state["clock"]
+                assert clock["running"] == state["to_move"] and all(0 < left <= 15 * 60 + 10 * 16 for left in clock["remaining"])
+                # The side to move resigns: both ratings move, once, whichever process settles it.
+                loser = state["to_move"]
+                sockets[loser].send(json.dumps({"type": "resign", "version": version, "id": "resign"}))
+                final = _state(sockets[1 - loser], version + 1)
+                assert final["result"]["by"] == "resignation" and final["result"]["winner"] == 1 - loser
+                deadline = time.monotonic() + 20
+                while not (final := httpx.get(f"{base}/api/games/{game}").json())["rating"]["settled"] and time.monotonic() < deadline:
+                    time.sleep(0.2)
+                (before0, after0), (before1, after1) = final["rating"]["changes"]
+                assert before0 == before1 == 1500 and (after0 > 1500) == (loser == 1) and (after1 > 1500) == (loser == 0)
+                # The queue works after the restart too.
+                _pair_up(base, "5+3", rated=False)
                 # Over HTTPS, nginx says so (X-Forwarded-Proto) and the session cookie is Secure.
                 with httpx.Client(base_url=f"https://127.0.0.1:{https_port}", verify=False) as tls:
                     signed = tls.post("/api/account/signup", json={"name": "Ada", "password": "correct horse"})
@@ -152,11 +189,3 @@ def test_an_online_game_through_nginx_survives_losing_one_of_its_two_processes(t
                     assert f"{SESSION_COOKIE}=" in cookie and "Secure" in cookie and "HttpOnly" in cookie
     finally:
         redis.stop()
-
-
-def _pid_listening(address: str) -> int:
-    """The process group of the server listening on ``address`` (host:port)."""
-    port = int(address.rsplit(":", 1)[1])
-    listing = subprocess.run(["ss", "-Hltnp", f"sport = :{port}"], capture_output=True, text=True, check=True).stdout
-    pid = int(listing.split("pid=")[1].split(",")[0])
-    return os.getpgid(pid)
