@@ -84,15 +84,23 @@ def _parser() -> argparse.ArgumentParser:
     analyse.set_defaults(run=_analyse)
 
     match = commands.add_parser("match", help="play a match between two players and estimate the Elo difference")
-    match.add_argument("a", help="player A: a level, random, greedy, mcts or mcts:OPTIONS")
+    match.add_argument(
+        "a",
+        help="player A: a level (beginner, casual, strong, expert, max), random, greedy, mcts, mcts:OPTIONS, "
+        "or engine:COMMAND, any program that speaks the engine protocol (docs/engine-protocol.md), e.g. 'engine:./mybot --fast'",
+    )
     match.add_argument("b", help="player B, likewise")
     match.add_argument("--games", type=int, default=100, help="games, played in pairs with seats swapped (default 100)")
-    match.add_argument("--time", help="time per move for a bare 'mcts' player, e.g. 1s or 250ms")
+    match.add_argument(
+        "--time", help="time per move for a bare 'mcts' player and for every engine:COMMAND (sent as 'go time'), e.g. 1s or 250ms; levels keep their own"
+    )
     match.add_argument("--iterations", type=int, help="playouts per move for a bare 'mcts' player")
-    match.add_argument("--seed", type=int, default=0)
+    match.add_argument("--seed", type=int, default=0, help="seed of the setups and the players' searches (default 0): a match replays from it")
     match.add_argument("--workers", type=int, help="parallel games (default: one per core)")
     match.add_argument("--ray", metavar="ADDRESS", help="run the games on a Ray cluster ('local' starts one here)")
-    match.add_argument("--records", type=Path, default=Path("match-records"), help="folder for the game records")
+    match.add_argument(
+        "--records", type=Path, default=Path("match-records"), help="folder for the game records, one JSON record per game (default ./match-records)"
+    )
     match.add_argument("--variant", default=DEFAULT_VARIANT)
     match.add_argument("--resume", action="store_true", help="count the games already in --records instead of playing them again")
     match.add_argument("--json", action="store_true", help="print the summary as JSON")

@@ -87,6 +87,14 @@ def test_help_lists_every_subcommand(tmp_path: Path) -> None:
         assert sub.returncode == 0 and f"usage: quiltmaker {name}" in sub.stdout
 
 
+def test_match_help_says_how_engines_play_and_where_the_records_go(tmp_path: Path) -> None:
+    # argparse wraps at the terminal's width, breaking after hyphens too: join the lines back.
+    words = re.sub(r"-\s+", "-", " ".join(run_cli(tmp_path, "match", "--help").stdout.split()))
+    assert "engine:COMMAND" in words and "docs/engine-protocol.md" in words
+    assert "for every engine:COMMAND (sent as 'go time')" in words, "--time reaches engines"
+    assert "one JSON record per game (default ./match-records)" in words
+
+
 @pytest.mark.parametrize("args", [["nosuch"], [], ["perft"], ["perft", "two"], ["replay"], ["bench", "--seconds", "x"]])
 def test_bad_usage_fails_cleanly(tmp_path: Path, args: list[str]) -> None:
     result = run_cli(tmp_path, *args)
