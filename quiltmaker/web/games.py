@@ -238,11 +238,7 @@ class GameServer:
     def presence(self, stored: StoredGame) -> list[bool]:
         """Whether each seat is here: a seated socket open in this process or, as they said lately, in another
         (the AI's seat always is)."""
-        seats = set(self.seats_here(stored.id))
-        now = time.monotonic()
-        for held, until in self.elsewhere.get(stored.id, {}).values():
-            if until > now:
-                seats |= held
+        seats = set(self.seats_here(stored.id)) | self._heard_here(stored.id, time.monotonic())
         here = [0 in seats, 1 in seats]
         if stored.against_ai and stored.ai_seat is not None:
             here[stored.ai_seat] = True
@@ -258,19 +254,22 @@ class GameServer:
             with contextlib.suppress(Exception):
                 await self.broadcast(stored)
 
+    def _heard_here(self, game_id: str, now: float) -> set[int]:
+        """The seats of a game that other processes said lately have a socket open to them."""
+        return {seat for held, until in self.elsewhere.get(game_id, {}).values() if until > now for seat in held}
+
     async def on_presence(self, game_id: str, origin: str, seats: list[int]) -> None:
         """Another process said which seats of a game have a socket open to it: our sockets hear if that changed."""
         now = time.monotonic()
+        before = self._heard_here(game_id, now)
         heard = self.elsewhere.setdefault(game_id, {})
-        before = {seat for held, until in heard.values() if until > now for seat in held}
         if seats:
             heard[origin] = (set(seats), now + PRESENCE_FOR)
         else:
             heard.pop(origin, None)
         if not heard:
             del self.elsewhere[game_id]
-        after = {seat for held, until in heard.values() if until > now for seat in held}
-        if before != after:
+        if before != self._heard_here(game_id, now):
             stored = self.cache.get(game_id)
             if stored is not None and self.connections.get(game_id):
                 with contextlib.suppress(Exception):
@@ -335,7 +334,7 @@ class GameServer:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(connection.socket.close(code=1013), 1.0)
 
-    def in_background(self, work: Coroutine[Any, Any, None]) -> None:
+    def in_background(self, work: Coroutine[Any, Any, Any]) -> None:
         """Run ``work`` without waiting for it (kept until it ends; cancelled when the server stops)."""
         task = asyncio.create_task(work)
         self.announcing.add(task)
@@ -403,7 +402,7 @@ class GameServer:
                 clock = stored.clock_at(now)
                 # Real-time: a move after the flag is too late. Correspondence: it counts until the win is claimed.
                 if clock is not None and clock.flagged is not None and clock.control.kind == "realtime":
-                    self.in_background(self._end_on_time_soon(game_id))
+                    self.in_background(self.end_on_time(game_id))  # once this intent lets go of the game's lock
                     raise ProtocolError("time", f"{stored.names[clock.flagged]}'s time is up: the move came too late")
             elif kind == "undo":
                 value = str(self._undo_count(stored))
@@ -424,10 +423,6 @@ class GameServer:
         # does not read, or a broker that hangs, must not hold the mover's acknowledgement).
         self.announce(stored)
         return {"type": "ack", "version": new_version}
-
-    async def _end_on_time_soon(self, game_id: str) -> None:
-        """:meth:`end_on_time` once the intent that found the time out has let go of the game's lock."""
-        await self.end_on_time(game_id)
 
     async def _claim(self, game_id: str, connection: Connection) -> dict[str, Any]:
         """A correspondence game's player claims the win: the opponent, to move, is past their days."""

@@ -163,12 +163,12 @@ async def create_game(request: Request, new: NewGame) -> dict[str, Any]:
         seats[created["seat"]] = account.id
         family = family_of(TimeControl.parse(new.clock).kind)
         await asyncio.to_thread(_server(request).ratings.open_game, created["id"], family, seats)
-    if new.offer != "invite" and new.clock is not None:
-        state = await _server(request).load(created["id"])
+    if new.offer != "invite" and new.clock is not None and account is not None:
+        # Listed before anyone loads the game, so its first load knows the offer. (An offer needs an
+        # account, under whose name its creator plays.)
         await asyncio.to_thread(
-            _server(request).lobby.offer, created["id"], new.clock, new.rated, account, state.names[created["seat"]], challenged, new.within
+            _server(request).lobby.offer, created["id"], new.clock, new.rated, account, account.name, challenged, new.within
         )
-        state.offer = {"kind": new.offer, "for": challenged.name if challenged else None}  # the cached game knows it too
     return created
 
 
