@@ -127,8 +127,7 @@ def _build_tables() -> dict[str, np.ndarray]:
     offsets = np.zeros((orientation_count, MAX_CELLS), dtype=np.uint64)
     cell_count = np.zeros(orientation_count, dtype=np.int64)
     valid = np.zeros((orientation_count, 2), dtype=np.uint64)
-    base_action = np.zeros(orientation_count, dtype=np.int64)
-    row_stride = np.zeros(orientation_count, dtype=np.int64)
+    anchor_action = np.full((orientation_count, SQUARES), -1, dtype=np.int16)
     patch_first = np.zeros(len(PATCHES) + 1, dtype=np.int64)
     action = FIRST_BUY_ACTION
     index = 0
@@ -144,9 +143,8 @@ def _build_tables() -> dict[str, np.ndarray]:
             for r in range(rows):
                 for c in range(cols):
                     anchors |= 1 << (r * BOARD_SIZE + c)
+                    anchor_action[index, r * BOARD_SIZE + c] = action + r * cols + c
             valid[index] = _split(anchors)
-            base_action[index] = action
-            row_stride[index] = cols
             action += rows * cols
             index += 1
     patch_first[len(PATCHES)] = index
@@ -162,8 +160,7 @@ def _build_tables() -> dict[str, np.ndarray]:
         "offsets": offsets,
         "cell_count": cell_count,
         "valid": valid,
-        "base_action": base_action,
-        "row_stride": row_stride,
+        "anchor_action": anchor_action,
         "patch_first": patch_first,
         "patch_actions": patch_actions,
         "action_patch": action_patch,
@@ -181,8 +178,8 @@ REJECTION_TRIES = 4
 OFFSETS = _T["offsets"]
 CELL_COUNT = _T["cell_count"]
 VALID = _T["valid"]
-BASE_ACTION = _T["base_action"]
-ROW_STRIDE = _T["row_stride"]
+# The action of each orientation at each anchor (-1 off the quilt): a load where a division by the row would be.
+ANCHOR_ACTION = _T["anchor_action"]
 PATCH_FIRST = _T["patch_first"]
 PATCH_ACTIONS = _T["patch_actions"]  # purchases of patch p are actions PATCH_ACTIONS[p] .. PATCH_ACTIONS[p + 1] - 1
 ACTION_PATCH = _T["action_patch"]
@@ -349,9 +346,7 @@ def free_anchors(orientation, low, high):
 
 @_inline
 def _anchor_action(orientation, anchor):
-    row = np.int64(anchor) // BOARD_SIZE
-    col = np.int64(anchor) - BOARD_SIZE * row
-    return BASE_ACTION[orientation] + row * ROW_STRIDE[orientation] + col
+    return np.int64(ANCHOR_ACTION[orientation, anchor])
 
 
 @_jit
@@ -551,6 +546,25 @@ def _count(low, high):
     return np.int64(popcount(low) + popcount(high))
 
 
+@_inline
+def contact(low, high, mask_low, mask_high):
+    """Edges of the squares ``mask`` against covered squares of the quilt or its border.
+
+    The compiled twin of :func:`quiltmaker.ai.players.contact` (the greedy
+    player's snugness); a test holds the two equal.
+    """
+    up_low, up_high = _shift_up(mask_low, mask_high, BOARD_SIZE)
+    down_low, down_high = _shift_down(mask_low, mask_high, BOARD_SIZE)
+    left_low, left_high = _shift_up(mask_low & ~COL_FIRST_LOW, mask_high & ~COL_FIRST_HIGH, 1)
+    right_low, right_high = _shift_down(mask_low & ~COL_LAST_LOW, mask_high & ~COL_LAST_HIGH, 1)
+    touching = (_count(up_low & low, up_high & high) + _count(down_low & low, down_high & high)
+                + _count(left_low & low, left_high & high) + _count(right_low & low, right_high & high))
+    border = (_count(mask_low & ROW_FIRST_LOW, np.uint64(0)) + _count(mask_low & ROW_LAST_LOW, mask_high & ROW_LAST_HIGH)
+              + _count(mask_low & COL_FIRST_LOW, mask_high & COL_FIRST_HIGH)
+              + _count(mask_low & COL_LAST_LOW, mask_high & COL_LAST_HIGH))
+    return touching + border
+
+
 @_jit
 def placement_score(low, high, mask_low, mask_high):
     """How snugly squares ``mask`` fit a quilt: edges against covered squares or the border, minus isolated holes.
@@ -558,15 +572,6 @@ def placement_score(low, high, mask_low, mask_high):
     Isolated empty squares can only be filled by special patches, so each
     costs about 2 points at the end; edges in contact keep the rest compact.
     """
-    up_low, up_high = _shift_up(mask_low, mask_high, BOARD_SIZE)
-    down_low, down_high = _shift_down(mask_low, mask_high, BOARD_SIZE)
-    left_low, left_high = _shift_up(mask_low & ~COL_FIRST_LOW, mask_high & ~COL_FIRST_HIGH, 1)
-    right_low, right_high = _shift_down(mask_low & ~COL_LAST_LOW, mask_high & ~COL_LAST_HIGH, 1)
-    contact = (_count(up_low & low, up_high & high) + _count(down_low & low, down_high & high)
-               + _count(left_low & low, left_high & high) + _count(right_low & low, right_high & high))
-    border = (_count(mask_low & ROW_FIRST_LOW, np.uint64(0)) + _count(mask_low & ROW_LAST_LOW, mask_high & ROW_LAST_HIGH)
-              + _count(mask_low & COL_FIRST_LOW, mask_high & COL_FIRST_HIGH)
-              + _count(mask_low & COL_LAST_LOW, mask_high & COL_LAST_HIGH))
     empty_low = ~(low | mask_low)
     empty_high = ~(high | mask_high) & _FULL_HIGH
     # Squares with an empty neighbour above, below, left or right.
@@ -575,7 +580,7 @@ def placement_score(low, high, mask_low, mask_high):
     c_low, c_high = _shift_down(empty_low & ~COL_LAST_LOW, empty_high & ~COL_LAST_HIGH, 1)
     d_low, d_high = _shift_up(empty_low & ~COL_FIRST_LOW, empty_high & ~COL_FIRST_HIGH, 1)
     isolated = _count(empty_low & ~(a_low | b_low | c_low | d_low), empty_high & ~(a_high | b_high | c_high | d_high))
-    return contact + border - HOLE_WEIGHT * isolated
+    return contact(low, high, mask_low, mask_high) - HOLE_WEIGHT * isolated
 
 
 @_jit

@@ -10,7 +10,11 @@ that module is imported, so ``import quiltmaker.envs`` needs none of them:
 * :mod:`quiltmaker.envs.pettingzoo_env`: ``env()``, an AEC environment for two
   agents whose turns follow the time track;
 * :mod:`quiltmaker.envs.openspiel_game`: ``python_patchwork``, a registered
-  OpenSpiel Python game.
+  OpenSpiel Python game;
+* :mod:`quiltmaker.envs.batched`: ``PatchworkBatch``, N games stepped by one
+  compiled call, as NumPy arrays (pgx style; needs no environment library);
+* :mod:`quiltmaker.envs.vector_env`: ``PatchworkVectorEnv``, that batch as a
+  Gymnasium ``VectorEnv`` (what ``gym.make_vec`` builds).
 
 The libraries come with the ``envs`` extra: ``pip install 'quiltmaker[envs]'``.
 The names below are also reachable from this package, importing their module
@@ -27,6 +31,8 @@ _LAZY = {
     "ENV_ID": "gymnasium_env",
     "PatchworkAECEnv": "pettingzoo_env",
     "PatchworkGame": "openspiel_game",
+    "PatchworkBatch": "batched",
+    "PatchworkVectorEnv": "vector_env",
     "encode": "observation",
     "action_mask": "observation",
     "LAYOUT": "observation",

@@ -237,4 +237,5 @@ def _build_opponent(spec: str, seed: int) -> Player:
 
 
 if ENV_ID not in gym.registry:
-    gym.register(id=ENV_ID, entry_point=f"{__name__}:PatchworkEnv")
+    # gym.make_vec builds the batched vector environment (quiltmaker.envs.vector_env) rather than N copies.
+    gym.register(id=ENV_ID, entry_point=f"{__name__}:PatchworkEnv", vector_entry_point="quiltmaker.envs.vector_env:PatchworkVectorEnv")
