@@ -93,7 +93,74 @@ def run_benchmarks(seconds: float = 3.0) -> dict[str, float | str]:
         "python_random_games_per_s": _rate(lambda: python_random_game(next(python_seeds)), seconds),
         "python_movegen_per_s": _rate(lambda: len([p.legal_moves() for p in positions]), seconds),
     }
+    figures.update(environment_benchmarks(seconds))
     figures = {key: round(value, 1) for key, value in figures.items() if isinstance(value, float)}
     figures["python"] = platform.python_version()
     figures["machine"] = platform.machine()
+    return figures
+
+
+BATCH_GAMES = 1024
+"""N for the batched environment's figures: the issue's size, near what memory allows."""
+
+
+def environment_benchmarks(seconds: float = 3.0, games: int = BATCH_GAMES) -> dict[str, float]:
+    """Environment steps a second: the batched environment (N games a call) beside the one-game Gymnasium adapter.
+
+    Every figure includes choosing a uniformly random legal action (the
+    batch's compiled sampler; a NumPy choice over the mask for the
+    Gymnasium adapter) and returns full observations and masks. The
+    Gymnasium figures need the ``envs`` extra and are left out without it.
+    """
+    from .envs.batched import PatchworkBatch
+
+    def batched(opponent: str | None) -> Callable[[], int]:
+        batch = PatchworkBatch(games, opponent=opponent, seed=1)
+
+        def run() -> int:
+            for _ in range(10):
+                batch.step(batch.random_actions())
+            return 10 * games
+
+        return run
+
+    figures = {
+        "batched_env_steps_per_s": _rate(batched(None), seconds),
+        "batched_env_vs_random_steps_per_s": _rate(batched("random"), seconds),
+        "batched_env_vs_greedy_steps_per_s": _rate(batched("greedy"), seconds),
+    }
+    try:
+        from .envs.gymnasium_env import PatchworkEnv
+        from .envs.vector_env import PatchworkVectorEnv
+    except ImportError:
+        return figures
+    rng = np.random.default_rng(1)
+
+    def gymnasium(opponent: str) -> Callable[[], int]:
+        env = PatchworkEnv(opponent=opponent)
+        observation, _ = env.reset(seed=1)
+
+        def run() -> int:
+            nonlocal observation
+            for _ in range(100):
+                action = rng.choice(np.flatnonzero(observation["action_mask"]))
+                observation, _, terminated, _, _ = env.step(action)
+                if terminated:
+                    observation, _ = env.reset()
+            return 100
+
+        return run
+
+    vector = PatchworkVectorEnv(games, opponent="random", copy=False)
+    vector.reset(seed=1)
+
+    def vector_run() -> int:
+        for _ in range(10):
+            vector.step(vector.batch.random_actions())
+        return 10 * games
+
+    figures["gymnasium_env_vs_random_steps_per_s"] = _rate(gymnasium("random"), seconds)
+    figures["gymnasium_env_vs_greedy_steps_per_s"] = _rate(gymnasium("greedy"), seconds)
+    figures["batched_vector_env_vs_random_steps_per_s"] = _rate(vector_run, seconds)
+    figures["batched_env_speedup_over_gymnasium"] = figures["batched_env_vs_random_steps_per_s"] / figures["gymnasium_env_vs_random_steps_per_s"]
     return figures

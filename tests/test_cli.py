@@ -322,10 +322,11 @@ def test_regression_perft_position_with_a_non_decimal_digit_fails_cleanly(tmp_pa
 
 @pytest.mark.slow
 def test_bench_json(tmp_path: Path) -> None:
-    result = run_cli(tmp_path, "bench", "--seconds", "0.2", "--json")
+    result = run_cli(tmp_path, "bench", "--seconds", "0.2", "--json", timeout=600)  # may compile the batched kernel
     assert result.returncode == 0, result.stderr
     figures = json.loads(result.stdout)
     assert figures["random_games_per_s"] > 0 and figures["movegen_per_s"] > 0
+    assert figures["batched_env_steps_per_s"] > 0 and figures["gymnasium_env_vs_random_steps_per_s"] > 0
     assert {"python", "machine"} <= set(figures)
 
 

@@ -137,12 +137,24 @@ _MT_M = 397
 _U32 = np.uint64(0xFFFFFFFF)
 
 
+def _mt_base() -> np.ndarray:
+    # CPython's init_genrand(19650218), the same for every seed: computed once here.
+    mt = np.zeros(_MT_N, np.uint64)
+    mt[0] = 19650218
+    for i in range(1, _MT_N):
+        mt[i] = (1812433253 * (int(mt[i - 1]) ^ (int(mt[i - 1]) >> 30)) + i) & 0xFFFFFFFF
+    return mt
+
+
+_MT_BASE = _mt_base()
+_MT_LAZY = _MT_N - _MT_M  # the first 227 words of a twist need only words that twist has not yet rewritten
+
+
 @_inline
 def _mt_seed(mt, key_low, key_high, key_length):
     """CPython's ``init_by_array`` (``random.seed`` of an int) for a key of one or two 32-bit words."""
-    mt[0] = np.uint64(19650218)
-    for i in range(1, _MT_N):
-        mt[i] = (np.uint64(1812433253) * (mt[i - 1] ^ (mt[i - 1] >> np.uint64(30))) + np.uint64(i)) & _U32
+    for i in range(_MT_N):
+        mt[i] = _MT_BASE[i]
     i = 1
     j = 0
     for _ in range(max(_MT_N, key_length)):
@@ -165,40 +177,62 @@ def _mt_seed(mt, key_low, key_high, key_length):
 
 
 @_inline
-def _mt_twist(mt):
-    for k in range(_MT_N):
-        y = (mt[k] & np.uint64(0x80000000)) | (mt[(k + 1) % _MT_N] & np.uint64(0x7FFFFFFF))
-        value = mt[(k + _MT_M) % _MT_N] ^ (y >> np.uint64(1))
-        if y & np.uint64(1):
-            value ^= np.uint64(0x9908B0DF)
-        mt[k] = value
+def _mt_twisted(mt, k):
+    """Word ``k`` of the next twist, from the words before it (k + 1 < 624)."""
+    y = (mt[k] & np.uint64(0x80000000)) | (mt[k + 1] & np.uint64(0x7FFFFFFF))
+    value = mt[k + _MT_M if k < _MT_LAZY else k + _MT_M - _MT_N] ^ (y >> np.uint64(1))
+    if y & np.uint64(1):
+        value ^= np.uint64(0x9908B0DF)
+    return value
 
 
 @_inline
-def _mt_next(mt, index):
-    """``(the next 32 random bits, the new index)`` (CPython's ``genrand_uint32``)."""
-    if index >= _MT_N:
-        _mt_twist(mt)
-        index = 0
-    y = mt[index]
+def _mt_twist(mt):
+    for k in range(_MT_N - 1):
+        mt[k] = _mt_twisted(mt, k)
+    y = (mt[_MT_N - 1] & np.uint64(0x80000000)) | (mt[0] & np.uint64(0x7FFFFFFF))
+    value = mt[_MT_M - 1] ^ (y >> np.uint64(1))
+    if y & np.uint64(1):
+        value ^= np.uint64(0x9908B0DF)
+    mt[_MT_N - 1] = value
+
+
+@_inline
+def _mt_next(mt, index, twisted):
+    """``(the next 32 random bits, the new index, twisted)`` (CPython's ``genrand_uint32``) after seeding.
+
+    A setup needs a few dozen words of the first twist: until ``index``
+    reaches 227 each is computed alone, from the seeded words, which stay
+    as they were; after that the whole twist is done in place, as CPython does.
+    """
+    if not twisted and index < _MT_LAZY:
+        y = _mt_twisted(mt, index)
+    else:
+        if not twisted:
+            _mt_twist(mt)
+            twisted = True
+        elif index >= _MT_N:
+            _mt_twist(mt)
+            index = 0
+        y = mt[index]
     y ^= y >> np.uint64(11)
     y ^= (y << np.uint64(7)) & np.uint64(0x9D2C5680)
     y ^= (y << np.uint64(15)) & np.uint64(0xEFC60000)
     y ^= y >> np.uint64(18)
-    return y & _U32, index + 1
+    return y & _U32, index + 1, twisted
 
 
 @_inline
-def _mt_below(mt, index, bound):
-    """``(a uniform integer in [0, bound), the new index)``: ``Random._randbelow`` by rejection of ``getrandbits``."""
+def _mt_below(mt, index, twisted, bound):
+    """``(a uniform integer in [0, bound), the new index, twisted)``: ``Random._randbelow`` by rejection of ``getrandbits``."""
     bits = 0
     while (1 << bits) <= bound:
         bits += 1
     while True:
-        word, index = _mt_next(mt, index)
+        word, index, twisted = _mt_next(mt, index, twisted)
         value = np.int64(word >> np.uint64(32 - bits))
         if value < bound:
-            return value, index
+            return value, index, twisted
 
 
 @_jit
@@ -210,15 +244,15 @@ def initial_circle(seed, circle, mt):
     key_low = seed & _U32
     key_high = seed >> np.uint64(32)
     _mt_seed(mt, key_low, key_high, 2 if key_high else 1)
-    index = _MT_N
-    others = _OTHERS.copy()
-    for i in range(len(others) - 1, 0, -1):  # random.shuffle
-        j, index = _mt_below(mt, index, i + 1)
-        others[i], others[j] = others[j], others[i]
-    for i in range(len(others)):
-        circle[i] = others[i]
-    circle[len(others)] = STARTING_PATCH_ID
-    first, index = _mt_below(mt, index, 2)
+    index = 0
+    twisted = False
+    for i in range(len(_OTHERS)):
+        circle[i] = _OTHERS[i]
+    for i in range(len(_OTHERS) - 1, 0, -1):  # random.shuffle
+        j, index, twisted = _mt_below(mt, index, twisted, i + 1)
+        circle[i], circle[j] = circle[j], circle[i]
+    circle[len(_OTHERS)] = STARTING_PATCH_ID
+    first, index, twisted = _mt_below(mt, index, twisted, 2)
     return first
 
 
