@@ -1,4 +1,4 @@
-"""The ``quiltmaker`` command line: play, replay, simulate, perft and bench.
+"""The ``quiltmaker`` command line: play, replay, simulate, perft, bench, match, selfplay and the rest.
 
 Bad input (a malformed record, position or option) ends with a one-line
 message and exit status 2, never a traceback.
@@ -105,6 +105,18 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument("--resume", action="store_true", help="count the games already in --records instead of playing them again")
     match.add_argument("--json", action="store_true", help="print the summary as JSON")
     match.set_defaults(run=_match)
+
+    selfplay = commands.add_parser(
+        "selfplay", help="a player plays itself; write every position's observation, mask, visits and result as training arrays"
+    )
+    selfplay.add_argument("player", help="what plays both seats: a level (beginner .. max), mcts:OPTIONS, greedy or random")
+    selfplay.add_argument("--games", type=int, default=100, help="games to play (default 100)")
+    selfplay.add_argument("--out", type=Path, default=Path("selfplay.npz"), help="the .npz file to write (default ./selfplay.npz; format: docs/environments.md)")
+    selfplay.add_argument("--seed", type=int, default=0, help="seed of the setups and the searches (default 0): a run replays from it")
+    selfplay.add_argument("--workers", type=int, help="parallel games (default: one per core)")
+    selfplay.add_argument("--ray", metavar="ADDRESS", help="run the games on a Ray cluster ('local' starts one here)")
+    selfplay.add_argument("--variant", default=DEFAULT_VARIANT)
+    selfplay.set_defaults(run=_selfplay)
 
     engine = commands.add_parser("engine", help="speak the engine protocol on stdin/stdout (see docs/engine-protocol.md)")
     engine.add_argument("--seed", type=int, default=0)
@@ -328,6 +340,24 @@ def _duration(text: str) -> float:
     if not 0 < seconds < math.inf:
         raise QuiltmakerError("a duration must be positive and finite")
     return seconds
+
+
+def _selfplay(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from .ai.selfplay import generate, save
+
+    if args.workers is not None and args.workers < 1:
+        raise QuiltmakerError("--workers must be at least 1")
+    if args.out.suffix != ".npz":
+        raise QuiltmakerError(f"--out must name a .npz file, not {str(args.out)!r}")
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task(f"{args.player} against itself", total=args.games)
+        arrays = generate(args.player, args.games, args.seed, args.workers, args.variant, args.ray, lambda: progress.advance(task))
+    save(args.out, arrays, args.player, args.seed, args.variant)
+    print(f"{args.games} games, {len(arrays['actions'])} positions: {args.out}")
+    return 0
 
 
 def _match(args: argparse.Namespace) -> int:

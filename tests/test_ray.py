@@ -25,3 +25,14 @@ def test_match_on_a_local_ray_instance(tmp_path: Path) -> None:
         wins += game.position.winner == a_seat
     assert wins == result.a_wins
     assert not ray.is_initialized()  # the instance it started is shut down again
+
+
+def test_self_play_data_on_a_local_ray_instance() -> None:
+    import numpy as np
+
+    from quiltmaker.ai.selfplay import generate
+
+    on_ray = generate("greedy", games=3, seed=2, ray_address="local")
+    here = generate("greedy", games=3, seed=2, workers=1)
+    assert all(np.array_equal(on_ray[key], here[key], equal_nan=True) for key in here)  # greedy has no search estimates: NaN
+    assert not ray.is_initialized()

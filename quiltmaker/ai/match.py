@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -218,7 +218,7 @@ def run_match(
             on_game(game)
 
     if ray_address is not None:
-        _run_on_ray(specs, ray_address, finished)
+        run_on_ray(play_scheduled_game, specs, ray_address, finished)
         return result
     with ProcessPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(play_scheduled_game, spec) for spec in specs]
@@ -240,8 +240,8 @@ def _recorded(records: Path, spec: GameSpec) -> dict[str, Any] | None:
     return game if same and game.get("result") else None
 
 
-def _run_on_ray(specs: list[GameSpec], address: str, finished: Callable[[dict[str, Any]], None]) -> None:
-    """Play the games as Ray tasks, reporting each as it ends (Ray is an optional dependency)."""
+def run_on_ray(play: Callable[[Any], Any], specs: Sequence[Any], address: str, finished: Callable[[Any], None]) -> None:
+    """Run ``play(spec)`` for each spec as Ray tasks, reporting each result as it ends (Ray is an optional dependency)."""
     try:
         import ray
     except ImportError:
@@ -250,7 +250,7 @@ def _run_on_ray(specs: list[GameSpec], address: str, finished: Callable[[dict[st
     if started_here:
         ray.init(address=None if address == "local" else address, include_dashboard=False, log_to_driver=False)
     try:
-        remote_game = ray.remote(play_scheduled_game)
+        remote_game = ray.remote(play)
         pending = [remote_game.remote(spec) for spec in specs]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
