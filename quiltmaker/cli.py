@@ -281,7 +281,9 @@ def _perft(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     from .bench import run_benchmarks
+    from .compiled import announce_search
 
+    announce_search()
     figures = run_benchmarks(args.seconds)
     if args.json:
         print(json.dumps(figures))

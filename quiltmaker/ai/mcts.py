@@ -26,6 +26,7 @@ import numpy as np
 from ..core.moves import Move
 from .players import Limit, Player
 from ..core.position import Position
+from ..compiled import announce_search
 from ..compiled import rules as K
 from .search_kernel import (
     GREEDY_PLAYOUTS,
@@ -393,6 +394,7 @@ class MCTSPlayer(Player):
     ) -> None:
         if limit.iterations is None and limit.time is None:
             raise ValueError("an MCTS player needs a limit by iterations or time")
+        announce_search()  # the first player after installing waits for the compiler: say so
         self.limit = limit
         self.config = config
         self.name = name

@@ -1,1 +1,54 @@
-"""The rules again, compiled with numba for speed (:mod:`.rules`), held equal to the core by differential tests."""
+"""The rules again, compiled with numba for speed (:mod:`.rules`), held equal to the core by differential tests.
+
+numba compiles on first use and caches the machine code on disk, so the
+first command after installing waits about half a minute, once.
+:func:`announce_compiling` says so beforehand instead of leaving a silent wait.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+_announced: set[str] = set()
+
+
+def is_cached(*dispatchers: Any) -> bool:
+    """Whether numba's on-disk cache already holds every one of these compiled functions.
+
+    Reads numba's cache locator (a private detail); when it cannot, answers
+    True, so at worst a message is left out.
+    """
+    for dispatcher in dispatchers:
+        try:
+            index = Path(dispatcher._cache._cache_file._index_path)
+        except AttributeError:
+            return True
+        if not index.exists():
+            return False
+    return True
+
+
+def announce_compiling(what: str, dispatchers: tuple[Any, ...], seconds: str, stream: TextIO | None = None) -> None:
+    """Print one line on stderr (once a process) when ``dispatchers`` are about to be compiled."""
+    if what in _announced or is_cached(*dispatchers):
+        return
+    _announced.add(what)
+    print(f"quiltmaker: compiling {what}, once after installing: about {seconds}…", file=stream or sys.stderr, flush=True)
+
+
+def said_elsewhere(what: str) -> None:
+    """Count ``what`` as announced: for a caller that tells its user in its own words (the web server)."""
+    _announced.add(what)
+
+
+SEARCH_CORE = "the search core"
+
+
+def announce_search() -> None:
+    """:func:`announce_compiling` for the search core (the MCTS, the endgame solver and the rules they use)."""
+    from ..ai import search_kernel, solver_kernel
+    from . import rules
+
+    announce_compiling(SEARCH_CORE, (search_kernel.run_search, solver_kernel.alphabeta, rules.legal_actions), "half a minute")

@@ -133,6 +133,9 @@ class PatchworkBatch:
             illegal=B.LOSE if illegal_action == "lose" else B.REFUSE,
             specials=TIME_TRACKS[variant].special_mask,
         )
+        from ..compiled import announce_compiling
+
+        announce_compiling("the batched environment", (B.step_games, B.reset_games), "a minute")
         n = num_games
         self._arrays = B.BatchArrays(
             states=np.zeros((n, K.STATE_SIZE), np.int64),
