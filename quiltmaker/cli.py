@@ -138,6 +138,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--chat-limit", default=None, help="chat lines one address may send, e.g. '12/minute;300/day' (the default)")
     serve.set_defaults(run=_serve)
 
+    components = commands.add_parser(
+        "components", help="print the component data (patches, time track, scoring) as JSON, the file the rules are built from"
+    )
+    components.add_argument("--where", action="store_true", help="print the data file's path instead")
+    components.set_defaults(run=_components)
+
     bench = commands.add_parser("bench", help="measure engine speed on one core")
     bench.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     bench.add_argument("--json", action="store_true", help="print machine-readable figures")
@@ -279,9 +285,17 @@ def _perft(args: argparse.Namespace) -> int:
     return 0
 
 
+def _components(args: argparse.Namespace) -> int:
+    from importlib import resources
+
+    data = resources.files("quiltmaker").joinpath("data/patchwork-components.json")
+    print(data if args.where else data.read_text("utf-8").rstrip())
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     from .bench import run_benchmarks
-    from .compiled import announce_search
+    from .ai.mcts import announce_search
 
     announce_search()
     figures = run_benchmarks(args.seconds)
@@ -348,7 +362,7 @@ def _selfplay(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import Progress
 
-    from .ai.selfplay import generate, save
+    from .envs.selfplay import generate, save
 
     if args.workers is not None and args.workers < 1:
         raise QuiltmakerError("--workers must be at least 1")
@@ -398,6 +412,9 @@ def _match(args: argparse.Namespace) -> int:
     print(f"  {specs[0]} won {result.a_wins} ({100 * result.score:.1f}%), {specs[1]} won {args.games - result.a_wins}")
     print(f"  {specs[0]}'s wins by seat: {result.a_wins_by_seat[0]}/{result.games_by_seat[0]} as player 0, "
           f"{result.a_wins_by_seat[1]}/{result.games_by_seat[1]} as player 1")
+    if any(result.forfeits):
+        print(f"  forfeited (broke the engine protocol; see the records' 'forfeit'): {specs[0]} {result.forfeits[0]}, "
+              f"{specs[1]} {result.forfeits[1]}; the margin counts only finished games")
     print(f"  mean score margin: {margin:+.1f} (95% interval +/- {half:.1f})")
     print(f"  Elo difference: {elo:+.0f} (95% interval {low:+.0f} to {high:+.0f})")
     print(f"  records: {args.records}")

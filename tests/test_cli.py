@@ -31,7 +31,7 @@ from quiltmaker.ai.players import GreedyPlayer, RandomPlayer, play_game
 from quiltmaker.core.position import Position
 from quiltmaker.tui.line import play_in_terminal
 
-SUBCOMMANDS = ("play", "replay", "simulate", "perft", "bench", "match", "selfplay", "analyse", "engine", "serve")
+SUBCOMMANDS = ("play", "replay", "simulate", "perft", "bench", "match", "selfplay", "analyse", "engine", "serve", "components")
 # Seed 1 gives player 0 the first move, so a script for seat 0 starts from the setup itself.
 HUMAN_FIRST_SEED = 1
 
@@ -519,3 +519,12 @@ def test_play_in_a_terminal_opens_the_full_screen_game(tmp_path: Path) -> None:
     # --plain keeps the line-based game, even in a terminal.
     status, out = _run_in_terminal(tmp_path, ["play", "--plain", "--resume", "s.json"], [b"quit\n"], b"Your move:")
     assert status == 0 and "You are player 0 against the greedy player" in out and "Game left unfinished" in out
+
+
+def test_components_prints_the_data_the_rules_are_built_from(tmp_path: Path) -> None:
+    from quiltmaker.core.components import load_component_data
+
+    result = run_cli(tmp_path, "components")
+    assert result.returncode == 0 and json.loads(result.stdout) == load_component_data()
+    where = run_cli(tmp_path, "components", "--where")
+    assert json.loads(Path(where.stdout.strip()).read_text(encoding="utf-8")) == load_component_data()

@@ -325,6 +325,50 @@ def test_cli_match_engine_player(tmp_path: Path) -> None:
     check_records_against(load_records(tmp_path / "recs"), summary)
 
 
+# An engine that plays quiltmaker's engine until its third move, then sends a move that is not legal.
+CHEAT = """
+import sys
+from quiltmaker.core.position import Position
+from quiltmaker.ai.players import GreedyPlayer
+
+moves = 0
+position = None
+for line in sys.stdin:
+    words = line.split()
+    if words[:1] == ["protocol"]:
+        print("id name Cheater 2", "protocolok", sep="\\n", flush=True)
+    elif words[:2] == ["position", "text"]:
+        position = Position.from_text(line.split(None, 2)[2])
+    elif words[:1] == ["go"]:
+        moves += 1
+        if moves == 3:
+            print("bestmove 0@a1", flush=True)  # a special patch nobody earned
+        else:
+            print("bestmove", GreedyPlayer(0).choose_move(position).text(), flush=True)
+    elif words[:1] == ["quit"]:
+        break
+"""
+
+
+def test_an_engine_that_plays_an_illegal_move_forfeits_that_game_and_the_match_goes_on(tmp_path: Path) -> None:
+    script = tmp_path / "cheater.py"
+    script.write_text(CHEAT, encoding="utf-8")
+    engine = "engine:" + shlex.join([sys.executable, str(script)])
+    result = run_cli(tmp_path, "match", engine, "greedy", "--games", "2", "--workers", "1", "--records", "recs", "--json")
+    assert result.returncode == 0, result.stderr[-2000:]
+    summary = lenient_json(result.stdout)
+    assert summary["games"] == 2 and summary["a_wins"] == 0 and summary["forfeits"] == [2, 0]
+    for data in load_records(tmp_path / "recs"):
+        a_seat = data["match"]["a_seat"]
+        assert data["players"][a_seat] == "Cheater 2"  # the engine's own name, from 'id name'
+        assert data["result"] is None and data["forfeit"]["player"] == a_seat
+        assert "illegal move 0@a1" in data["forfeit"]["reason"]
+        game = record.from_json(data)  # the moves until then replay
+        assert sum(1 for m in data["moves"] if m["player"] == a_seat) == 2 and not game.position.is_over
+    again = run_cli(tmp_path, "match", engine, "greedy", "--games", "2", "--workers", "1", "--records", "recs", "--json", "--resume")
+    assert lenient_json(again.stdout)["forfeits"] == [2, 0]  # a forfeited game is kept, not played again
+
+
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [

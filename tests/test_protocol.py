@@ -884,3 +884,46 @@ def test_regression_engine_player_that_cannot_start(monkeypatch: pytest.MonkeyPa
         EnginePlayer(["/nonexistent/quiltmaker-engine"])
     gc.collect()
     assert unraisable == [], [getattr(u, "exc_value", u) for u in unraisable]
+
+
+# Queries for bot authors: the rules engine answers, the bot need not re-derive them ---------------------
+
+
+def test_queries_answer_from_the_rules(warm_engine: EngineProcess) -> None:
+    start = Position.initial(3)
+    middle = start
+    for _ in range(7):
+        middle = middle.play(middle.legal_moves()[-1])
+    warm_engine.send(f"position text {middle.text()}", "query tomove", "query legal", "query position", "query score")
+    assert warm_engine.read_line() == f"tomove {middle.to_move}"
+    assert warm_engine.read_line().split() == ["legal", *(m.text() for m in middle.legal_moves())]
+    assert warm_engine.read_line() == f"position {middle.text()}"
+    assert warm_engine.read_line() == f"score {middle.score(0)} {middle.score(1)}"
+    finished = start
+    while not finished.is_over:
+        finished = finished.play(finished.legal_moves()[0])
+    warm_engine.send(f"position text {finished.text()}", "query tomove", "query legal", "query score")
+    assert warm_engine.read_line() == "tomove none"
+    assert warm_engine.read_line() == "legal"
+    assert warm_engine.read_line() == f"score {finished.score(0)} {finished.score(1)} winner {finished.winner}"
+
+
+@pytest.mark.parametrize("command", ["query", "query moves", "query tomove now"])
+def test_a_bad_query_is_one_error(warm_engine: EngineProcess, command: str) -> None:
+    warm_engine.send("position start seed 1", command)
+    assert warm_engine.read_line() == "error usage: query tomove|legal|position|score"
+    warm_engine.send("query tomove")
+    assert warm_engine.read_line() == f"tomove {Position.initial(1).to_move}"
+
+
+def test_a_query_before_any_position_says_what_to_send(engine: EngineProcess) -> None:
+    engine.send("query legal")
+    assert engine.read_line() == "error no position: send 'position ...' first"
+
+
+def test_an_engine_that_never_flushes_is_told_why_it_lost(fake_engine: Callable[[str], list[str]]) -> None:
+    command = fake_engine("silent")
+    player = EnginePlayer(command, move_time=0.05)
+    with pytest.raises(ProtocolError, match="flush its output after each line"):
+        player.choose_move(Position.initial(1))
+    player.close()

@@ -30,7 +30,7 @@ def test_match_on_a_local_ray_instance(tmp_path: Path) -> None:
 def test_self_play_data_on_a_local_ray_instance() -> None:
     import numpy as np
 
-    from quiltmaker.ai.selfplay import generate
+    from quiltmaker.envs.selfplay import generate
 
     on_ray = generate("greedy", games=3, seed=2, ray_address="local")
     here = generate("greedy", games=3, seed=2, workers=1)

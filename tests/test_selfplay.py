@@ -11,7 +11,7 @@ from helpers import run_cli
 from test_cli import assert_clean_failure
 
 from quiltmaker import Position, QuiltmakerError
-from quiltmaker.ai.selfplay import generate, load, save
+from quiltmaker.envs.selfplay import generate, load, save
 from quiltmaker.core.moves import ACTION_COUNT, Move
 from quiltmaker.envs.observation import action_mask, encode
 

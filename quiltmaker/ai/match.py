@@ -18,8 +18,8 @@ from typing import Any
 
 from ..core import record
 from ..core.components import DEFAULT_VARIANT
-from ..core.errors import QuiltmakerError
-from .players import play_game
+from ..core.errors import IllegalMoveError, QuiltmakerError
+from ..core.game import Game
 from ..core.position import Position
 
 Z95 = 1.959963984540054
@@ -57,15 +57,28 @@ class MatchResult:
     margins: list[int] = field(default_factory=list)
     a_wins_by_seat: list[int] = field(default_factory=lambda: [0, 0])
     games_by_seat: list[int] = field(default_factory=lambda: [0, 0])
+    forfeits: list[int] = field(default_factory=lambda: [0, 0])  # games lost by breaking the protocol, A's first
 
-    def add(self, a_seat: int, scores: list[int], winner: int) -> None:
-        """Count one finished game."""
+    def add(self, a_seat: int, scores: list[int] | None, winner: int) -> None:
+        """Count one game: finished (with its scores), or forfeited (no scores: its margin is left out)."""
         self.games += 1
         self.games_by_seat[a_seat] += 1
         won = winner == a_seat
         self.a_wins += won
         self.a_wins_by_seat[a_seat] += won
-        self.margins.append(scores[a_seat] - scores[1 - a_seat])
+        if scores is None:
+            self.forfeits[1 if won else 0] += 1  # the side that lost it broke the protocol
+        else:
+            self.margins.append(scores[a_seat] - scores[1 - a_seat])
+
+    def add_record(self, game: dict[str, Any]) -> None:
+        """Count one game from its record (as :func:`play_scheduled_game` returns it)."""
+        a_seat = game["match"]["a_seat"]
+        forfeit = game.get("forfeit")
+        if forfeit is not None:
+            self.add(a_seat, None, 1 - forfeit["player"])
+        else:
+            self.add(a_seat, game["result"]["scores"], game["result"]["winner"])
 
     @property
     def score(self) -> float:
@@ -97,6 +110,7 @@ class MatchResult:
             "a_score": self.score,
             "a_score_95": list(self.score_interval()),
             "a_wins_by_seat": self.a_wins_by_seat,
+            "forfeits": self.forfeits,
             "games_by_seat": self.games_by_seat,
             "mean_margin": margin,
             "mean_margin_95_half_width": margin_half,
@@ -149,19 +163,36 @@ def schedule(
 
 
 def play_scheduled_game(spec: GameSpec) -> dict[str, Any]:
-    """Play one scheduled game; returns its JSON record with the match's bookkeeping."""
+    """Play one scheduled game; returns its JSON record with the match's bookkeeping.
+
+    An outside engine that breaks the protocol (an illegal or malformed
+    move, no answer in time, a crash) forfeits the game and the match goes
+    on: the record holds the moves until then, ``result`` null as for any
+    unfinished game, and ``"forfeit": {"player": seat, "reason": ...}``.
+    """
+    from ..engine.protocol import ProtocolError
     from .levels import player_from_spec
 
     a = player_from_spec(spec.players[0], spec.seeds[0], spec.move_time)
     b = player_from_spec(spec.players[1], spec.seeds[1], spec.move_time)
     seats = [a, b] if spec.a_seat == 0 else [b, a]
+    forfeit = None
     try:
-        game = play_game(seats, Position.initial(spec.setup_seed, variant=spec.variant))
+        # The players' names: an engine's is the one it gave with 'id name'.
+        game = Game(Position.initial(spec.setup_seed, variant=spec.variant), [p.name for p in seats])
+        while (mover := game.position.to_move) is not None:
+            try:
+                game.play(seats[mover].choose_move(game.position))
+            except (ProtocolError, IllegalMoveError) as error:
+                forfeit = {"player": mover, "reason": str(error)}
+                break
     finally:
         a.close()
         b.close()
     result = record.to_json(game)
     result["match"] = {"game": spec.index, "setup_seed": spec.setup_seed, "a_seat": spec.a_seat, "players": list(spec.players)}
+    if forfeit is not None:
+        result["forfeit"] = forfeit
     return result
 
 
@@ -203,14 +234,14 @@ def run_match(
             raise QuiltmakerError("resuming a match needs the folder of its records")
         done = [game for game in map(lambda spec: _recorded(records, spec), specs) if game is not None]
         for game in done:
-            result.add(game["match"]["a_seat"], game["result"]["scores"], game["result"]["winner"])
+            result.add_record(game)
             if on_game is not None:
                 on_game(game)
         played = {game["match"]["game"] for game in done}
         specs = [spec for spec in specs if spec.index not in played]
 
     def finished(game: dict[str, Any]) -> None:
-        result.add(game["match"]["a_seat"], game["result"]["scores"], game["result"]["winner"])
+        result.add_record(game)
         if records is not None:
             path = records / f"game-{game['match']['game']:05d}.json"
             path.write_text(json.dumps(game) + "\n", encoding="utf-8")
@@ -237,7 +268,7 @@ def _recorded(records: Path, spec: GameSpec) -> dict[str, Any] | None:
         record.from_json(game)  # a record that does not replay is played again
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return game if same and game.get("result") else None
+    return game if same and (game.get("result") or game.get("forfeit")) else None
 
 
 def run_on_ray(play: Callable[[Any], Any], specs: Sequence[Any], address: str, finished: Callable[[Any], None]) -> None:

@@ -26,7 +26,7 @@ import numpy as np
 from ..core.moves import Move
 from .players import Limit, Player
 from ..core.position import Position
-from ..compiled import announce_search
+from ..compiled import announce_compiling
 from ..compiled import rules as K
 from .search_kernel import (
     GREEDY_PLAYOUTS,
@@ -520,6 +520,16 @@ class MCTSPlayer(Player):
     def choose_move(self, position: Position) -> Move:
         stats = self.analyse(position)
         return Move.from_action(stats[0].action)
+
+
+SEARCH_CORE = "the search core"
+
+
+def announce_search() -> None:
+    """Say on stderr, once, when the search core (the MCTS, the endgame solver, the rules they use) is about to be compiled."""
+    from . import solver_kernel
+
+    announce_compiling(SEARCH_CORE, (run_search, solver_kernel.alphabeta, K.legal_actions), "half a minute")
 
 
 def warm_up() -> None:

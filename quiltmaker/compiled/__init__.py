@@ -41,14 +41,3 @@ def announce_compiling(what: str, dispatchers: tuple[Any, ...], seconds: str, st
 def said_elsewhere(what: str) -> None:
     """Count ``what`` as announced: for a caller that tells its user in its own words (the web server)."""
     _announced.add(what)
-
-
-SEARCH_CORE = "the search core"
-
-
-def announce_search() -> None:
-    """:func:`announce_compiling` for the search core (the MCTS, the endgame solver and the rules they use)."""
-    from ..ai import search_kernel, solver_kernel
-    from . import rules
-
-    announce_compiling(SEARCH_CORE, (search_kernel.run_search, solver_kernel.alphabeta, rules.legal_actions), "half a minute")

@@ -20,11 +20,13 @@ class EnginePlayer(Player):
     Args:
         command: The engine's command line.
         move_time: Seconds per move to ask for.
-        name: Name written into records.
+        name: Name written into records; by default the one the engine gives
+            with ``id name`` in its handshake, else its command line.
     """
 
     def __init__(self, command: Sequence[str], move_time: float = DEFAULT_MOVE_TIME, name: str | None = None) -> None:
         self.name = name or " ".join(command)
+        named = name is not None
         self.move_time = move_time
         self._process: subprocess.Popen[str] | None = None
         self._process = subprocess.Popen(
@@ -34,7 +36,12 @@ class EnginePlayer(Player):
         self._lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._read_lines, daemon=True).start()
         self._send("protocol")
-        self._read_until("protocolok", HANDSHAKE_TIMEOUT)
+
+        def identify(line: str) -> None:
+            if not named and line.startswith("id name ") and line[len("id name ") :].strip():
+                self.name = line[len("id name ") :].strip()
+
+        self._read_until("protocolok", HANDSHAKE_TIMEOUT, on_line=identify)
 
     def _read_lines(self) -> None:
         assert self._process is not None and self._process.stdout is not None
@@ -56,7 +63,11 @@ class EnginePlayer(Player):
             try:
                 line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                raise ProtocolError(f"engine {self.name!r} sent no '{prefix}' within {timeout:.0f} s") from None
+                raise ProtocolError(
+                    f"engine {self.name!r} sent no '{prefix}' within {timeout:.0f} s "
+                    "(does it flush its output after each line? Writing to a pipe, a program buffers its output "
+                    "until it flushes: print(..., flush=True) in Python, fflush(stdout) in C)"
+                ) from None
             if line is None:
                 self._lines.put(None)  # keep reporting the end to later reads
                 raise ProtocolError(f"engine {self.name!r} closed its output before '{prefix}'")

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 MAX_ITERATIONS = 1 << 40  # as 'go infinite' searches: more would never end anyway
 MAX_SECONDS = 7 * 24 * 3600.0
+QUERIES = ("tomove", "legal", "position", "score")
 
 
 class Engine:
@@ -81,11 +82,30 @@ class Engine:
                 self.position = parse_position(arguments)
             elif command == "go":
                 self._go(arguments)
+            elif command == "query":
+                self._query(arguments)
             else:
                 raise ProtocolError(f"unknown command {command!r}")
         except QuiltmakerError as error:
             self.send(f"error {error}")
         return True
+
+    def _query(self, words: Sequence[str]) -> None:
+        """What a bot author would otherwise re-derive from the rules: the core answers."""
+        if len(words) != 1 or words[0] not in QUERIES:
+            raise ProtocolError(f"usage: query {'|'.join(QUERIES)}")
+        if self.position is None:
+            raise ProtocolError("no position: send 'position ...' first")
+        position = self.position
+        if words[0] == "tomove":
+            self.send(f"tomove {'none' if position.to_move is None else position.to_move}")
+        elif words[0] == "legal":
+            self.send(" ".join(["legal", *(move.text() for move in position.legal_moves())]))
+        elif words[0] == "position":
+            self.send(f"position {position.text()}")
+        else:
+            scores = position.scores  # as things stand; final once the game is over
+            self.send(f"score {scores[0]} {scores[1]}" + (f" winner {position.winner}" if position.is_over else ""))
 
     def _set_option(self, words: Sequence[str]) -> None:
         if len(words) != 4 or words[0] != "name" or words[2] != "value":

@@ -103,7 +103,7 @@ def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000) ->
     # search core (numba writes it to its disk cache), which must not be the
     # first player's wait. The AI's worker processes then load it from the cache.
     print("quiltmaker: preparing the AI (the first start after installing builds it: about half a minute)…", flush=True)
-    compiled.said_elsewhere(compiled.SEARCH_CORE)
+    compiled.said_elsewhere(mcts.SEARCH_CORE)
     started = time.perf_counter()
     mcts.warm_up()
     print(f"quiltmaker: the AI is ready ({time.perf_counter() - started:.1f} s)", flush=True)

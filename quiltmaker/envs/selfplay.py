@@ -75,8 +75,8 @@ def schedule(spec: str, games: int, seed: int, variant: str = DEFAULT_VARIANT) -
 
 def play_game(game: SelfPlayGame) -> dict[str, np.ndarray]:
     """Play one scheduled game and return its rows (``game`` column 0; :func:`generate` renumbers)."""
-    from ..envs.observation import action_mask, encode
-    from .levels import player_from_spec
+    from ..ai.levels import player_from_spec
+    from .observation import action_mask, encode
 
     players = [player_from_spec(game.spec, seed=s) for s in game.player_seeds]
     position = Position.initial(game.setup_seed, variant=game.variant)
@@ -152,8 +152,8 @@ def generate(
     Raises:
         QuiltmakerError: ``spec`` is not understood, or ``games`` is not positive.
     """
-    from .levels import player_from_spec
-    from .match import run_on_ray
+    from ..ai.levels import player_from_spec
+    from ..ai.match import run_on_ray
 
     if games < 1:
         raise QuiltmakerError("the number of games must be at least 1")
