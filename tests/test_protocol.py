@@ -927,3 +927,21 @@ def test_an_engine_that_never_flushes_is_told_why_it_lost(fake_engine: Callable[
     with pytest.raises(ProtocolError, match="flush its output after each line"):
         player.choose_move(Position.initial(1))
     player.close()
+
+
+def test_stop_ends_an_infinite_search_in_the_solvers_range(engine: EngineProcess) -> None:
+    # From space 40 on the engine tries its exact solver first, with no node limit under 'go infinite':
+    # 'stop' must reach it, and the engine answer 'isready' right after.
+    position = Position.initial(8)
+    player = GreedyPlayer(2)
+    while min(position.times) < 40:
+        position = position.play(player.choose_move(position))
+    engine.send("protocol")
+    engine.read_until("protocolok")
+    engine.send(f"position text {position.text()}", "go infinite")
+    time.sleep(0.5)
+    engine.send("stop", "isready")
+    before, best = engine.read_until("bestmove")
+    move = Move.from_text(best.split()[1])
+    assert position.why_illegal(move) is None
+    assert engine.read_until("readyok")[0] == []

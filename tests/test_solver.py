@@ -73,3 +73,24 @@ def test_ordered_actions_are_exactly_the_legal_actions() -> None:
             state, ring = kernel.from_position(position)
             count = ordered_actions(state, ring, out)
             assert sorted(out[:count].tolist()) == sorted(m.action for m in position.legal_moves())
+
+
+def test_another_thread_stops_a_solve_at_once() -> None:
+    import threading
+
+    # The middle of a game: far too big to solve, so only the interruption can end it.
+    position = Position.initial(5)
+    for _ in range(12):
+        position = position.play(GreedyPlayer(1).choose_move(position))
+    solver = EndgameSolver()
+    results: list[object] = []
+    worker = threading.Thread(target=lambda: results.append(solver.solve(position, max_nodes=1 << 60)))
+    worker.start()
+    worker.join(0.3)
+    assert worker.is_alive(), "the solve should still be running"
+    solver.interrupt()
+    worker.join(30)
+    assert not worker.is_alive() and results == [None]
+    # The solver is usable afterwards, and a stop raised before a solve starts is seen.
+    assert solver.solve(position, max_nodes=1 << 60, stop=lambda: True) is None
+    assert solver.solve(position, max_nodes=100) is None

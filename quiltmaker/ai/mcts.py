@@ -408,7 +408,14 @@ class MCTSPlayer(Player):
         self._solver_rate = float(SOLVER_NODES_PER_SECOND)
         self._search_rate = float(SEARCH_ITERATIONS_PER_SECOND)
 
-    def solve_endgame(self, position: Position, limit: Limit | None = None, deadline: float | None = None) -> list[MoveStats] | None:
+    def interrupt(self) -> None:
+        """Stop the endgame solver if it runs now, from another thread (a tree search stops through ``stop``)."""
+        if self._solver is not None:
+            self._solver.interrupt()
+
+    def solve_endgame(
+        self, position: Position, limit: Limit | None = None, deadline: float | None = None, stop: Callable[[], bool] | None = None
+    ) -> list[MoveStats] | None:
         """Perfect play near the end, when the solver finishes within a budget that fits the limit.
 
         An iteration limit gives a node budget (so that play stays
@@ -433,7 +440,7 @@ class MCTSPlayer(Player):
             budget = min(budget, int(self._solver_rate * SOLVER_TIME_SHARE * max(0.0, deadline - started)))
         if budget <= 0:
             return None
-        solution = self._solver.solve(position, budget)
+        solution = self._solver.solve(position, budget, stop)
         nodes = budget if solution is None else solution.nodes
         # The solver's speed varies with the position: the latest measurement guides the next budget.
         seconds = self.clock() - started
@@ -486,7 +493,7 @@ class MCTSPlayer(Player):
         deadline = None if limit.time is None else started + limit.time - ANSWER_RESERVE
         report = self.last_report = SearchReport()
         try:
-            solved = self.solve_endgame(position, limit, deadline)
+            solved = self.solve_endgame(position, limit, deadline, stop)
             report.solver_seconds = clock() - started
             if solved is not None:
                 report.solved = True

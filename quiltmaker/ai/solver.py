@@ -8,6 +8,7 @@ players then fall back on Monte Carlo tree search.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,15 +51,29 @@ class EndgameSolver:
         self._moves = np.zeros(size, dtype=np.int64)
         self._rows = np.zeros((MAX_PLY, K.MAX_MOVES), dtype=np.int64)
         self._ring: tuple[int, ...] | None = None
+        # Nodes left, and the stop flag another thread may raise (the compiled search runs without the GIL).
+        self._budget = np.zeros(2, dtype=np.int64)
 
-    def solve(self, position: Position, max_nodes: int = 2_000_000) -> Solution | None:
-        """Solve ``position``, or return ``None`` if that takes more than ``max_nodes`` positions."""
+    def interrupt(self) -> None:
+        """Stop a solve under way in another thread at its next node (it returns ``None``)."""
+        self._budget[1] = 1
+
+    def solve(self, position: Position, max_nodes: int = 2_000_000, stop: Callable[[], bool] | None = None) -> Solution | None:
+        """Solve ``position``, or return ``None`` if that takes more than ``max_nodes`` positions or is interrupted.
+
+        ``stop`` is asked once the solve is set up: a caller that raises its
+        stop and then calls :meth:`interrupt` stops the solve wherever it is.
+        """
         state, ring = K.from_position(position)
         if ring != self._ring:
             # Table entries are keyed by state alone, which is only sound for one ring.
             self._keys[:] = 0
             self._ring = ring
-        budget = np.array([max_nodes], dtype=np.int64)
+        budget = self._budget
+        budget[0] = max_nodes
+        budget[1] = 0
+        if stop is not None and stop():
+            return None
         started = time.perf_counter()
         value, action = alphabeta(
             state, ring, -INFINITY, INFINITY, 0, self._rows, self._keys, self._values, self._flags, self._moves, budget

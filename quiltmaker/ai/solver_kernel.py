@@ -95,11 +95,15 @@ def ordered_actions(state, ring, out):
 
 @_jit
 def alphabeta(state, ring, alpha, beta, ply, moves, table_keys, table_values, table_flags, table_moves, budget):
-    """The exact value of ``state`` within ``(alpha, beta)`` and its best action; ``ABORTED`` past the budget."""
+    """The exact value of ``state`` within ``(alpha, beta)`` and its best action; ``ABORTED`` past the budget.
+
+    ``budget[0]`` is the nodes left; any other thread may set ``budget[1]``
+    (never written here) to stop the search at its next node.
+    """
     player = to_move(state)
     if player == K.GAME_OVER:
         return terminal_value(state), K.NO_ACTION
-    if budget[0] <= 0:
+    if budget[0] <= 0 or budget[1] != 0:
         return ABORTED, K.NO_ACTION
     budget[0] -= 1
     key = state_hash(state)

@@ -173,6 +173,8 @@ class Engine:
         try:
             # 'go iterations N' searches N more, whatever a kept tree holds; a time limit covers the whole answer.
             stats = player.analyse(position, limit, stop=self._stop.is_set, on_progress=progress, reused_visits_count=False)
+            if not stats:  # stopped before the search had a move: a few playouts give one
+                stats = player.analyse(position, Limit(iterations=16), reused_visits_count=False)
             best = Move.from_action(stats[0].action).text()
             report = player.last_report
             if report is not None and report.solved:
@@ -202,6 +204,8 @@ class Engine:
 
     def _stop_search(self) -> None:
         self._stop.set()
+        if self._player is not None:
+            self._player.interrupt()  # the endgame solver does not ask 'stop': it is told
         self._wait_search()
 
     def _wait_search(self) -> None:
