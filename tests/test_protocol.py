@@ -298,7 +298,7 @@ def test_protocol_handshake(engine: EngineProcess) -> None:
     assert any(line.startswith("id name quiltmaker") for line in ids), before
     assert "id version 1" in ids
     options = [line for line in before if line.startswith("option ")]
-    assert len(options) == 1, before
+    assert len(options) == 2 and options[1].startswith("option name Hash "), before
     words = options[0].split()
     assert words[:5] == ["option", "name", "Level", "type", "combo"]
     assert words[words.index("default") + 1] == "expert"
@@ -525,7 +525,7 @@ MALFORMED: dict[str, list[str]] = {
     "setoption alone": ["setoption"],
     "setoption without value": ["setoption name Level"],
     "setoption unknown level": ["setoption name Level value godlike"],
-    "setoption unknown option": ["setoption name Hash value 128"],
+    "setoption unknown option": ["setoption name Threads value 4"],
     "setoption misspelt keywords": ["setoption nom Level valeur casual"],
     "very long garbage word": ["x" * 200_000],
     "very long garbage line": ["garbage " * 20_000],
@@ -945,3 +945,41 @@ def test_stop_ends_an_infinite_search_in_the_solvers_range(engine: EngineProcess
     move = Move.from_text(best.split()[1])
     assert position.why_illegal(move) is None
     assert engine.read_until("readyok")[0] == []
+
+
+def test_hash_bounds_the_tree_of_an_infinite_search(engine: EngineProcess) -> None:
+    engine.send("protocol")
+    before, _ = engine.read_until("protocolok")
+    assert "option name Hash type spin default 256 min 1 max 65536" in before
+    engine.send("setoption name Hash value 1", "position start seed 3", "go infinite")
+    time.sleep(2.0)  # a megabyte holds about a thousand nodes: full long before this
+    engine.send("stop")
+    _, best = engine.read_until("bestmove")
+    assert Position.initial(3).why_illegal(Move.from_text(best.split()[1])) is None
+    engine.send("query tomove")  # still answering
+    assert engine.read_line().startswith("tomove")
+
+
+@pytest.mark.parametrize("value", ["0", "65537", "big", "1.5"])
+def test_a_bad_hash_is_one_error(warm_engine: EngineProcess, value: str) -> None:
+    warm_engine.send(f"setoption name Hash value {value}")
+    assert warm_engine.read_line().startswith("error Hash is the search tree's megabytes")
+
+
+def test_hash_is_the_tree_limit_the_engine_searches_with() -> None:
+    import io
+
+    from quiltmaker.ai.mcts import TREE_BYTES_PER_NODE
+    from quiltmaker.engine.server import Engine
+
+    output = io.StringIO()
+    engine = Engine(output)
+    for line in ("setoption name Hash value 2", "position start seed 3", "go infinite"):
+        engine.handle(line)
+    time.sleep(2.0)
+    engine.handle("stop")
+    assert "bestmove" in output.getvalue()
+    player = engine._player
+    assert player is not None and player.tree is not None
+    limit = 2 * (1 << 20) // TREE_BYTES_PER_NODE
+    assert player.max_tree_nodes == limit and player.tree.full and len(player.tree.arrays.states) <= limit

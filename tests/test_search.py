@@ -350,3 +350,17 @@ def test_remembered_expansions_equal_fresh_ones(placements: int, special_squares
 def test_a_cache_narrower_than_the_configuration_is_refused() -> None:
     with pytest.raises(ValueError, match="expansion cache"):
         SearchTree(Position.initial(1), SearchConfig(placements=8), seed=1, expansion_cache=new_expansion_cache(4, 4))
+
+
+def test_a_bounded_tree_stops_growing_and_ends_its_search_when_full() -> None:
+    from quiltmaker.ai.mcts import SearchConfig, SearchTree
+
+    tree = SearchTree(Position.initial(3), SearchConfig(), seed=1, capacity=1000)
+    tree.max_nodes = 3000
+    done = tree.search(iterations=1_000_000)
+    assert tree.full and len(tree.arrays.states) <= 3000 and int(tree.arrays.sizes[0]) <= 3000
+    assert 0 < done < 1_000_000  # the search ended because the tree was full, with an answer to give
+    assert tree.root_stats()
+    unbounded = SearchTree(Position.initial(3), SearchConfig(), seed=1, capacity=1000)
+    unbounded.search(iterations=5000)
+    assert not unbounded.full and len(unbounded.arrays.states) > 3000

@@ -58,6 +58,9 @@ SOLVER_TIME_SHARE = 0.5
 ANSWER_RESERVE = 0.002
 EXPANSION_CACHE_SLOTS = 1 << 14
 MIN_CAPACITY = 1 << 14
+# Memory a tree node takes with its share of edges (16 a node, as allocated): its state and counters, six
+# numbers an edge. The engine's Hash option turns megabytes into a node limit with it.
+TREE_BYTES_PER_NODE = 8 * (K.STATE_SIZE + 4) + 16 * 8 * 6
 # A first guess of iterations a second (above what the search reaches here); each timed search then measures it.
 SEARCH_ITERATIONS_PER_SECOND = 250_000
 # Room reserved before a timed search, as a multiple of the nodes it is expected to add.
@@ -151,6 +154,8 @@ class SearchTree:
         self.arrays.node_visits[0] = 0
         self.arrays.node_player[0] = K.player_to_move(state)
         self.iterations = 0
+        self.max_nodes: int | None = None  # room never grows past this many nodes; a full tree ends its search
+        self.full = False
         self.grows = 0
         self.growth_seconds = 0.0
         # Measured at each growth; the first guess is about what this takes on a slow machine.
@@ -161,16 +166,22 @@ class SearchTree:
         # so a large capacity costs nothing until it is used, and allocating never touches memory.
         self.arrays: TreeArrays = new_tree_arrays(nodes, edges)
 
-    def _grow(self, nodes_wanted: int = 0, clock: Clock = time.perf_counter) -> None:
+    def _grow(self, nodes_wanted: int = 0, clock: Clock = time.perf_counter) -> bool:
         """Make room for at least ``nodes_wanted`` nodes (at least twice as many as now), keeping the tree.
 
         Edges grow in the proportion the tree uses them. Only the used part is
         copied, so a growth costs time in proportion to the tree, not to the room.
+        Never past :attr:`max_nodes`: returns False when the tree cannot grow.
         """
         started = clock()
         nodes, edges = (int(n) for n in self.arrays.sizes)
         old = self.arrays
         capacity = max(2 * len(old.states), nodes_wanted)
+        if self.max_nodes is not None:
+            capacity = min(capacity, self.max_nodes)
+            if capacity <= len(old.states):
+                self.full = True
+                return False
         edges_per_node = max(edges / max(nodes, 1), len(old.edge_action) / len(old.states))
         self._allocate(capacity, int(capacity * edges_per_node) + K.MAX_MOVES)
         for name in TreeArrays._fields:
@@ -182,6 +193,7 @@ class SearchTree:
         self.grows += 1
         self.growth_seconds += elapsed
         self._growth_seconds_per_node = elapsed / max(nodes, 1)
+        return True
 
     def _growth_estimate(self) -> float:
         """Seconds the next growth should take, from the last one (a guess before any), with room for error."""
@@ -226,7 +238,8 @@ class SearchTree:
                     if now + self._growth_estimate() >= deadline and self.arrays.node_visits[self.root] > 0:
                         break
                     rest = min(rest, int(done / max(now - began, 1e-6) * (deadline - now)))
-                self._grow(min(int(self.arrays.sizes[0]) + int(1.25 * rest), 8 * len(self.arrays.states)), clock)
+                if not self._grow(min(int(self.arrays.sizes[0]) + int(1.25 * rest), 8 * len(self.arrays.states)), clock):
+                    break  # the tree may not grow: its memory is bounded (max_nodes)
             if self.arrays.node_player[self.root] == K.GAME_OVER:
                 break  # a finished game has nothing to search
             if on_progress is not None:
@@ -285,7 +298,11 @@ class SearchTree:
             return False
         if node != self.root:
             # A subtree holds at most a node per visit; compacting copies it anyway, so room costs nothing more.
-            self._reroot(node, max(len(self.arrays.states), int(self.arrays.node_visits[node]) + 1 + room))
+            capacity = max(len(self.arrays.states), int(self.arrays.node_visits[node]) + 1 + room)
+            if self.max_nodes is not None:
+                capacity = max(min(capacity, self.max_nodes), int(self.arrays.node_visits[node]) + 1)
+            self._reroot(node, capacity)
+            self.full = False
         self.reserve(int(self.arrays.sizes[0]) + room)
         return True
 
@@ -403,6 +420,7 @@ class MCTSPlayer(Player):
         self.tree: SearchTree | None = None
         self.last_report: SearchReport | None = None
         self._use_solver = endgame_solver
+        self.max_tree_nodes: int | None = None  # bounds the tree's memory (the engine's Hash option)
         # Built on first use: its table is 32 MB, and a player checked or used only early in a game never needs it.
         self._solver: EndgameSolver | None = None
         self._solver_rate = float(SOLVER_NODES_PER_SECOND)
@@ -461,7 +479,10 @@ class MCTSPlayer(Player):
         if tree is None or not tree.advance_to(position, room):
             cache = tree.expansion_cache if tree is not None else None  # same player, same configuration
             capacity = max(MIN_CAPACITY, room + 1)
+            if self.max_tree_nodes is not None:
+                capacity = min(capacity, self.max_tree_nodes)
             tree = SearchTree(position, self.config, self._seeds.getrandbits(64), capacity=capacity, expansion_cache=cache)
+        tree.max_nodes = self.max_tree_nodes
         self.tree = tree
         return tree
 

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 MAX_ITERATIONS = 1 << 40  # as 'go infinite' searches: more would never end anyway
 MAX_SECONDS = 7 * 24 * 3600.0
 QUERIES = ("tomove", "legal", "position", "score")
+# The search tree's memory in megabytes (UCI's Hash): 'go infinite' grows a tree without end otherwise.
+HASH_DEFAULT, HASH_MIN, HASH_MAX = 256, 1, 1 << 16
 
 
 class Engine:
@@ -35,6 +37,7 @@ class Engine:
         self.output = output
         self.seed = seed
         self.level = "expert"
+        self.hash_mb = HASH_DEFAULT
         self.options: dict[str, str] = {}
         self.position: Position | None = None
         self._player: MCTSPlayer | None = None  # built lazily: the search core loads on first use
@@ -70,6 +73,7 @@ class Engine:
                 self.send(f"id name quiltmaker {__version__}")
                 self.send(f"id version {PROTOCOL_VERSION}")
                 self.send("option name Level type combo default expert var beginner var casual var strong var expert var max")
+                self.send(f"option name Hash type spin default {HASH_DEFAULT} min {HASH_MIN} max {HASH_MAX}")
                 from ..ai.mcts import warm_up
 
                 warm_up()  # so that the first 'go time' is not spent loading the search core
@@ -117,9 +121,20 @@ class Engine:
             if value not in LEVELS:
                 raise ProtocolError(f"unknown level {value!r}: expected {', '.join(LEVELS)}")
             self.level = value
+            self._player = None
+        elif name == "Hash":
+            if not value.isdigit() or not HASH_MIN <= int(value) <= HASH_MAX:
+                raise ProtocolError(f"Hash is the search tree's megabytes, a whole number from {HASH_MIN} to {HASH_MAX}, not {value!r}")
+            self.hash_mb = int(value)
+            if self._player is not None:
+                self._player.max_tree_nodes = self._tree_nodes()
         else:
-            raise ProtocolError(f"unknown option {name!r}: expected Level")
-        self._player = None
+            raise ProtocolError(f"unknown option {name!r}: expected Level or Hash")
+
+    def _tree_nodes(self) -> int:
+        from ..ai.mcts import TREE_BYTES_PER_NODE
+
+        return self.hash_mb * (1 << 20) // TREE_BYTES_PER_NODE
 
     def _go(self, words: Sequence[str]) -> None:
         if self.position is None:
@@ -148,6 +163,7 @@ class Engine:
             if self._player is None:  # a level without search answers at once
                 self.send(f"bestmove {built.choose_move(self.position).text()}")
                 return
+            self._player.max_tree_nodes = self._tree_nodes()
         player = self._player
         if infinite:
             limit = Limit(time=None, iterations=1 << 40)
