@@ -950,7 +950,7 @@ def test_stop_ends_an_infinite_search_in_the_solvers_range(engine: EngineProcess
 def test_hash_bounds_the_tree_of_an_infinite_search(engine: EngineProcess) -> None:
     engine.send("protocol")
     before, _ = engine.read_until("protocolok")
-    assert "option name Hash type spin default 256 min 1 max 65536" in before
+    assert "option name Hash type spin default 1024 min 1 max 65536" in before
     engine.send("setoption name Hash value 1", "position start seed 3", "go infinite")
     time.sleep(2.0)  # a megabyte holds about a thousand nodes: full long before this
     engine.send("stop")

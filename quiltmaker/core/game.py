@@ -118,3 +118,11 @@ class Game:
 
     def __repr__(self) -> str:
         return f"<Game {len(self.moves)} moves, position {self.position.text()!r}>"
+
+    def _repr_svg_(self) -> str:
+        """The game's current position drawn as SVG (what Jupyter shows), with the players' names and the move count."""
+        from .svg import position_svg
+
+        moves = len(self.moves)
+        title = f"after {moves} move{'' if moves == 1 else 's'}" + (" (game over)" if self.position.is_over else "")
+        return position_svg(self.position, title, (self.players[0], self.players[1]))

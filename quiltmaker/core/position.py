@@ -458,6 +458,12 @@ class Position(NamedTuple):
         bonus = "-" if self.bonus == NO_BONUS else str(self.bonus)
         return f"{self.variant} {circle} {players} {self.on_top} {specials} {bonus} {self.pending}"
 
+    def _repr_svg_(self) -> str:
+        """The position drawn as SVG (what Jupyter shows): see :mod:`quiltmaker.core.svg`."""
+        from .svg import position_svg
+
+        return position_svg(self)
+
     @classmethod
     def from_text(cls, text: str) -> Position:
         """Parse the text written by :meth:`text`.

@@ -27,7 +27,7 @@ MAX_ITERATIONS = 1 << 40  # as 'go infinite' searches: more would never end anyw
 MAX_SECONDS = 7 * 24 * 3600.0
 QUERIES = ("tomove", "legal", "position", "score")
 # The search tree's memory in megabytes (UCI's Hash): 'go infinite' grows a tree without end otherwise.
-HASH_DEFAULT, HASH_MIN, HASH_MAX = 256, 1, 1 << 16
+HASH_DEFAULT, HASH_MIN, HASH_MAX = 1024, 1, 1 << 16  # 1 GB holds the deepest level's 5 s search (max)
 
 
 class Engine:
