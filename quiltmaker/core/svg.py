@@ -15,14 +15,36 @@ True
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 from xml.sax.saxutils import escape
 
 from .components import BOARD_SIZE, LAST_SPACE, OFFER_SIZE, PATCHES, SQUARES, TIME_TRACKS
-from .position import NO_BONUS
 
-if TYPE_CHECKING:
-    from .position import Position
+
+class Position(Protocol):
+    """What a drawing reads of a :class:`quiltmaker.Position` (named so that this module need not import it)."""
+
+    @property
+    def variant(self) -> str: ...
+    @property
+    def circle(self) -> tuple[int, ...]: ...
+    @property
+    def times(self) -> tuple[int, int]: ...
+    @property
+    def buttons(self) -> tuple[int, int]: ...
+    @property
+    def income(self) -> tuple[int, int]: ...
+    @property
+    def quilts(self) -> tuple[int, int]: ...
+    @property
+    def on_top(self) -> int: ...
+    @property
+    def specials(self) -> int: ...
+    @property
+    def bonus(self) -> int: ...
+    @property
+    def to_move(self) -> int | None: ...
+    def score(self, player: int) -> int: ...
 
 CELL = 22  # a quilt square, in pixels
 GAP = 36
@@ -62,7 +84,7 @@ def _quilt(position: Position, player: int, x: int, y: int, name: str) -> list[s
     quilt = position.quilts[player]
     mover = position.to_move == player
     label = f"{escape(name)}{' to move' if mover else ''}"
-    bonus = " +7 bonus" if position.bonus == player and position.bonus != NO_BONUS else ""
+    bonus = " with the 7x7 bonus" if position.bonus == player else ""
     figures = f"space {position.times[player]}, {position.buttons[player]} buttons, income {position.income[player]}"
     parts = [
         f'<text x="{x}" y="{y - 34}" font-size="12" font-weight="bold" fill="{COLOURS[player]}">{label}</text>',

@@ -542,6 +542,12 @@ def first_illegal(arrays, params, rows, actions):
     return -1
 
 
+@_inline
+def _scratch_space():
+    """Room for a setup's circle, the Mersenne Twister's words and a list of moves: one of each a call."""
+    return np.empty(RING_SIZE, np.int64), np.empty(_MT_N, np.uint64), np.empty(MAX_MOVES, np.int16)
+
+
 @_jit
 def step_games(arrays, params, rows, actions):
     """Play ``actions[i]`` in game ``rows[i]`` for each i; return how many games now wait for an outside opponent.
@@ -549,9 +555,7 @@ def step_games(arrays, params, rows, actions):
     An action of a game that waits for its outside opponent is that
     opponent's move. Without autoreset a finished game ignores its action.
     """
-    circle = np.empty(RING_SIZE, np.int64)
-    mt = np.empty(_MT_N, np.uint64)
-    scratch = np.empty(MAX_MOVES, np.int16)
+    circle, mt, scratch = _scratch_space()
     waiting = 0
     for i in range(len(rows)):
         row = rows[i]
@@ -599,9 +603,7 @@ def step_games(arrays, params, rows, actions):
 @_jit
 def reset_games(arrays, params, rows, seeds, use_seeds):
     """Start a new game in each of ``rows``: ``Position.initial(seeds[i])``, or a seed from the game's generator."""
-    circle = np.empty(RING_SIZE, np.int64)
-    mt = np.empty(_MT_N, np.uint64)
-    scratch = np.empty(MAX_MOVES, np.int16)
+    circle, mt, scratch = _scratch_space()
     waiting = 0
     for i in range(len(rows)):
         row = rows[i]
