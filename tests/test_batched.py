@@ -223,17 +223,3 @@ def test_malformed_actions_are_refused_before_anything_changes() -> None:
             batch.step(actions)
     assert np.array_equal(batch.observation, before)
 
-
-def test_the_batched_example_runs() -> None:
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "docs" / "examples" / "batched_play.py"
-    spec = importlib.util.spec_from_file_location("batched_play", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    results = module.main(["--games", "8", "--total", "8", "--seed", "1"])
-    assert set(results) == {"uniform", "buy first"}
-    for win_rate, margin, speed in results.values():
-        assert 0 <= win_rate <= 1 and -200 < margin < 200 and speed > 0
