@@ -29,7 +29,7 @@ from quiltmaker.ai.players import Limit
 
 SUMMARY_KEYS = {
     "players", "games", "a_wins", "b_wins", "a_score", "a_score_95", "a_wins_by_seat", "games_by_seat",
-    "mean_margin", "mean_margin_95_half_width", "elo", "elo_95",
+    "mean_margin", "mean_margin_95_half_width", "elo", "elo_95", "forfeits",
 }
 
 
