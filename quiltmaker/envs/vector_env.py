@@ -123,11 +123,12 @@ class PatchworkVectorEnv(gym.vector.VectorEnv[Observations, np.ndarray, np.ndarr
         else:
             self.batch.step(chosen)
         ended = self.batch.terminated.copy()
-        self._restart = ended if self.autoreset_mode == AutoresetMode.NEXT_STEP else self._restart
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            self._restart = ended
         rewards = self.batch.agent_rewards.astype(np.float64)
         observations = self._observations()
         if self.autoreset_mode == AutoresetMode.SAME_STEP:
-            infos: dict[str, Any] = {"seat": self.batch.seat.copy(), "_seat": np.ones(self.num_envs, np.bool_)}
+            infos = self._infos(np.zeros(self.num_envs, np.bool_))  # the seats; the ended games go under final_info
             if ended.any():
                 final = np.full(self.num_envs, None, dtype=object)
                 for row in np.flatnonzero(ended):
