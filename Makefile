@@ -3,12 +3,13 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
 
 SYSTEM_STAMP := $(VENV)/.system-deps
 # TypeScript checks the page's plain JavaScript (tsconfig.json); nothing is built.
 NODE_STAMP := node_modules/.installed
 
-.PHONY: run play test check lint bench clean
+.PHONY: run play test check docs bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +35,7 @@ test: $(STAMP) $(SYSTEM_STAMP) $(NODE_STAMP)
 	$(BIN)/ruff check quiltmaker tests benchmarks
 	$(BIN)/python -m mypy
 	npm run --silent check
+	$(MKDOCS) build --strict --quiet
 	$(BIN)/python -m pytest -q
 
 # The quick round while working: everything but the tests marked slow (see pyproject.toml).
@@ -42,6 +44,11 @@ check: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python -m mypy
 	npm run --silent check
 	$(BIN)/python -m pytest -q -m "not slow" -n auto
+
+# The reference site (the guides and the API from the docstrings) into build/site; strict, so a
+# broken link or cross-reference fails. Open build/site/index.html, or `$(MKDOCS) serve`.
+docs: $(STAMP)
+	$(MKDOCS) build --strict
 
 bench: $(STAMP)
 	$(BIN)/quiltmaker bench

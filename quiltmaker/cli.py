@@ -15,7 +15,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .core.components import BONUS_SIZE, DEFAULT_VARIANT
-from .core.errors import QuiltmakerError
+from .core.errors import InvalidMoveError, InvalidPositionError, InvalidRecordError, QuiltmakerError
+from .guides import TOPICS, see
+
+# The guide a failing command's message points to: by the kind of error first, then by the command.
+ERROR_GUIDES: dict[type[QuiltmakerError], str] = {InvalidMoveError: "notation", InvalidPositionError: "notation", InvalidRecordError: "records"}
+COMMAND_GUIDES = {
+    "play": "terminal", "replay": "records", "simulate": "strength", "analyse": "strength", "analyze": "strength",
+    "match": "engine-protocol", "selfplay": "environments", "engine": "engine-protocol", "serve": "web", "bench": "benchmarks",
+}  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -25,7 +33,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args) or 0)
     except (QuiltmakerError, OSError, UnicodeDecodeError) as error:
-        print(f"quiltmaker {args.command}: {error}", file=sys.stderr)
+        topic = next((t for kind, t in ERROR_GUIDES.items() if isinstance(error, kind)), COMMAND_GUIDES.get(args.command))
+        pointer = f" (see: {see(topic)})" if topic and isinstance(error, QuiltmakerError) else ""
+        print(f"quiltmaker {args.command}: {error}{pointer}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -33,13 +43,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="quiltmaker", description="Patchwork: rules engine, players and tools.")
+    parser = argparse.ArgumentParser(
+        prog="quiltmaker",
+        description="Patchwork: rules engine, players and tools.",
+        epilog="Each command's --help says more. The guides come with the package: 'quiltmaker docs' lists them "
+        f"({', '.join(TOPICS)}) and 'quiltmaker docs TOPIC' shows one; the API reference is in the docstrings "
+        "('python -m pydoc quiltmaker.Position') and on the reference site that 'make docs' builds from a checkout.",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     play = commands.add_parser(
         "play",
         help="play a game in the terminal, full-screen, against an AI player or two people on one keyboard",
-        description="Opens the full-screen game (see docs/terminal.md) when run in a terminal; with --plain, "
+        description=f"Opens the full-screen game (see: {see('terminal')}) when run in a terminal; with --plain, "
         "or when standard input is not a terminal, plays line by line, reading moves in the text notation.",
     )
     play.add_argument(
@@ -87,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument(
         "a",
         help="player A: a level (beginner, casual, strong, expert, max), random, greedy, mcts, mcts:OPTIONS, "
-        "or engine:COMMAND, any program that speaks the engine protocol (docs/engine-protocol.md), e.g. 'engine:./mybot --fast'",
+        f"or engine:COMMAND, any program that speaks the engine protocol (see: {see('engine-protocol')}), e.g. 'engine:./mybot --fast'",
     )
     match.add_argument("b", help="player B, likewise")
     match.add_argument("--games", type=int, default=100, help="games, played in pairs with seats swapped (default 100)")
@@ -111,18 +127,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     selfplay.add_argument("player", help="what plays both seats: a level (beginner .. max), mcts:OPTIONS, greedy or random")
     selfplay.add_argument("--games", type=int, default=100, help="games to play (default 100)")
-    selfplay.add_argument("--out", type=Path, default=Path("selfplay.npz"), help="the .npz file to write (default ./selfplay.npz; format: docs/environments.md)")
+    selfplay.add_argument("--out", type=Path, default=Path("selfplay.npz"), help=f"the .npz file to write (default ./selfplay.npz; format: {see('environments')})")
     selfplay.add_argument("--seed", type=int, default=0, help="seed of the setups and the searches (default 0): a run replays from it")
     selfplay.add_argument("--workers", type=int, help="parallel games (default: one per core)")
     selfplay.add_argument("--ray", metavar="ADDRESS", help="run the games on a Ray cluster ('local' starts one here)")
     selfplay.add_argument("--variant", default=DEFAULT_VARIANT)
     selfplay.set_defaults(run=_selfplay)
 
-    engine = commands.add_parser("engine", help="speak the engine protocol on stdin/stdout (see docs/engine-protocol.md)")
+    engine = commands.add_parser("engine", help=f"speak the engine protocol on stdin/stdout (see: {see('engine-protocol')})")
     engine.add_argument("--seed", type=int, default=0)
     engine.set_defaults(run=_engine)
 
-    serve = commands.add_parser("serve", help="start the web server: play in the browser (see docs/web.md)")
+    serve = commands.add_parser("serve", help=f"start the web server: play in the browser (see: {see('web')})")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for all)")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0 takes any free port and prints it)")
     serve.add_argument("--data", type=Path, default=Path("quiltmaker-data"), help="folder of the default SQLite database")
@@ -144,11 +160,44 @@ def _parser() -> argparse.ArgumentParser:
     components.add_argument("--where", action="store_true", help="print the data file's path instead")
     components.set_defaults(run=_components)
 
+    docs = commands.add_parser(
+        "docs", help="show a guide (notation, records, engine-protocol, environments, ...); with no topic, list them"
+    )
+    docs.add_argument("topic", nargs="?", help=f"one of: {', '.join(TOPICS)}")
+    docs.add_argument("--where", action="store_true", help="print the folder that holds the guides and the examples instead")
+    docs.set_defaults(run=_docs)
+
     bench = commands.add_parser("bench", help="measure engine speed on one core")
     bench.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     bench.add_argument("--json", action="store_true", help="print machine-readable figures")
     bench.set_defaults(run=_bench)
     return parser
+
+
+def _docs(args: argparse.Namespace) -> int:
+    from .guides import guide, guides_folder
+
+    if args.where:
+        print(guides_folder())
+        return 0
+    if args.topic is None:
+        width = max(map(len, TOPICS))
+        print("The guides (quiltmaker docs TOPIC shows one):")
+        for topic, (_, about) in TOPICS.items():
+            print(f"  {topic:<{width}}  {about}")
+        print(f"Examples to run: {guides_folder() / 'examples'}")
+        return 0
+    text = guide(args.topic)
+    if not sys.stdout.isatty():
+        print(text, end="")  # the Markdown itself, to read, grep or save
+        return 0
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    console = Console()
+    with console.pager(styles=True):
+        console.print(Markdown(text))
+    return 0
 
 
 def _play(args: argparse.Namespace) -> int:

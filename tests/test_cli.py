@@ -90,7 +90,7 @@ def test_help_lists_every_subcommand(tmp_path: Path) -> None:
 def test_match_help_says_how_engines_play_and_where_the_records_go(tmp_path: Path) -> None:
     # argparse wraps at the terminal's width, breaking after hyphens too: join the lines back.
     words = re.sub(r"-\s+", "-", " ".join(run_cli(tmp_path, "match", "--help").stdout.split()))
-    assert "engine:COMMAND" in words and "docs/engine-protocol.md" in words
+    assert "engine:COMMAND" in words and "(see: quiltmaker docs engine-protocol)" in words
     assert "for every engine:COMMAND (sent as 'go time')" in words, "--time reaches engines"
     assert "one JSON record per game (default ./match-records)" in words
 

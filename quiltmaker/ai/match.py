@@ -122,8 +122,9 @@ class MatchResult:
 def wilson_interval(wins: int, games: int) -> tuple[float, float]:
     """The 95% Wilson interval of a winning share; sound at 0% and 100% too.
 
-    >>> [round(x, 3) for x in wilson_interval(150, 200)]
-    [0.686, 0.805]
+    Examples:
+        >>> [round(x, 3) for x in wilson_interval(150, 200)]
+        [0.686, 0.805]
     """
     if games == 0:
         return 0.0, 1.0

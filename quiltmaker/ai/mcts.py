@@ -8,7 +8,7 @@ who chose the edge, never by flipping a sign.
 
 Hundreds of placements per purchase are tamed by choosing the patch and then
 the placement: a node's edges are advancing plus, for each patch on offer, its
-``placements`` best placements by :func:`~quiltmaker.compiled.rules.placement_score`
+``placements`` best placements by ``placement_score`` (compiled)
 (all of them when ``placements`` is 0), and for a special patch its best squares.
 Those rankings depend only on the quilt and the patch, which recur all over a
 tree, so they are remembered across the tree and a player's moves.
@@ -289,7 +289,7 @@ class SearchTree:
 
         Keeps the subtree below it, so that what was searched is not lost. The
         walk follows the moves actually played (see
-        :func:`~quiltmaker.ai.search_kernel.find_node`): it costs microseconds
+        ``find_node`` in the compiled kernel): it costs microseconds
         whether or not the position is found. The tree is left with room for
         ``room`` more nodes (see :meth:`reserve`).
         """

@@ -1,4 +1,4 @@
-"""One family of errors, all :class:`ValueError`, each naming what was wrong."""
+"""One family of errors, all ``ValueError``, each naming what was wrong."""
 
 
 class QuiltmakerError(ValueError):

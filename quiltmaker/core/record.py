@@ -38,7 +38,7 @@ FORMAT = "quiltmaker-record/1"
 
 
 def to_json(game: Game) -> dict[str, Any]:
-    """The JSON record of a game, as a dict ready for :func:`json.dumps`."""
+    """The JSON record of a game, as a dict ready for ``json.dumps``."""
     moves: list[dict[str, Any]] = []
     for player, move in zip(game.movers, game.moves):
         entry: dict[str, Any] = {"player": player, "type": move.kind}

@@ -11,13 +11,14 @@ in ``[0, OBSERVATION_HIGH]``, elementwise.
 NumPy only: this module imports no environment library, so any framework
 (or none) can use it.
 
->>> from quiltmaker import Position
->>> start = Position.initial(seed=1)
->>> vector = encode(start, start.to_move)
->>> vector.shape, vector.dtype, int(action_mask(start).sum())
-((864,), dtype('float32'), 449)
->>> float(vector[LAYOUT["buttons"]][0] * BUTTONS_SCALE)
-5.0
+Examples:
+    >>> from quiltmaker import Position
+    >>> start = Position.initial(seed=1)
+    >>> vector = encode(start, start.to_move)
+    >>> vector.shape, vector.dtype, int(action_mask(start).sum())
+    ((864,), dtype('float32'), 449)
+    >>> float(vector[LAYOUT["buttons"]][0] * BUTTONS_SCALE)
+    5.0
 """
 
 from __future__ import annotations
@@ -96,8 +97,10 @@ def _build_layout() -> tuple[dict[str, slice], int]:
     return layout, offset
 
 
-LAYOUT, OBSERVATION_SIZE = _build_layout()
-"""LAYOUT maps each block's name (and ``planes``, ``features``) to its slice of the vector."""
+LAYOUT: dict[str, slice] = _build_layout()[0]
+"""Each block's name (and ``planes``, ``features``) and its slice of the vector."""
+OBSERVATION_SIZE: int = LAYOUT["features"].stop
+"""The length of an observation vector."""
 FEATURE_COUNT = OBSERVATION_SIZE - PLANE_COUNT * SQUARES
 
 

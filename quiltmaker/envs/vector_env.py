@@ -58,8 +58,9 @@ class PatchworkVectorEnv(gym.vector.VectorEnv[Observations, np.ndarray, np.ndarr
             compiled call) or any player specification (played from Python,
             one player a copy); the default, as for ``PatchworkEnv``, is
             ``"beginner"``.
-        seat, variant, illegal_action: As for ``PatchworkEnv`` (``"lose"``
-            or ``"raise"``).
+        seat: As for ``PatchworkEnv``.
+        variant: As for ``PatchworkEnv``.
+        illegal_action: As for ``PatchworkEnv`` (``"lose"`` or ``"raise"``).
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` (the default) or ``SAME_STEP``.
         copy: Return copies of the observation arrays (the default, as
             ``SyncVectorEnv`` does); ``False`` returns the batch's own

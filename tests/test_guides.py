@@ -1,0 +1,83 @@
+"""The documentation a pip user has: the guides in the wheel, ``quiltmaker docs``, and the pointers to them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from helpers import run_cli
+
+import pytest
+
+import quiltmaker
+from quiltmaker.guides import TOPICS, guide, guides_folder
+
+REPOSITORY = Path(quiltmaker.__file__).parent.parent
+DOCS = REPOSITORY / "docs"
+
+
+def test_every_guide_is_a_topic_and_every_topic_a_guide() -> None:
+    """A new guide in docs/ is listed by ``quiltmaker docs`` (the site's front page is not a guide)."""
+    files = {path.name for path in DOCS.glob("*.md")} - {"index.md"}
+    assert files == {name for name, _ in TOPICS.values()} - {"README.md"}
+
+
+@pytest.mark.parametrize("topic", list(TOPICS))
+def test_a_guide_prints_its_markdown_when_not_in_a_terminal(tmp_path: Path, topic: str) -> None:
+    result = run_cli(tmp_path, "docs", topic)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    source = REPOSITORY / "README.md" if topic == "overview" else DOCS / TOPICS[topic][0]
+    assert result.stdout == source.read_text(encoding="utf-8") == guide(topic)
+
+
+def test_docs_lists_the_topics_and_where_they_are(tmp_path: Path) -> None:
+    listing = run_cli(tmp_path, "docs")
+    assert listing.returncode == 0
+    for topic, (_, about) in TOPICS.items():
+        assert f"  {topic}" in listing.stdout and about in listing.stdout
+    where = run_cli(tmp_path, "docs", "--where")
+    assert Path(where.stdout.strip()) == DOCS == Path(str(guides_folder()))
+
+
+def test_an_unknown_guide_is_a_one_line_error_naming_them_all(tmp_path: Path) -> None:
+    result = run_cli(tmp_path, "docs", "rulez")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "'rulez'" in result.stderr and all(topic in result.stderr for topic in TOPICS)
+
+
+def test_help_and_errors_point_to_a_guide_that_exists(tmp_path: Path) -> None:
+    top = " ".join(run_cli(tmp_path, "--help").stdout.split())
+    assert "'quiltmaker docs' lists them" in top and "'quiltmaker docs TOPIC' shows one" in top
+    (tmp_path / "bad.txt").write_text("not a record\n", encoding="utf-8")
+    cases = {("replay", "bad.txt"): "records", ("analyse", "nonsense"): "notation", ("play", "--opponent", "nobody"): "terminal"}
+    for args, topic in cases.items():
+        result = run_cli(tmp_path, *args)
+        assert result.returncode == 2 and result.stderr.rstrip().endswith(f"(see: quiltmaker docs {topic})"), result.stderr
+        assert run_cli(tmp_path, "docs", topic).returncode == 0
+
+
+@pytest.mark.slow
+def test_the_wheel_carries_every_module_guide_and_example(tmp_path: Path) -> None:
+    """Built the way pip builds it (from the sdist), the wheel holds the code, the guides and the examples,
+    and ``quiltmaker docs`` run from it reads the guides it carries."""
+    subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(tmp_path / "dist"), str(REPOSITORY)],
+        check=True, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    (wheel,) = (tmp_path / "dist").glob("quiltmaker-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    modules = {path.relative_to(REPOSITORY).as_posix() for path in (REPOSITORY / "quiltmaker").rglob("*.py")}
+    assert modules <= names, sorted(modules - names)
+    carried = {f"quiltmaker/docs/{path.relative_to(DOCS).as_posix()}" for path in [*DOCS.glob("*.md"), *DOCS.glob("examples/*.py")]}
+    assert carried <= names, sorted(carried - names)
+
+    zipfile.ZipFile(wheel).extractall(tmp_path / "installed")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "installed")}
+    where = subprocess.run([sys.executable, "-m", "quiltmaker", "docs", "--where"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert Path(where.stdout.strip()) == tmp_path / "installed" / "quiltmaker" / "docs", where.stderr
+    for topic in ("engine-protocol", "overview"):
+        shown = subprocess.run([sys.executable, "-m", "quiltmaker", "docs", topic], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert shown.returncode == 0 and shown.stdout == guide(topic), shown.stderr
