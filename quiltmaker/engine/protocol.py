@@ -23,7 +23,8 @@ client                                                engine
 ``quit``                                              exits
 ====================================================  ===========================================
 
-``winprob`` and ``margin`` are for the player to move; an ``info`` line that
+``winprob`` and ``margin`` are for the player to move, calibrated
+(:mod:`quiltmaker.ai.calibration`); an ``info`` line that
 ends with ``exact`` comes from the endgame solver. Anything malformed gets
 one line ``error <reason>`` and changes nothing; the engine keeps running.
 Blank lines are ignored, as in UCI.

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING
 
 from .. import __version__
+from ..ai.calibration import calibrated
 from ..ai.players import Limit
 from ..core.errors import QuiltmakerError
 from ..core.moves import Move
@@ -184,7 +185,7 @@ class Engine:
         def progress(done: int) -> None:
             if time.perf_counter() - last_info[0] >= 0.5 and player.tree is not None:
                 last_info[0] = time.perf_counter()
-                self._info(player.tree)
+                self._info(player.tree, position)
 
         try:
             # 'go iterations N' searches N more, whatever a kept tree holds; a time limit covers the whole answer.
@@ -197,7 +198,7 @@ class Engine:
                 exact = stats[0]
                 self.send(f"info iterations {exact.visits} winprob {exact.win_rate:.4f} margin {exact.margin:.2f} best {best} exact")
             elif player.tree is not None:
-                self._info(player.tree)
+                self._info(player.tree, position)
             if infinite:
                 self._stop.wait()  # as in UCI: 'go infinite' answers only after 'stop', even when solved at once
         except Exception as error:  # a bug in a search: one error line, and the engine stays usable
@@ -208,13 +209,14 @@ class Engine:
         self._searching.clear()
         self.send(f"bestmove {best}")
 
-    def _info(self, tree: SearchTree) -> None:
+    def _info(self, tree: SearchTree, position: Position) -> None:
         stats = tree.root_stats()
         if stats:
             best = stats[0]
             visits = tree.root_visits()
+            win, margin = calibrated(position, best.win_rate, best.margin, visits)
             self.send(
-                f"info iterations {visits} winprob {best.win_rate:.4f} margin {best.margin:.2f} "
+                f"info iterations {visits} winprob {win:.4f} margin {margin:.2f} "
                 f"best {Move.from_action(best.action).text()}"
             )
 
