@@ -43,6 +43,7 @@ check: $(STAMP) $(NODE_STAMP)
 	$(BIN)/ruff check quiltmaker tests benchmarks
 	$(BIN)/python -m mypy
 	npm run --silent check
+	$(MKDOCS) build --strict --quiet
 	$(BIN)/python -m pytest -q -m "not slow" -n auto
 
 # The reference site (the guides and the API from the docstrings) into build/site; strict, so a

@@ -12,8 +12,8 @@ from ..core.game import Game
 
 # A move that costs its player this much of their chance to win, by the analysis, is marked
 # (the thresholds of Lichess's mistakes and blunders). Between the start and one greedy move
-# later, the replay's 20,000-playout analysis moved by 0.086 on average and 0.176 at most
-# over 8 starts (docs/web.md), noise and the move's own worth together: a mistake is more.
+# later, the replay's 20,000-playout analysis moved by 0.076 on average and 0.163 at most
+# over 8 starts, calibrated (docs/web.md), noise and the move's own worth together: a mistake is more.
 MISTAKE_DROP = 0.20
 BLUNDER_DROP = 0.30
 
