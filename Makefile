@@ -32,7 +32,7 @@ play: $(STAMP)
 	$(BIN)/quiltmaker play
 
 test: $(STAMP) $(SYSTEM_STAMP) $(NODE_STAMP)
-	$(BIN)/ruff check quiltmaker tests benchmarks
+	$(BIN)/ruff check quiltmaker tests benchmarks scripts
 	$(BIN)/python -m mypy
 	npm run --silent check
 	$(MKDOCS) build --strict --quiet
@@ -40,7 +40,7 @@ test: $(STAMP) $(SYSTEM_STAMP) $(NODE_STAMP)
 
 # The quick round while working: everything but the tests marked slow (see pyproject.toml).
 check: $(STAMP) $(NODE_STAMP)
-	$(BIN)/ruff check quiltmaker tests benchmarks
+	$(BIN)/ruff check quiltmaker tests benchmarks scripts
 	$(BIN)/python -m mypy
 	npm run --silent check
 	$(MKDOCS) build --strict --quiet

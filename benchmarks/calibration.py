@@ -107,9 +107,8 @@ def measure(rows: dict[str, np.ndarray], model: calibration.Calibration, resampl
     """The model's figures on one table's rows (the held-out ones, or all where the fit saw none of its games)."""
     solved = rows["solved"]
     raw = rows["win_rate"].astype(np.float64)
-    x = calibration.table_features(rows)
-    p = np.where(solved, raw, model.win_probabilities(x))
-    m = np.where(solved, rows["margin"], model.expected_margins(x))
+    p = np.where(solved, raw, model.win_probabilities(rows["win_rate"], rows["stage"], rows["iterations"]))
+    m = np.where(solved, rows["margin"], model.expected_margins(rows["margin"], rows["stage"], rows["iterations"]))
     y = rows["won"].astype(np.float64)
     searched = ~solved
     games = np.unique(rows["game"])
@@ -150,7 +149,7 @@ def report(paths: list[Path], plot: Path | None) -> None:
         if str(rows["spec"]) in fitted_on:  # the fit saw the other games of this player
             rows = {key: value[rows["held_out"]] if value.ndim else value for key, value in rows.items()}
         pooled.append({**rows, "game": rows["game"] + 1_000_000 * len(pooled)})
-        results[path.name] = figures = measure(rows, model)
+        results[f"{rows['spec']} self-play ({path.name})"] = figures = measure(rows, model)
         print(json.dumps({"table": path.name, "player": str(rows["spec"]), **figures}), flush=True)
     if len(paths) > 1:
         together = {key: np.concatenate([r[key] for r in pooled]) for key in pooled[0] if pooled[0][key].ndim}
@@ -173,7 +172,7 @@ def draw(results: dict[str, dict[str, object]], plot: Path) -> None:
             assert isinstance(bins, list)
             axis.plot([b[0] for b in bins], [b[1] for b in bins], style, label=label)
         axis.plot([0, 1], [0, 1], color="grey", linewidth=0.8, label="perfect calibration")
-        axis.set_title(f"{name.removesuffix('.npz')}: {figures['games']} held-out games\nECE {figures['ece_raw']} raw, {figures['ece']} calibrated")
+        axis.set_title(f"{name}: {figures['games']} held-out games\nECE {figures['ece_raw']} raw, {figures['ece']} calibrated", fontsize=10)
         axis.set_xlabel("predicted chance that the player to move wins")
         axis.set_ylabel("share of those positions won")
         axis.set_xlim(0, 1)

@@ -10,7 +10,7 @@
 
 from .core.components import DEFAULT_VARIANT, PATCHES, TIME_TRACKS, Patch, TimeTrack
 from .core import record
-from .core.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, InvalidRecordError, QuiltmakerError
+from .core.errors import IllegalMoveError, InvalidMoveError, InvalidPlayerError, InvalidPositionError, InvalidRecordError, QuiltmakerError
 from .core.game import Game
 from .core.moves import ACTION_COUNT, Move
 from .core.position import MoveEffect, Position, TurnCause
@@ -23,6 +23,7 @@ __all__ = [
     "Game",
     "IllegalMoveError",
     "InvalidMoveError",
+    "InvalidPlayerError",
     "InvalidPositionError",
     "InvalidRecordError",
     "Move",

@@ -9,20 +9,19 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from .core.components import BONUS_SIZE, DEFAULT_VARIANT
-from .core.errors import InvalidMoveError, InvalidPositionError, InvalidRecordError, QuiltmakerError
+from .core.errors import InvalidMoveError, InvalidPlayerError, InvalidPositionError, InvalidRecordError, QuiltmakerError
 from .guides import TOPICS, see
 
-# The guide a failing command's message points to: by the kind of error first, then by the command.
-ERROR_GUIDES: dict[type[QuiltmakerError], str] = {InvalidMoveError: "notation", InvalidPositionError: "notation", InvalidRecordError: "records"}
-COMMAND_GUIDES = {
-    "play": "terminal", "replay": "records", "simulate": "strength", "analyse": "strength", "analyze": "strength",
-    "match": "engine-protocol", "selfplay": "environments", "engine": "engine-protocol", "serve": "web", "bench": "benchmarks",
+# The guide that explains what a failing command's input should have been, by the kind of error.
+ERROR_GUIDES: dict[type[QuiltmakerError], str] = {
+    InvalidMoveError: "notation", InvalidPositionError: "notation", InvalidRecordError: "records", InvalidPlayerError: "strength",
 }  # fmt: skip
 
 
@@ -33,8 +32,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args) or 0)
     except (QuiltmakerError, OSError, UnicodeDecodeError) as error:
-        topic = next((t for kind, t in ERROR_GUIDES.items() if isinstance(error, kind)), COMMAND_GUIDES.get(args.command))
-        pointer = f" (see: {see(topic)})" if topic and isinstance(error, QuiltmakerError) else ""
+        topic = next((t for kind, t in ERROR_GUIDES.items() if isinstance(error, kind)), None)
+        pointer = f" (see: {see(topic)})" if topic else ""
         print(f"quiltmaker {args.command}: {error}{pointer}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -195,6 +194,7 @@ def _docs(args: argparse.Namespace) -> int:
     from rich.markdown import Markdown
 
     console = Console()
+    os.environ.setdefault("LESS", "-R")  # less shows the styles rather than their escape codes, as git sets it
     with console.pager(styles=True):
         console.print(Markdown(text))
     return 0

@@ -29,12 +29,15 @@ TOPICS: dict[str, tuple[str, str]] = {
 }
 
 
+_CHECKOUT = Path(__file__).resolve().parent.parent  # a source checkout's root, when there is one
+
+
 def guides_folder() -> Traversable:
     """Where the guides are: inside the installed package, or the checkout's ``docs/`` folder."""
     packaged = resources.files("quiltmaker") / "docs"
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parent.parent / "docs"
+    return _CHECKOUT / "docs"
 
 
 def guide(topic: str) -> str:
@@ -51,10 +54,9 @@ def guide(topic: str) -> str:
 
 
 def _readme() -> str:
-    """The README: the package's long description once installed, the file itself in a checkout."""
-    checkout = Path(__file__).resolve().parent.parent / "README.md"
-    if checkout.is_file():
-        return checkout.read_text(encoding="utf-8")
+    """The README: the file itself in a checkout, the package's long description once installed."""
+    if guides_folder() == _CHECKOUT / "docs":
+        return (_CHECKOUT / "README.md").read_text(encoding="utf-8")
     from importlib.metadata import metadata
 
     return str(metadata("quiltmaker").json["description"])

@@ -36,7 +36,7 @@ class Analysis:
         expected_margin_player0: Expected final margin of player 0.
         iterations: Playouts behind the figures (positions solved, where the endgame solver answered exactly).
         moves: The searched moves, most visited first, as ``(text, visits, win probability, margin)``,
-            calibrated like the best move's.
+            calibrated (each at the playouts behind it; the best move's at the whole search's).
         exact: The endgame solver decided the position: the figures are certain, under perfect play.
         search_win_rate: The search's own, uncalibrated win rate for the best move.
         search_margin: The search's own, uncalibrated margin for the best move.
@@ -70,7 +70,12 @@ def analyse_position(position: Position, limit: Limit = DEFAULT_LIMIT, seed: int
     stats: list[MoveStats] = searcher.analyse(position)
     exact = searcher.last_report is not None and searcher.last_report.solved
     iterations = sum(s.visits for s in stats)
-    moves = [(Move.from_action(s.action).text(), s.visits, *calibrated(position, s.win_rate, s.margin, iterations, exact)) for s in stats]
+    # The best move's figures are the search's answer, calibrated at the whole search's playouts (as
+    # the model was fitted); another move's rest on its own playouts, which makes them less sharp.
+    moves = [
+        (Move.from_action(s.action).text(), s.visits, *calibrated(position, s.win_rate, s.margin, iterations if k == 0 else s.visits, exact))
+        for k, s in enumerate(stats)
+    ]
     best = stats[0]
     _, _, win, margin = moves[0]
     mover = position.to_move

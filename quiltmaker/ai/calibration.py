@@ -7,13 +7,13 @@ between 30% and 90% where the first player wins about 60%. This module maps
 the raw figures to calibrated ones with a model fitted on the outcomes of
 games between strong levels (``docs/strength.md``, "Calibration"):
 
-* the win probability is a logistic model of the raw win rate's log-odds
-  and the raw margin, with weights that change with the stage of the game
+* the win probability is a logistic model of the raw win rate's log-odds,
+  with weights that change with the stage of the game
   (how far both players are along the time track: the search counts for
   little at the start and for nearly everything near the end) and with the
   playouts behind the figures (a longer search is sharper, and plays on
   better);
-* the expected margin is a linear model of the same features.
+* the expected margin is a linear model of the raw margin, built the same way.
 
 What the probability means: the chance that the player to move wins if both
 sides play on as well as the search that gave the figures.
@@ -24,13 +24,13 @@ their margin. The shipped model is ``quiltmaker/data/calibration.json``;
 measures it on games the fit did not see.
 
 Examples:
-    A search's 90% counts for less at the start than near the end:
+    In mid-game, a search that says 90% is right less often than that:
 
     >>> from quiltmaker import Position
     >>> model = load()
-    >>> start = model.win_probability(0.9, 10.0, stage(Position.initial(seed=1)), iterations=20_000)
-    >>> late = model.win_probability(0.9, 10.0, 0.9, iterations=20_000)
-    >>> start < late < 1.0
+    >>> 0.6 < model.win_probability(0.9, stage=0.66, iterations=20_000) < 0.9
+    True
+    >>> 0.0 <= stage(Position.initial(seed=1)) < 0.01
     True
 """
 
@@ -52,25 +52,27 @@ from ..core.position import Position
 
 FloatArray = npt.NDArray[np.float64]
 
-STAGE_KNOTS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
-"""The stages at which each weight is fitted; between two knots a weight is interpolated linearly."""
-MARGIN_SCALE = 10.0
-"""Raw margins are divided by this in the features, to keep the weights of one size."""
+STAGE_KNOTS = (0.0, 1 / 3, 2 / 3, 1.0)
+"""Evenly spaced stages at which each weight is fitted; between two knots a weight is interpolated linearly."""
 CLIP = 0.005
 """Raw win rates are held in ``[CLIP, 1 - CLIP]`` before taking log-odds (a search can say 0 or 1)."""
 BASE_ITERATIONS = 3000
 """The playouts at which the budget term is 0 (the ``strong`` level's search)."""
-ITERATIONS_RANGE = (1000, 1_000_000)
-"""Playout counts outside this range count as its ends (a forced move is searched briefly)."""
+ITERATIONS_RANGE = (1000, 100_000)
+"""Playout counts outside this range count as its ends: a forced move is searched briefly, and the
+fit saw no search longer than 100,000 playouts (about ``expert``'s second), so a longer one is taken
+as that long rather than extrapolated."""
 FEATURES = (
-    *(f"at stage {k}" for k in STAGE_KNOTS),
-    *(f"z at stage {k}" for k in STAGE_KNOTS),
-    *(f"m at stage {k}" for k in STAGE_KNOTS),
-    "b", "b*z", "b*m", "b*z*stage",
+    *(f"at stage {k:.3g}" for k in STAGE_KNOTS),
+    *(f"s at stage {k:.3g}" for k in STAGE_KNOTS),
+    "b", "b*s", "b*s*stage",
 )
-"""The features of both models, in order: ``z`` is the raw win rate's log-odds, ``m`` the raw margin
-over :data:`MARGIN_SCALE`, ``b`` the log of the playouts over :data:`BASE_ITERATIONS`; "at stage k"
-is the weight of knot ``k`` in the linear interpolation of the stage (1 at the knot, 0 two knots away)."""
+"""The features of each model, in order, for one signal ``s``: the raw win rate's log-odds in the win
+model, the raw margin in the margin model. ``b`` is the log of the playouts over
+:data:`BASE_ITERATIONS`; "at stage k" is knot ``k``'s share in the linear interpolation of the stage
+(1 at the knot, falling to 0 at the next knot on either side). Each model sees its own signal only:
+the raw win rate and margin agree closely (their correlation is 0.85), and a model given both
+learned to weigh one against the other, so that a higher raw win rate could lower the answer."""
 
 
 def stage(position: Position) -> float:
@@ -78,23 +80,25 @@ def stage(position: Position) -> float:
     return (position.times[0] + position.times[1]) / (2 * LAST_SPACE)
 
 
-def features(win_rate: npt.ArrayLike, margin: npt.ArrayLike, stages: npt.ArrayLike, iterations: npt.ArrayLike) -> FloatArray:
-    """The feature matrix of :data:`FEATURES`, one row a position, from the search's raw figures.
+def log_odds(win_rate: npt.ArrayLike) -> FloatArray:
+    """The log-odds of raw win rates, held in ``[CLIP, 1 - CLIP]`` first."""
+    rate = np.clip(np.asarray(win_rate, np.float64), CLIP, 1.0 - CLIP)
+    return np.asarray(np.log(rate / (1.0 - rate)))
+
+
+def features(signal: npt.ArrayLike, stages: npt.ArrayLike, iterations: npt.ArrayLike) -> FloatArray:
+    """The feature matrix of :data:`FEATURES`, one row a position.
 
     Args:
-        win_rate: The search's raw win rate for the player to move.
-        margin: The search's raw expected margin.
+        signal: The model's signal: :func:`log_odds` of the raw win rate, or the raw margin.
         stages: :func:`stage` of each position.
         iterations: The playouts behind each figure.
     """
-    rate = np.clip(np.asarray(win_rate, np.float64), CLIP, 1.0 - CLIP)
-    z = np.log(rate / (1.0 - rate))
-    m = np.asarray(margin, np.float64) / MARGIN_SCALE
-    t = np.asarray(stages, np.float64)
+    x, t = np.asarray(signal, np.float64), np.asarray(stages, np.float64)
     b = np.log(np.clip(np.asarray(iterations, np.float64), *ITERATIONS_RANGE) / BASE_ITERATIONS)
     spacing = STAGE_KNOTS[1] - STAGE_KNOTS[0]
     hats = np.stack([np.clip(1.0 - np.abs(t - k) / spacing, 0.0, None) for k in STAGE_KNOTS], axis=-1)
-    return np.concatenate([hats, hats * z[..., None], hats * m[..., None], np.stack([b, b * z, b * m, b * z * t], axis=-1)], axis=-1)
+    return np.concatenate([hats, hats * x[..., None], np.stack([b, b * x, b * x * t], axis=-1)], axis=-1)
 
 
 @dataclass(frozen=True)
@@ -111,21 +115,22 @@ class Calibration:
     margin_weights: tuple[float, ...]
     source: dict[str, Any] = field(default_factory=dict)
 
-    def win_probabilities(self, x: FloatArray) -> FloatArray:
-        """Calibrated chances that the player to move wins, for rows of :func:`features`."""
+    def win_probabilities(self, win_rate: npt.ArrayLike, stages: npt.ArrayLike, iterations: npt.ArrayLike) -> FloatArray:
+        """Calibrated chances that the player to move wins, from arrays of the search's raw win rates."""
+        x = features(log_odds(win_rate), stages, iterations)
         return np.asarray(1.0 / (1.0 + np.exp(-(x @ np.array(self.win_weights)))))
 
-    def expected_margins(self, x: FloatArray) -> FloatArray:
-        """Calibrated expected final margins of the player to move, for rows of :func:`features`."""
-        return np.asarray(x @ np.array(self.margin_weights))
+    def expected_margins(self, margin: npt.ArrayLike, stages: npt.ArrayLike, iterations: npt.ArrayLike) -> FloatArray:
+        """Calibrated expected final margins of the player to move, from arrays of the search's raw margins."""
+        return np.asarray(features(margin, stages, iterations) @ np.array(self.margin_weights))
 
-    def win_probability(self, win_rate: float, margin: float, stage: float, iterations: int) -> float:
-        """The calibrated chance that the player to move wins, from the search's raw figures."""
-        return float(self.win_probabilities(features([win_rate], [margin], [stage], [iterations]))[0])
+    def win_probability(self, win_rate: float, stage: float, iterations: int) -> float:
+        """The calibrated chance that the player to move wins, from the search's raw win rate."""
+        return float(self.win_probabilities([win_rate], [stage], [iterations])[0])
 
-    def expected_margin(self, win_rate: float, margin: float, stage: float, iterations: int) -> float:
-        """The calibrated expected final margin of the player to move."""
-        return float(self.expected_margins(features([win_rate], [margin], [stage], [iterations]))[0])
+    def expected_margin(self, margin: float, stage: float, iterations: int) -> float:
+        """The calibrated expected final margin of the player to move, from the search's raw margin."""
+        return float(self.expected_margins([margin], [stage], [iterations])[0])
 
     def to_json(self) -> dict[str, Any]:
         """The model as the JSON that :func:`load` reads."""
@@ -156,34 +161,48 @@ def calibrated(position: Position, win_rate: float, margin: float, iterations: i
     """``(win probability, expected margin)`` of the player to move: exact answers as they are, searches calibrated."""
     if exact:
         return win_rate, margin
-    x = features([win_rate], [margin], [stage(position)], [iterations])
-    model = load()
-    return float(model.win_probabilities(x)[0]), float(model.expected_margins(x)[0])
+    model, where = load(), stage(position)
+    return model.win_probability(win_rate, where, iterations), model.expected_margin(margin, where, iterations)
 
 
-def fit(x: FloatArray, won: npt.ArrayLike, final_margin: npt.ArrayLike, source: dict[str, Any] | None = None,
+class FitError(RuntimeError):
+    """The logistic fit did not converge (data without both outcomes, or features that say nothing)."""
+
+
+def fit(win_rate: npt.ArrayLike, margin: npt.ArrayLike, stages: npt.ArrayLike, iterations: npt.ArrayLike,
+        won: npt.ArrayLike, final_margin: npt.ArrayLike, source: dict[str, Any] | None = None,
         ridge: float = 1e-4) -> Calibration:  # fmt: skip
     """Fit both models on searched positions: logistic regression by Newton's method, and least squares.
 
     Args:
-        x: Rows of :func:`features`.
+        win_rate: The search's raw win rate for the player to move.
+        margin: The search's raw margin.
+        stages: :func:`stage` of each position.
+        iterations: The playouts behind the figures.
         won: 1 where the player to move went on to win, else 0.
         final_margin: That player's final score minus the opponent's.
         source: Provenance to keep in the model.
         ridge: A small L2 penalty (times the number of rows), which keeps Newton's steps well posed.
+
+    Raises:
+        FitError: Newton's method did not converge.
     """
+    x = features(log_odds(win_rate), stages, iterations)
     y = np.asarray(won, np.float64)
-    penalty = np.full(x.shape[1], ridge * len(y))
+    penalty = np.eye(x.shape[1]) * ridge * len(y)
     w = np.zeros(x.shape[1])
-    for _ in range(50):
+    for _ in range(100):
         p = 1.0 / (1.0 + np.exp(-(x @ w)))
-        gradient = x.T @ (p - y) + penalty * w
-        hessian = (x * (p * (1.0 - p))[:, None]).T @ x + np.diag(penalty)
-        step = np.linalg.solve(hessian, gradient)
+        try:
+            step = np.linalg.solve((x * (p * (1.0 - p))[:, None]).T @ x + penalty, x.T @ (p - y) + penalty @ w)
+        except np.linalg.LinAlgError:
+            raise FitError("the win model's fit has no unique answer: the features do not tell the positions apart") from None
         w -= step
         if np.max(np.abs(step)) < 1e-10:
             break
-    margin_weights, *_ = np.linalg.lstsq(x, np.asarray(final_margin, np.float64), rcond=None)
+    else:
+        raise FitError("the win model's fit did not converge in 100 Newton steps")
+    margin_weights, *_ = np.linalg.lstsq(features(margin, stages, iterations), np.asarray(final_margin, np.float64), rcond=None)
     return Calibration(tuple(float(v) for v in w), tuple(float(v) for v in margin_weights), dict(source or {}))
 
 
@@ -214,29 +233,26 @@ def load_table(path: Path) -> dict[str, np.ndarray]:
         return {key: data[key] for key in data.files}
 
 
-def table_features(rows: dict[str, np.ndarray]) -> FloatArray:
-    """:func:`features` of every row of a table."""
-    return features(rows["win_rate"], rows["margin"], rows["stage"], rows["iterations"])
-
-
 def fit_tables(paths: Sequence[Path]) -> Calibration:
     """The model fitted on the searched positions of the tables' games that are not held out.
 
     A game is held out when its setup seed is a multiple of 5 (the ``held_out`` column): the fit never
     sees it, and ``benchmarks/calibration.py report`` measures the model on it.
     """
-    parts, won, final, counts = [], [], [], {}
+    columns: dict[str, list[np.ndarray]] = {key: [] for key in ("win_rate", "margin", "stage", "iterations", "won", "final_margin")}
+    counts: dict[str, dict[str, int]] = {}
     for path in paths:
         rows = load_table(path)
         chosen = ~rows["held_out"] & ~rows["solved"]
-        parts.append(table_features(rows)[chosen])
-        won.append(rows["won"][chosen])
-        final.append(rows["final_margin"][chosen])
-        counts[str(rows["spec"])] = {"games": int(len(np.unique(rows["game"][chosen]))), "positions": int(chosen.sum())}
+        for key, parts in columns.items():
+            parts.append(rows[key][chosen])
+        count = counts.setdefault(str(rows["spec"]), {"games": 0, "positions": 0})
+        count["games"] += int(len(np.unique(rows["game"][chosen])))
+        count["positions"] += int(chosen.sum())
     source = {
         "fitted_on": counts,
         "data": "the searched positions of the games not held out (setup seed not a multiple of 5)",
         "command": "python benchmarks/calibration.py fit " + " ".join(f"benchmarks/calibration-data/{Path(p).name}" for p in paths),
     }
-    return fit(np.concatenate(parts), np.concatenate(won), np.concatenate(final), source)
-
+    data = {key: np.concatenate(parts) for key, parts in columns.items()}
+    return fit(data["win_rate"], data["margin"], data["stage"], data["iterations"], data["won"], data["final_margin"], source)

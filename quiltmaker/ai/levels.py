@@ -12,7 +12,7 @@ import math
 import shlex
 from dataclasses import dataclass
 
-from ..core.errors import QuiltmakerError
+from ..core.errors import InvalidPlayerError
 from .players import PLAYER_TYPES, Limit, Player
 from .mcts import MCTSPlayer, SearchConfig
 
@@ -55,7 +55,7 @@ def player_from_spec(spec: str, seed: int | None = None, move_time: float | None
     and of a bare ``mcts`` player; levels keep their own limits.
 
     Raises:
-        QuiltmakerError: The specification is not understood.
+        InvalidPlayerError: The specification is not understood.
     """
     text = spec.strip()
     if text.startswith("engine:"):
@@ -65,13 +65,13 @@ def player_from_spec(spec: str, seed: int | None = None, move_time: float | None
         try:
             command = shlex.split(text[len("engine:") :])
         except ValueError as error:
-            raise QuiltmakerError(f"{spec!r}: {error}") from None
+            raise InvalidPlayerError(f"{spec!r}: {error}") from None
         if not command:
-            raise QuiltmakerError("engine: needs the command that starts the engine")
+            raise InvalidPlayerError("engine: needs the command that starts the engine")
         try:
             return EnginePlayer(command, move_time or DEFAULT_MOVE_TIME)
         except OSError as error:
-            raise QuiltmakerError(f"cannot start engine {command[0]!r}: {error}") from None
+            raise InvalidPlayerError(f"cannot start engine {command[0]!r}: {error}") from None
     if text == "mcts" and move_time is not None:
         text = f"mcts:time={move_time}"
     if text in LEVELS:
@@ -83,23 +83,23 @@ def player_from_spec(spec: str, seed: int | None = None, move_time: float | None
     kind, _, options = text.partition(":")
     if kind != "mcts":
         known = ", ".join([*LEVELS, *PLAYER_TYPES, "mcts:..."])
-        raise QuiltmakerError(f"unknown player {spec!r}: expected one of {known}")
+        raise InvalidPlayerError(f"unknown player {spec!r}: expected one of {known}")
     limit: dict[str, float | int] = {}
     config: dict[str, float | int | str] = {}
     for option in filter(None, options.split(",")):
         key, _, value = option.partition("=")
         kinds = _LIMIT_FIELDS if key in _LIMIT_FIELDS else _CONFIG_FIELDS
         if key not in kinds:
-            raise QuiltmakerError(f"unknown MCTS option {key!r}: expected {', '.join([*_LIMIT_FIELDS, *_CONFIG_FIELDS])}")
+            raise InvalidPlayerError(f"unknown MCTS option {key!r}: expected {', '.join([*_LIMIT_FIELDS, *_CONFIG_FIELDS])}")
         try:
             parsed = kinds[key](value)
         except ValueError:
-            raise QuiltmakerError(f"MCTS option {key}={value!r} is not a {kinds[key].__name__}") from None
+            raise InvalidPlayerError(f"MCTS option {key}={value!r} is not a {kinds[key].__name__}") from None
         (limit if key in _LIMIT_FIELDS else config)[key] = parsed
     if not limit:
-        raise QuiltmakerError(f"{spec!r}: an MCTS player needs time=SECONDS or iterations=N")
+        raise InvalidPlayerError(f"{spec!r}: an MCTS player needs time=SECONDS or iterations=N")
     if any(not 0 < value < math.inf for value in limit.values()):
-        raise QuiltmakerError(f"{spec!r}: limits must be positive and finite")
+        raise InvalidPlayerError(f"{spec!r}: limits must be positive and finite")
     if config.get("playouts", "greedy") not in ("greedy", "random"):
-        raise QuiltmakerError(f"{spec!r}: playouts must be 'greedy' or 'random'")
+        raise InvalidPlayerError(f"{spec!r}: playouts must be 'greedy' or 'random'")
     return MCTSPlayer(Limit(**limit), SearchConfig(**config), seed=seed, name=text)  # type: ignore[arg-type]

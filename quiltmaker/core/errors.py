@@ -21,7 +21,11 @@ class InvalidRecordError(QuiltmakerError):
     """A game record that is malformed, or whose moves do not replay."""
 
 
+class InvalidPlayerError(QuiltmakerError):
+    """A player specification (``expert``, ``mcts:iterations=2000``, ``engine:./bot``) that names no player."""
+
+
 # Users catch and read these as ``quiltmaker.IllegalMoveError`` and so on, and tracebacks and
 # pickles name them so (the package re-exports them), whatever module defines them.
-for _error in (QuiltmakerError, InvalidMoveError, IllegalMoveError, InvalidPositionError, InvalidRecordError):
+for _error in (QuiltmakerError, InvalidMoveError, IllegalMoveError, InvalidPositionError, InvalidRecordError, InvalidPlayerError):
     _error.__module__ = "quiltmaker"
