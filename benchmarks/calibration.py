@@ -149,11 +149,11 @@ def report(paths: list[Path], plot: Path | None) -> None:
         if str(rows["spec"]) in fitted_on:  # the fit saw the other games of this player
             rows = {key: value[rows["held_out"]] if value.ndim else value for key, value in rows.items()}
         pooled.append({**rows, "game": rows["game"] + 1_000_000 * len(pooled)})
-        results[f"{rows['spec']} self-play ({path.name})"] = figures = measure(rows, model)
+        results[path.name] = figures = {"title": f"{rows['spec']} self-play", **measure(rows, model)}
         print(json.dumps({"table": path.name, "player": str(rows["spec"]), **figures}), flush=True)
     if len(paths) > 1:
         together = {key: np.concatenate([r[key] for r in pooled]) for key in pooled[0] if pooled[0][key].ndim}
-        results["all held-out games"] = figures = measure(together, model)
+        results["all"] = figures = {"title": "all the tables together", **measure(together, model)}
         print(json.dumps({"table": "all held-out games", **figures}), flush=True)
     if plot is not None:
         draw(results, plot)
@@ -165,14 +165,16 @@ def draw(results: dict[str, dict[str, object]], plot: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(1, len(results), figsize=(5.2 * len(results), 5), squeeze=False)
-    for axis, (name, figures) in zip(axes[0], results.items()):
+    columns = min(2, len(results))
+    rows = -(-len(results) // columns)
+    figure, axes = plt.subplots(rows, columns, figsize=(5.6 * columns, 5 * rows), squeeze=False)
+    for axis, figures in zip(axes.flat, results.values()):
         for key, label, style in (("raw_bins", "the search's raw win rate", "o--"), ("bins", "calibrated", "s-")):
             bins = figures[key]
             assert isinstance(bins, list)
             axis.plot([b[0] for b in bins], [b[1] for b in bins], style, label=label)
         axis.plot([0, 1], [0, 1], color="grey", linewidth=0.8, label="perfect calibration")
-        axis.set_title(f"{name}: {figures['games']} held-out games\nECE {figures['ece_raw']} raw, {figures['ece']} calibrated", fontsize=10)
+        axis.set_title(f"{figures['title']}: {figures['games']} held-out games\nECE {figures['ece_raw']} raw, {figures['ece']} calibrated", fontsize=10)
         axis.set_xlabel("predicted chance that the player to move wins")
         axis.set_ylabel("share of those positions won")
         axis.set_xlim(0, 1)
