@@ -481,7 +481,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         from .web.app import Settings, run_server
         from .web.pubsub import broker_from_url
-        from .web.store import database_url_for
+        from .web.database import database_url_for
     except ImportError as error:
         raise QuiltmakerError(f"the web server needs the 'web' extra: pip install 'quiltmaker[web]' ({error})") from None
 

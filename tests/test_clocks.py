@@ -1,4 +1,4 @@
-"""The clock's rules (quiltmaker.web.clocks): time controls, time spent, increments, deadlines, the start."""
+"""The clock's rules (quiltmaker.web.round.clocks): time controls, time spent, increments, deadlines, the start."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from quiltmaker.core.errors import QuiltmakerError
-from quiltmaker.web.clocks import PRESETS, TimeControl, clock_at
+from quiltmaker.web.round.clocks import PRESETS, TimeControl, clock_at
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 

@@ -132,10 +132,28 @@ def play_in_the_past(store: Any, game_id: str, moves: list[tuple[str, float]]) -
     """
     from datetime import datetime, timedelta, timezone
 
+    from sqlalchemy import update
+
+    from quiltmaker.web.round.game import Event
+    from quiltmaker.web.schema import GameRow
+
     stored = store.load(game_id)
+    if stored.status == "waiting":  # a game under way: its invitation was spent, as the rules require before a move
+        with store.writing() as session:
+            session.execute(update(GameRow).where(GameRow.id == game_id).values(invite_hash=None))
+        stored = store.load(game_id)
     for move, seconds_ago in moves:
         when = datetime.now(timezone.utc) - timedelta(seconds=seconds_ago)
         version = stored.version
         seat = stored.game.position.to_move
         store.append(game_id, version, "move", move, seat, None, when, stored.clock_after("move", move, when))
-        stored.apply([(version, "move", move, None, when)])
+        stored.apply(Event(version, "move", move, seat, None, when))
+
+
+def migrated_store(url: str) -> Any:
+    """A store on the database at ``url``, migrated first as a server does when it starts."""
+    from quiltmaker.web.database import migrate
+    from quiltmaker.web.store import GameStore
+
+    migrate(url)
+    return GameStore(url)

@@ -13,15 +13,17 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import DateTime, ForeignKey, Integer, String, delete, select
+from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
 
-from .store import Base, GameRow, GameStore, StoreError, create_tables, secret_hash, utc_now
+from .database import Database, as_utc, utc_now
+from .round.game import secret_hash
+from .schema import AccountGameRow, AccountRow, GameRow, SessionRow
+from .store import StoreError
 
 NAME = re.compile(r"[A-Za-z0-9_-]{3,24}")
 MIN_PASSWORD, MAX_PASSWORD = 8, 128
@@ -31,34 +33,6 @@ SESSION_DAYS = 30
 _hasher = PasswordHasher()
 # Verified against when a name is unknown, so that a wrong name costs the same time as a wrong password.
 _UNKNOWN = _hasher.hash(secrets.token_urlsafe(16))
-
-
-class AccountRow(Base):
-    __tablename__ = "accounts"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    name: Mapped[str] = mapped_column(String(24))
-    name_key: Mapped[str] = mapped_column(String(24), unique=True)  # the name in lower case: "Ada" and "ada" are one
-    password_hash: Mapped[str] = mapped_column(String(200))
-    created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-
-
-class SessionRow(Base):
-    __tablename__ = "sessions"
-
-    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
-    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
-    created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-
-
-class AccountGameRow(Base):
-    """A seat of a game that an account holds (claimed from this browser's guest games, or played signed in)."""
-
-    __tablename__ = "account_games"
-
-    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
-    seat: Mapped[str] = mapped_column(String(8))  # "0", "1" or "both"
 
 
 @dataclass(frozen=True)
@@ -84,11 +58,9 @@ def check_password(password: str) -> str:
 class Accounts:
     """Accounts and sessions in the games database (blocking calls, thread-safe)."""
 
-    def __init__(self, store: GameStore) -> None:
-        tables = [AccountRow.__table__, SessionRow.__table__, AccountGameRow.__table__]
-        create_tables(store.engine, tables)
-        self._sessions = sessionmaker(store.engine, expire_on_commit=False)  # for reading
-        self._writing = store.writing
+    def __init__(self, database: Database) -> None:
+        self._sessions = database.reading
+        self._writing = database.writing
 
     def sign_up(self, name: str, password: str) -> tuple[Account, str]:
         """A new account and a session token for it."""
@@ -143,10 +115,16 @@ class Accounts:
             ).first()
         if found is None:
             return None
-        created = found.created if found.created.tzinfo else found.created.replace(tzinfo=timezone.utc)
+        created = as_utc(found.created)
         if (utc_now() - created).days >= SESSION_DAYS:
             return None
         return Account(found.id, found.name)
+
+    def purge_sessions(self) -> int:
+        """Delete the sessions that have expired (they sign nobody in any more); return how many."""
+        with self._writing() as session:
+            expired = delete(SessionRow).where(SessionRow.created < utc_now() - timedelta(days=SESSION_DAYS))
+            return int(session.execute(expired).rowcount)  # type: ignore[attr-defined]
 
     def sign_out(self, token: str) -> None:
         with self._writing() as session:

@@ -18,14 +18,17 @@ from collections.abc import Callable, Coroutine
 from datetime import datetime, timezone
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Protocol
+from typing import Any
 
 from .. import tutorial
 from . import ai_worker
 from .ai_queue import MoveQueue
-from .protocol import Connection, ProtocolError
+from .live import LiveGames
+from .protocol import ProtocolError
 from .settings import Settings
-from .store import GameStore, StoredGame
+from .round import rules
+from .round.game import StoredGame
+from .round.rules import Refusal
 from .views import hint_view, judgements_view
 
 CACHED = 2000  # hints and attempt counts remembered, oldest forgotten first
@@ -38,28 +41,10 @@ def seed_for(game_id: str, version: int) -> int:
     return zlib.crc32(f"{game_id}:{version}".encode())
 
 
-class Games(Protocol):
-    """What the AI needs of the server's games (:class:`.games.GameServer`): to load, lock, store and announce,
-    and who plays them (their sockets, and the address of the player seated last)."""
-
-    store: GameStore
-    locks: dict[str, asyncio.Lock]
-    connections: dict[str, set[Connection]]
-    players: dict[str, str]
-
-    async def load(self, game_id: str) -> StoredGame: ...
-
-    async def record(
-        self, stored: StoredGame, version: int, kind: str, value: str, seat: int | None, client_id: str | None, at: datetime | None = None
-    ) -> int: ...
-
-    async def changed(self, stored: StoredGame) -> None: ...
-
-
 class AIService:
     """The worker pool and the work in flight on it, for the games of one server process."""
 
-    def __init__(self, server: Games, settings: Settings, executor: Executor | None = None) -> None:
+    def __init__(self, server: LiveGames, settings: Settings, executor: Executor | None = None) -> None:
         self.server = server
         self.settings = settings
         self.executor = executor
@@ -180,11 +165,11 @@ class AIService:
                 stored = await server.load(game_id)
                 if stored.version != version:
                     return  # the game moved on (an undo) while the AI thought
-                stored.game.position.play(move)  # the rules check the AI like anyone else
                 now = datetime.now(timezone.utc)
                 clock = stored.clock_at(now)
                 if clock is not None and clock.flagged is not None:
                     return  # its time ran out while it thought: the clock watcher ends the game
+                rules.check_move(stored, None, move, now)  # the rules check the AI like anyone else
                 await server.record(stored, version, "move", move, None, None, now)
         except Exception as error:  # a broken worker, the database: log it; the AI tries again below
             log.warning("AI move in game %s at version %d failed: %s", game_id, version, error)
@@ -199,13 +184,11 @@ class AIService:
 
     async def hint(self, stored: StoredGame, version: int) -> dict[str, Any]:
         """The hint message for the player to move at ``version`` (searched once, shared by every asker)."""
-        if stored.mode == "online" or stored.control is not None:
-            raise ProtocolError("not_allowed", "hints are not given in online games or games with a clock")
-        if stored.lesson is not None:
-            raise ProtocolError("not_allowed", "a lesson says what to do: the hint is for games")
+        try:
+            rules.may_hint(stored)
+        except Refusal as refusal:
+            raise ProtocolError(refusal.code, str(refusal)) from None
         position = stored.game.position
-        if stored.is_finished:
-            raise ProtocolError("game_over", "the game is over")
         if version != stored.version:
             raise ProtocolError("stale", f"you saw version {version}, the game is at version {stored.version}")
         key = (stored.id, version)

@@ -1,11 +1,13 @@
 """The web application: FastAPI over HTTP and WebSockets, the server the authority.
 
-The parts, each in its module: :mod:`.games` (the live games and the
-players' intents), :mod:`.ai_service` (the AI's worker pool, moves, hints,
-analyses), :mod:`.http_api` and :mod:`.sockets` (the endpoints),
-:mod:`.protocol` (reading a frame), :mod:`.store` (the event log),
-:mod:`.views` (the JSON the page draws), :mod:`.pubsub` (between server
-processes). This module puts them together and serves them.
+The parts, each in its module (docs/design.md draws them): :mod:`.round`
+(one game: its aggregate and its rules), :mod:`.games` (the live games and
+the players' intents), :mod:`.ai_service` (the AI's worker pool, moves,
+hints, analyses), the routers (:mod:`.http_api`, :mod:`.account_api`,
+:mod:`.lobby_api`, :mod:`.player_api`, :mod:`.sockets`), :mod:`.schema`
+and :mod:`.database` (the tables and their migrations), :mod:`.store` (the
+event log), :mod:`.views` (the JSON the page draws), :mod:`.pubsub`
+(between server processes). This module puts them together and serves them.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from .. import compiled
 from . import account_api, http_api, lobby_api, player_api, sockets
 from .games import GameServer
 from ..core.errors import QuiltmakerError
+from .database import migrate
 from .guards import BoundedBodies, HeadersInTime, SecurityHeaders
 from .settings import Settings
 from .store import StoreError
@@ -37,7 +40,8 @@ STATIC = Path(__file__).parent / "static"
 
 
 def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
-    """The web application. ``executor`` replaces the AI's process pool (tests pass a thread pool)."""
+    """The web application, its database migrated first. ``executor`` replaces the AI's process pool (tests pass a thread pool)."""
+    migrate(settings.database_url)
     server = GameServer(settings, executor)
 
     @contextlib.asynccontextmanager

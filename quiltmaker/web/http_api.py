@@ -20,12 +20,13 @@ from ..core.errors import QuiltmakerError
 from ..tutorial import LEARNER, LESSONS, TUTOR, setup
 from .account_api import check_origin, count_request, current_account
 from .accounts import SESSION_COOKIE
-from .clocks import TimeControl
+from .round.clocks import TimeControl
 from .lobby import MAX_WAITING
 from .ratings import ai_ratings, family_of
 from .games import GameServer
 from .protocol import GAME_ID, ProtocolError
-from .store import BOTH_SEATS, StoredGame, StoreError
+from .round.game import BOTH_SEATS, StoredGame
+from .store import StoreError
 from .views import catalogue, replay_view, summary_view
 
 router = APIRouter(prefix="/api")

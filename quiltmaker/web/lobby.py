@@ -19,7 +19,9 @@ lobby and any of them may pair two players:
 
 from __future__ import annotations
 
+import asyncio
 import bisect
+import logging
 import hmac
 import secrets
 import threading
@@ -27,15 +29,18 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Boolean, DateTime, Float, ForeignKey, Integer, String, delete, select, update
-from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
+from sqlalchemy import delete, select, update
 
 from ..core.position import Position
-from .accounts import Account, AccountGameRow, AccountRow
-from .clocks import TimeControl
+from .accounts import Account
+from .database import as_utc, utc_now
 from .ratings import NEW_RATING, Ratings, ai_ratings, family_of
-from .store import Base, GameStore, StoreError, as_utc, create_tables, secret_hash, utc_now
+from .round.clocks import TimeControl
+from .round.game import secret_hash
+from .schema import AccountGameRow, AccountRow, ChallengeRow, SeekRow, SeenRow
+from .store import GameStore, StoreError
 
+log = logging.getLogger("quiltmaker.web")
 MATCH_SECONDS = 1.0
 SEEK_TIMEOUT = 15.0  # seconds without a poll after which a seek is dropped (the page polls every second)
 AI_FALLBACK = 20.0  # seconds of waiting after which the page offers a computer level instead
@@ -56,53 +61,6 @@ def nearest_level(rating: float) -> tuple[str, float]:
     return min(ai_ratings().items(), key=lambda item: abs(item[1] - rating))
 
 
-class ChallengeRow(Base):
-    """An online game offered in the lobby (open) or to one account (named); kept once taken, for "being played"."""
-
-    __tablename__ = "challenges"
-
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
-    kind: Mapped[str] = mapped_column(String(8))  # "open", "named" or "quick" (a quick match, listed once playing)
-    control: Mapped[str] = mapped_column(String(12))
-    rated: Mapped[bool] = mapped_column(Boolean)
-    creator_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), nullable=True)
-    creator_name: Mapped[str] = mapped_column(String(40))
-    creator_rating: Mapped[float] = mapped_column(Float)
-    for_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), nullable=True)
-    for_name: Mapped[str | None] = mapped_column(String(40), nullable=True)
-    within: Mapped[float | None] = mapped_column(Float, nullable=True)  # accept only within ± this of the creator's rating
-    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
-    taken: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, index=True)
-
-
-class SeekRow(Base):
-    """A player waiting for a quick match; once paired, the game and the player's seat token until fetched."""
-
-    __tablename__ = "seeks"
-
-    id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    secret_hash: Mapped[str] = mapped_column(String(64))
-    account_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), nullable=True)
-    name: Mapped[str] = mapped_column(String(40))
-    rating: Mapped[float] = mapped_column(Float)
-    control: Mapped[str] = mapped_column(String(12))
-    rated: Mapped[bool] = mapped_column(Boolean)
-    created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    polled: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
-    game_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
-    token: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
-
-
-class SeenRow(Base):
-    """When an account was last seen (a lobby or game open): who is online, across every process."""
-
-    __tablename__ = "seen"
-
-    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
-    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
-
-
 @dataclass(frozen=True)
 class Seat:
     """A seat handed to a player: the game, the seat's token, which seat."""
@@ -121,12 +79,19 @@ class Lobby:
     def __init__(self, store: GameStore, ratings: Ratings) -> None:
         self.store = store
         self.ratings = ratings
-        tables = [ChallengeRow.__table__, SeekRow.__table__, SeenRow.__table__]
-        create_tables(store.engine, tables)
-        self._sessions = sessionmaker(store.engine, expire_on_commit=False)  # for reading
+        self._sessions = store.database.reading
         self._writing = store.writing
         self._seen_written: dict[int, datetime] = {}
         self._matching = threading.Lock()
+
+    async def run(self) -> None:
+        """Pair the quick-match seeks every MATCH_SECONDS (every process does; see :meth:`match`)."""
+        while True:
+            try:
+                await asyncio.to_thread(self.match)
+            except Exception:  # the database is away: try again soon
+                log.exception("matching the quick-match seeks failed")
+            await asyncio.sleep(MATCH_SECONDS)
 
     def rating_of(self, account: Account | None, family: str) -> float:
         if account is None:

@@ -24,7 +24,7 @@ from ..core.errors import QuiltmakerError
 from ..core.position import Position
 from .account_api import check_origin, count_request, current_account
 from .accounts import SESSION_COOKIE, Account, same_origin
-from .clocks import TimeControl
+from .round.clocks import TimeControl
 from .games import GameServer
 from .lobby import nearest_level
 from .protocol import GAME_ID, SEND_SECONDS, ProtocolError

@@ -22,19 +22,22 @@ functions; docs/design.md says why that one). What is decided here:
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import math
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 from glicko2.math.algorithm import update_rating
 from glicko2.math.conversions import mu_to_rating, phi_to_rd, rating_to_mu, rd_to_phi
-from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, UniqueConstraint, select, update
-from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
+from sqlalchemy import select, update
 
-from .accounts import AccountRow
-from .store import Base, GameStore, StoredGame, as_utc, create_tables
+from .database import Database, as_utc
+from .round.game import StoredGame
+from .schema import AccountRow, RatedGameRow, RatingChangeRow, RatingRow
 from .views import result_view
 
 FAMILIES = ("realtime", "correspondence")
@@ -59,47 +62,6 @@ def ai_ratings() -> dict[str, float]:
         rating += step
         ratings[level] = rating
     return ratings
-
-
-class RatingRow(Base):
-    """An account's rating in one family."""
-
-    __tablename__ = "ratings"
-
-    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
-    family: Mapped[str] = mapped_column(String(16), primary_key=True)
-    rating: Mapped[float] = mapped_column(Float)
-    rd: Mapped[float] = mapped_column(Float)
-    volatility: Mapped[float] = mapped_column(Float)
-    games: Mapped[int] = mapped_column(Integer)
-    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-
-
-class RatingChangeRow(Base):
-    """What one rated game did to one account's rating: the history the profile draws."""
-
-    __tablename__ = "rating_changes"
-    __table_args__ = (UniqueConstraint("game_id", "account_id"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
-    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
-    family: Mapped[str] = mapped_column(String(16))
-    before: Mapped[float] = mapped_column(Float)
-    after: Mapped[float] = mapped_column(Float)
-    rd: Mapped[float] = mapped_column(Float)
-    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-
-
-class RatedGameRow(Base):
-    """A rated game: its family, the account of each seat (None: the AI's), and whether its ratings are settled."""
-
-    __tablename__ = "rated_games"
-
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
-    family: Mapped[str] = mapped_column(String(16))
-    accounts: Mapped[Any] = mapped_column(JSON)  # [account id or None, account id or None], by seat
-    settled: Mapped[bool] = mapped_column(Boolean, default=False, index=True)
 
 
 @dataclass(frozen=True)
@@ -153,11 +115,28 @@ def family_of(kind: str) -> str:
 class Ratings:
     """Ratings in the games' database (thread-safe; blocking calls)."""
 
-    def __init__(self, store: GameStore) -> None:
-        tables = [RatingRow.__table__, RatingChangeRow.__table__, RatedGameRow.__table__]
-        create_tables(store.engine, tables)
-        self._sessions = sessionmaker(store.engine, expire_on_commit=False)  # for reading
-        self._writing = store.writing
+    def __init__(self, database: Database) -> None:
+        self._sessions = database.reading
+        self._writing = database.writing
+
+    async def settle_now(self, stored: StoredGame) -> None:
+        """Rate a rated game that has just ended (once across processes; a failure is retried by :meth:`settle_missed`)."""
+        try:
+            await asyncio.to_thread(self.settle, stored)
+            stored.rating = await asyncio.to_thread(self.game_view, stored.id)
+        except Exception:
+            log.exception("rating game %s failed", stored.id)
+
+    async def settle_missed(self, load: Callable[[str], Awaitable[StoredGame]]) -> None:
+        """Rate every finished rated game left unrated (its process died first), a page of ids at a time; ``load`` loads a game."""
+        after = ""
+        while page := await asyncio.to_thread(self.unsettled, after):
+            for game_id in page:
+                with contextlib.suppress(Exception):
+                    stored = await load(game_id)
+                    if stored.is_finished:
+                        await self.settle_now(stored)
+            after = page[-1]
 
     # A rated game's seats ----------------------------------------------------------
 

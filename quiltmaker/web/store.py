@@ -1,57 +1,35 @@
-"""Games in a database: a row of metadata per game and an append-only log of events.
+"""Games in a database: a row of metadata per game and an append-only log of events (:mod:`.round.game` says what they mean).
 
-A game's state is never stored, only derived: its start position with the
-log replayed through the rules engine. An event is ``move TEXT``, ``undo N``,
-``resign SEAT``, ``abort SEAT`` (calling the game off before each side has
-moved), ``timeout SEAT`` (the seat ran out of time on its clock) or, once the
-game is over, ``rematch GAME-ID`` (the next game between the same seats);
-each event keeps the moment it was made, from which a clocked game's clocks
-are derived (:mod:`.clocks`). Event *n* of a game is unique, so two writers
-(threads or server processes) can never both append it, and the loser learns
-its view was stale. Every write commits before the caller acknowledges it.
+Event *n* of a game is unique, so two writers (threads or server processes)
+can never both append it, and the loser learns its view was stale. Every
+write commits before the caller acknowledges it. Loading a game replays its
+log through the round's rules (:meth:`.round.game.StoredGame.apply`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import hmac
 import json
 import secrets
-import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
-from pathlib import Path
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import (
-    JSON,
-    DateTime,
-    ForeignKey,
-    Integer,
-    String,
-    Text,
-    UniqueConstraint,
-    create_engine,
-    delete,
-    event,
-    select,
-    update,
-)
-from sqlalchemy.engine import Engine
+from sqlalchemy import delete, select, update
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, ProgrammingError
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 from ..core.errors import QuiltmakerError
 from ..core.game import Game
-from ..core.moves import Move
 from ..core.position import Position
-from ..tutorial import Lesson, lesson_of
-from .clocks import Clock, TimeControl, clock_at
+from .database import Database, as_utc, utc_now
+from .round.clocks import Clock, TimeControl
+from .round import log
+from .round.game import Event, StoredGame, secret_hash
+from .round.rules import Rematch
+from .schema import Base, ChatRow, ClockRow, EventRow, GameRow, LessonRow
 
 MODES = ("ai", "local", "online", "lesson")  # a lesson: an AI game against the tutor from a lesson's start
-BOTH_SEATS = "both"
 
 
 class StoreError(QuiltmakerError):
@@ -62,229 +40,16 @@ class StoreError(QuiltmakerError):
         self.code = code
 
 
-class Base(DeclarativeBase):
-    pass
-
-
-class GameRow(Base):
-    __tablename__ = "games"
-
-    id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    mode: Mapped[str] = mapped_column(String(8))
-    start: Mapped[str] = mapped_column(Text)
-    names: Mapped[list[str]] = mapped_column(JSON)
-    ai_level: Mapped[str | None] = mapped_column(String(32), nullable=True)
-    ai_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    # SHA-256 of each seat's token (the local mode's one token sits in seat 0),
-    # and of the online mode's one-time invitation code.
-    token_hashes: Mapped[list[str | None]] = mapped_column(JSON)
-    invite_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    analysis: Mapped[Any] = mapped_column(JSON, nullable=True)
-
-
-class LessonRow(Base):
-    """Which lesson a ``lesson`` game is (a table of its own, so that older databases gain it unchanged)."""
-
-    __tablename__ = "lessons"
-
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
-    number: Mapped[int] = mapped_column(Integer)
-
-
-class ClockRow(Base):
-    """A clocked game's time control, and when its side to move runs out (a table of its own, so older databases gain it).
-
-    ``deadline`` is what the server processes watch to end real-time games on
-    time: written with every event, in the same transaction, and only a hint
-    (the clock itself is derived from the log; a process finding a deadline
-    that has not come puts it right).
-    """
-
-    __tablename__ = "clocks"
-
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
-    control: Mapped[Any] = mapped_column(JSON)
-    deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, index=True)
-
-
-class ChatRow(Base):
-    """A line of a game's chat between its players: kept apart from the event log, so it never makes a move stale."""
-
-    __tablename__ = "chat"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
-    seat: Mapped[int] = mapped_column(Integer)
-    text: Mapped[str] = mapped_column(String(300))
-    created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-
-
-class EventRow(Base):
-    __tablename__ = "events"
-    __table_args__ = (UniqueConstraint("game_id", "number"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
-    number: Mapped[int] = mapped_column(Integer)
-    kind: Mapped[str] = mapped_column(String(8))  # "move", "undo", "rematch", "resign", "abort" or "timeout"
-    value: Mapped[str] = mapped_column(String(64))  # the move's text, how many to undo, the rematch's id, or the seat
-    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)  # who sent it (None: the AI)
-    client_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-
-
-@dataclass
-class StoredGame:
-    """A game as the store knows it: metadata and the replayed :class:`Game`."""
-
-    id: str
-    created: datetime
-    mode: str
-    names: list[str]
-    ai_level: str | None
-    ai_seat: int | None
-    token_hashes: list[str | None]
-    invite_open: bool
-    game: Game
-    version: int
-    client_ids: set[str] = field(default_factory=set)
-    move_entries: list[tuple[Move, dict[str, Any]]] = field(default_factory=list)  # the views' move list, kept between states
-    rematch: str | None = None  # the id of the next game between the same seats
-    ended: tuple[str, int] | None = None  # ("resigned", "aborted" or "timeout", the seat that did it or ran out): over before its end
-    lesson: Lesson | None = None  # the lesson a "lesson" game is (None when no lesson of this version starts there)
-    control: TimeControl | None = None  # the clock's time control; None: no clock
-    move_times: list[datetime] = field(default_factory=list)  # when each move of the game was made
-    ended_at: datetime | None = None  # when it was resigned, aborted or lost on time
-    rating: dict[str, Any] | None = None  # a rated game's family and rating changes (ratings.Ratings.game_view); None: casual
-    offer: dict[str, Any] | None = None  # a game offered in the lobby: {"kind": "open" or "named", "for": name}
-
-    def apply(self, events: list[Event]) -> None:
-        """Replay events onto this game; those it already has are skipped.
-
-        Raises:
-            StoreError: ``corrupt`` when the log has a gap or an event the rules reject.
-        """
-        for number, kind, value, client_id, created in events:
-            if number < self.version:
-                continue
-            try:
-                if number != self.version:
-                    raise QuiltmakerError(f"event {self.version} is missing")
-                if kind == "move":
-                    if self.ended is not None:
-                        raise QuiltmakerError("a move after the game was resigned or aborted")
-                    self.game.play(value)
-                    self.move_times.append(created)
-                elif kind == "undo":
-                    if self.rematch is not None or self.ended is not None:
-                        raise QuiltmakerError("an undo after the rematch started")
-                    for _ in range(int(value)):
-                        self.game.undo()
-                        self.move_times.pop()
-                elif kind == "rematch":
-                    if not self.is_finished or self.rematch is not None:
-                        raise QuiltmakerError("a rematch before the end of the game, or a second one")
-                    self.rematch = value
-                elif kind in ("resign", "abort"):
-                    seat = int(value)
-                    if self.is_finished or seat not in (0, 1):
-                        raise QuiltmakerError(f"a {kind} by seat {value} of a game already over")
-                    if kind == "abort" and not may_abort(self.game):
-                        raise QuiltmakerError("an abort after both sides have moved")
-                    self.ended = ("resigned" if kind == "resign" else "aborted", seat)
-                    self.ended_at = created
-                elif kind == "timeout":
-                    seat = int(value)
-                    clock = self.clock_at(created)
-                    if self.is_finished or clock is None or clock.flagged != seat:
-                        raise QuiltmakerError(f"a timeout of seat {value} whose time had not run out")
-                    self.ended = ("timeout", seat)
-                    self.ended_at = created
-                else:
-                    raise QuiltmakerError(f"unknown event kind {kind!r}")
-            except (QuiltmakerError, ValueError) as error:
-                raise StoreError("corrupt", f"game {self.id} has a corrupt log at event {number}: {error}") from error
-            self.version += 1
-            if client_id:
-                self.client_ids.add(client_id)
-
-    def clock_at(self, now: datetime) -> Clock | None:
-        """The game's clocks at ``now`` (None for a game without a clock)."""
-        if self.control is None:
-            return None
-        position = self.game.position
-        if self.ended_at is not None and not position.is_over:
-            # Stopped by a resignation or the time running out: the side to move spent its time until then.
-            stopped = clock_at(self.control, self.game.movers, self.move_times, position.to_move, self.ended_at)
-            return replace(stopped, running=None, deadline=None)
-        return clock_at(self.control, self.game.movers, self.move_times, position.to_move, now)
-
-    def clock_after(self, kind: str, value: str, at: datetime) -> Clock | None:
-        """The clocks as they will be once event ``kind value``, made at ``at``, is applied (None without a clock).
-
-        (Only online games have clocks, and they have no undo.)
-        """
-        if self.control is None:
-            return None
-        position = self.game.position
-        if kind != "move" or position.to_move is None:
-            return clock_at(self.control, self.game.movers, self.move_times, None, at)  # the game ends, or is over
-        after = position.play(Move.from_text(value))
-        return clock_at(self.control, [*self.game.movers, position.to_move], [*self.move_times, at], after.to_move, at)
-
-    @property
-    def against_ai(self) -> bool:
-        """Whether seat ``ai_seat`` is played by the server: the computer, or the tutor of a lesson."""
-        return self.mode in ("ai", "lesson")
-
-    @property
-    def moves_version(self) -> int:
-        """The version of the last move or undo: what the game's positions depend on (a rematch, resign or abort changes none)."""
-        return self.version - (self.rematch is not None) - (self.ended is not None)
-
-    def seat_of(self, token: str | None) -> int | str | None:
-        """The seat a token holds: 0, 1, ``"both"`` (pass-and-play) or ``None``."""
-        if not token:
-            return None
-        digest = secret_hash(token)
-        for seat, stored in enumerate(self.token_hashes):
-            if stored is not None and hmac.compare_digest(stored, digest):
-                return BOTH_SEATS if self.mode == "local" else seat
-        return None
-
-    @property
-    def is_finished(self) -> bool:
-        """Over: played to its end, resigned or aborted. Nothing but a rematch may follow."""
-        return self.game.position.is_over or self.ended is not None
-
-    @property
-    def status(self) -> str:
-        if self.ended is not None and self.ended[0] == "aborted":
-            return "aborted"
-        if self.is_finished:
-            return "over"
-        if self.mode == "online" and self.invite_open:
-            return "waiting"
-        return "playing"
-
-
-def may_abort(game: Game) -> bool:
-    """A game may be called off, without a result, until each side has made a move."""
-    return len(set(game.movers)) < 2
-
-
-# An event as read from the log: number, kind (see the module's docstring), value, client id, when it was made.
-Event = tuple[int, str, str, str | None, datetime]
+def replay(stored: StoredGame, events: list[Event]) -> None:
+    """Apply logged events to a game; a log the rules reject is the game's ``corrupt`` error."""
+    try:
+        log.replay(stored, events)
+    except log.CorruptLog as error:
+        raise StoreError("corrupt", str(error)) from error
 
 
 def _event(row: EventRow) -> Event:
-    return row.number, row.kind, row.value, row.client_id, as_utc(row.created)
-
-
-def as_utc(moment: datetime) -> datetime:
-    """A stored moment as an aware UTC datetime (SQLite hands them back without their zone)."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+    return Event(row.number, row.kind, row.value, row.seat, row.client_id, as_utc(row.created))
 
 
 @contextlib.contextmanager
@@ -319,68 +84,17 @@ def _chat_view(row: ChatRow) -> dict[str, Any]:
     return {"id": row.id, "seat": row.seat, "text": row.text, "at": row.created.isoformat()}
 
 
-def secret_hash(secret: str) -> str:
-    """What is stored of a secret (a token, an invitation): its SHA-256."""
-    return hashlib.sha256(secret.encode()).hexdigest()
-
-
-def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-def create_tables(engine: Engine, tables: Sequence[Any]) -> None:
-    """Create the tables a part of the server keeps beside the games' (an older database gains them)."""
-    try:
-        Base.metadata.create_all(engine, tables=tables)
-    except (OperationalError, ProgrammingError, IntegrityError):
-        Base.metadata.create_all(engine, tables=tables)  # another server process created them at the same moment
-
-
-def database_url_for(data_dir: Path) -> str:
-    """The default database: a SQLite file in the data folder."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{data_dir / 'quiltmaker.sqlite3'}"
-
-
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    # WAL lets readers run beside the writer; FULL syncs every commit, so an
-    # acknowledged move survives a killed process (and a lost machine).
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=FULL")
-    cursor.execute("PRAGMA busy_timeout=10000")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()
-
-
 class GameStore:
     """Create, load and extend games in one database (thread-safe; blocking calls)."""
 
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.engine: Engine = create_engine(url, pool_pre_ping=True)
-        if self.engine.dialect.name == "sqlite":
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-        try:
-            Base.metadata.create_all(self.engine)
-        except (OperationalError, ProgrammingError, IntegrityError):
-            # Another server process created the tables at the same moment; they exist now.
-            Base.metadata.create_all(self.engine)
-        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
-        # SQLite has one writer at a time, and a thread that finds the file locked sleeps and
-        # retries (for up to tens of milliseconds a try): under load, threads of one process
-        # queueing on that lock took a move from a few milliseconds to seconds. So this
-        # process's writers queue on a lock of its own first, which wakes the next at once.
-        self._one_writer = threading.Lock() if self.engine.dialect.name == "sqlite" else None
-
-    @contextlib.contextmanager
-    def writing(self) -> Iterator[Session]:
-        """A session whose transaction commits at the end (every write of the server's parts goes through here)."""
-        with self._one_writer or contextlib.nullcontext(), self._sessions.begin() as session:
-            yield session
+    def __init__(self, database: Database | str) -> None:
+        self.database = database if isinstance(database, Database) else Database(database)
+        self.engine = self.database.engine
+        self._sessions = self.database.reading
+        self.writing = self.database.writing
 
     def close(self) -> None:
-        self.engine.dispose()
+        self.database.close()
 
     # Creating ----------------------------------------------------------------
 
@@ -433,23 +147,21 @@ class GameStore:
                 session.add(EventRow(game_id=game_id, number=number, kind="move", value=move, seat=None, client_id=None, created=created))
         return game_id, token, invite
 
-    def create_rematch(self, stored: StoredGame, start: Position) -> str:
-        """Store the next game between ``stored``'s seats, swapped so that the other side starts; return its id.
+    def create_rematch(self, stored: StoredGame, rematch: Rematch, start: Position) -> str:
+        """Store ``stored``'s rematch (:func:`.round.rules.rematch_of`) from ``start``; return its id.
 
         Each seat keeps its token (only their hashes are known here, and they
         move with the seats), so nobody needs a new link or invitation.
         """
-        swap = stored.mode != "local"  # pass-and-play has one token; its players trade names instead
-        hashes = [stored.token_hashes[1], stored.token_hashes[0]] if swap else list(stored.token_hashes)
         row = GameRow(
             id=secrets.token_urlsafe(9),
             created=utc_now(),
             mode=stored.mode,
             start=start.text(),
-            names=[stored.names[1], stored.names[0]],
+            names=rematch.names,
             ai_level=stored.ai_level,
-            ai_seat=None if stored.ai_seat is None else 1 - stored.ai_seat,
-            token_hashes=hashes,
+            ai_seat=rematch.ai_seat,
+            token_hashes=rematch.token_hashes,
             invite_hash=None,
         )
         with self.writing() as session:
@@ -531,6 +243,10 @@ class GameStore:
             game = Game(Position.from_text(row.start), row.names)
         except (QuiltmakerError, ValueError) as error:
             raise StoreError("corrupt", f"game {game_id} has a corrupt start position: {error}") from error
+        try:
+            control = None if control is None else TimeControl.from_json(control)
+        except (QuiltmakerError, KeyError, TypeError, ValueError) as error:
+            raise StoreError("corrupt", f"game {game_id} has a corrupt time control: {error}") from error
         stored = StoredGame(
             id=row.id,
             created=row.created,
@@ -541,15 +257,10 @@ class GameStore:
             token_hashes=list(row.token_hashes),
             invite_open=row.invite_hash is not None,
             game=game,
-            version=0,
+            lesson_number=lesson_number,
+            control=control,
         )
-        try:
-            stored.control = None if control is None else TimeControl.from_json(control)
-        except (QuiltmakerError, KeyError, TypeError, ValueError) as error:
-            raise StoreError("corrupt", f"game {game_id} has a corrupt time control: {error}") from error
-        stored.apply([_event(e) for e in events])
-        if lesson_number is not None:
-            stored.lesson = lesson_of(lesson_number, stored.game)
+        replay(stored, [_event(e) for e in events])
         return stored
 
     def refresh(self, stored: StoredGame) -> list[Event]:

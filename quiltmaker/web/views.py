@@ -6,7 +6,6 @@ turn, the buttons an advance earns and the scoring all come from here.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timezone
 from typing import Any
 
@@ -26,8 +25,10 @@ from ..core.game import Game
 from ..core.moves import ACTIONS, ADVANCE, BUY, COLUMNS, SPECIAL, Move, square_name
 from ..core.position import NO_BONUS, MoveEffect, Position
 from ..tutorial import LESSONS, facts, marked_squares, progress, tutor_moves
-from .clocks import MAX_INCREMENT, MAX_INITIAL, MIN_INITIAL, PRESETS, TimeControl, clock_view
-from .store import StoredGame, may_abort
+from .round import rules
+from .round.clocks import MAX_INCREMENT, MAX_INITIAL, MIN_INITIAL, PRESETS, TimeControl, clock_view
+from .round.game import StoredGame
+from .words import turn_reason
 
 
 def catalogue(levels: dict[str, str]) -> dict[str, Any]:
@@ -74,29 +75,6 @@ def catalogue(levels: dict[str, str]) -> dict[str, Any]:
         "levels": [{"name": name, "description": description} for name, description in levels.items()],
         "lessons": [{"number": lesson.number, "title": lesson.title} for lesson in LESSONS],
     }
-
-
-def turn_reason(position: Position, names: list[str]) -> str:
-    """Why the player to move is to move, in words (the rules decide it: :attr:`Position.turn_cause`)."""
-    cause = position.turn_cause
-    if cause.player is None:
-        return "the game is over"
-    name = names[cause.player]
-    if cause.kind == "special":
-        return f"{name} must place the special patch just earned"
-    if cause.kind == "start":
-        return f"{name} starts the game"
-    if cause.kind == "behind":
-        return f"{name} is behind on the time track (space {cause.space} against {cause.other_space})"
-    return f"both tokens are on space {cause.space}: {name} arrived last, so is on top and moves first"
-
-
-_PLAYER = re.compile(r"\bplayer ([01])\b")
-
-
-def with_names(message: str, names: list[str]) -> str:
-    """An engine message with "player 0" and "player 1" replaced by the players' names."""
-    return _PLAYER.sub(lambda match: names[int(match.group(1))], message)
 
 
 def quilt_grid(game: Game, player: int, ply: int | None = None) -> list[list[int | str | None]]:
@@ -250,7 +228,6 @@ def state_view(
         # `plays`: whether it takes its turn now (a lesson's tutor waits once the lesson is done).
         plays = stored.lesson is None or tutor_moves(stored.lesson, game)
         ai = {"level": stored.ai_level, "seat": stored.ai_seat, "thinking": ai_thinking, "plays": plays}
-    assisted = stored.mode in ("ai", "local", "lesson") and stored.control is None  # a clock: no hints, no undo
     return {
         "id": stored.id,
         "version": stored.version,
@@ -266,11 +243,11 @@ def state_view(
         "legal": legal_view(position, stored.names),
         "moves": moves,
         "result": result_view(stored),
-        "hints": assisted and stored.lesson is None and not stored.is_finished,
-        "undo": assisted and stored.ended is None and len(game.moves) > (stored.lesson.ply if stored.lesson else 0),
-        # What a player may do to end the game early (the server checks again when asked).
-        "can_resign": stored.mode in ("online", "ai") and stored.status == "playing",
-        "can_abort": stored.mode in ("online", "ai") and not stored.is_finished and may_abort(game),
+        # What a player may do now, by the round's rules (the server checks again when asked).
+        "hints": rules.allows(rules.may_hint, stored),
+        "undo": rules.allows(rules.undo_count, stored),
+        "can_resign": rules.allows(rules.may_end, stored, "resign"),
+        "can_abort": rules.allows(rules.may_end, stored, "abort"),
         "lesson": lesson_view(stored),
         # Whether each seat's player is here now (a socket open to this server process; the AI always is).
         "presence": presence if presence is not None else [False, False],

@@ -17,7 +17,8 @@ from playwright.sync_api import expect
 from web_helpers import play_in_the_past
 from websockets.sync.client import connect
 
-from quiltmaker.web.store import GameStore, database_url_for
+from quiltmaker.web.database import database_url_for
+from quiltmaker.web.store import GameStore
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 from web_helpers import TEST_LIMITS, free_port, start_server
 
-from quiltmaker.web.store import GameStore
+from sqlalchemy import create_engine
 
 BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
 
@@ -144,7 +144,11 @@ def postgres() -> Iterator[str]:
         deadline = time.monotonic() + 60
         while True:
             try:
-                GameStore(url).close()
+                engine = create_engine(url)
+                try:
+                    engine.connect().close()
+                finally:
+                    engine.dispose()
                 break
             except Exception:
                 if time.monotonic() > deadline or server.poll() is not None:

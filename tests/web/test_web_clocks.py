@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from web_client import connect, create, game_count, get_state, join
-from web_helpers import play_in_the_past
+from web_helpers import migrated_store, play_in_the_past
 
-from quiltmaker.web.clocks import TimeControl
+from quiltmaker.web.round.clocks import TimeControl
 from quiltmaker.web.store import GameStore, StoreError
 
 
@@ -124,11 +124,11 @@ def test_a_claim_is_refused_while_the_other_side_still_has_time_and_in_a_real_ti
 def test_a_log_whose_timeout_came_before_the_time_ran_out_is_corrupt(tmp_path: Any) -> None:
     from quiltmaker.core.position import Position
 
-    store = GameStore(f"sqlite:///{tmp_path / 'clocks.sqlite3'}")
+    store = migrated_store(f"sqlite:///{tmp_path / 'clocks.sqlite3'}")
     game_id, _, _ = store.create("online", Position.initial(3, first_player=0), ["A", "B"], control=TimeControl.parse("5+0"))
     play_in_the_past(store, game_id, [("A", 10), ("A", 5)])
     store.append(game_id, 2, "timeout", "0", None, None)  # seat 0 has almost all of its five minutes
     with pytest.raises(StoreError) as refused:
         store.load(game_id)
-    assert refused.value.code == "corrupt" and "had not run out" in str(refused.value)
+    assert refused.value.code == "corrupt" and "time has not run out" in str(refused.value)
     store.close()

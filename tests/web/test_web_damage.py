@@ -12,15 +12,16 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from web_client import TEST_QUOTAS, connect
 
+from web_helpers import migrated_store
+
 from quiltmaker.core.position import Position
 from quiltmaker.web.app import Settings, create_app
-from quiltmaker.web.store import GameStore
 
 PAGE = 4096  # SQLite's default page size
 
 
 def stored_games(path: Path, count: int) -> list[str]:
-    store = GameStore(f"sqlite:///{path}")
+    store = migrated_store(f"sqlite:///{path}")
     ids = []
     for seed in range(count):
         game_id, _, _ = store.create("local", Position.initial(seed, first_player=0), ["A", "B"])

@@ -11,12 +11,12 @@ import pytest
 from fastapi.testclient import TestClient
 from services import BINARIES, postgres
 from web_client import TEST_QUOTAS
-from web_helpers import play_in_the_past
+from web_helpers import migrated_store, play_in_the_past
 
 from quiltmaker.core.position import Position
 from quiltmaker.web.app import Settings, create_app
-from quiltmaker.web.clocks import TimeControl
-from quiltmaker.web.store import GameStore, StoreError
+from quiltmaker.web.round.clocks import TimeControl
+from quiltmaker.web.store import StoreError
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     not BINARIES and not os.environ.get("CI"),
@@ -31,7 +31,7 @@ def postgres_url() -> Iterator[str]:
 
 
 def test_the_store_appends_once_per_number_and_replays(postgres_url: str) -> None:
-    store = GameStore(postgres_url)
+    store = migrated_store(postgres_url)
     game_id, _token, _ = store.create("local", Position.initial(3), ["Ann", "Bob"])
     assert store.append(game_id, 0, "move", "A", 0, "one") == 1
     with pytest.raises(StoreError) as raised:
@@ -44,7 +44,7 @@ def test_the_store_appends_once_per_number_and_replays(postgres_url: str) -> Non
 
 
 def test_a_clock_deadline_is_stored_and_found_due_and_its_timeout_replays(postgres_url: str) -> None:
-    store = GameStore(postgres_url)
+    store = migrated_store(postgres_url)
     game_id, _, _ = store.create("online", Position.initial(5, first_player=0), ["Ann", "Bob"], control=TimeControl.parse("0.25+0"))
     play_in_the_past(store, game_id, [("A", 21), ("A", 20)])  # the clocks started 20 s ago: 15 s each
     assert game_id in store.due(datetime.now(timezone.utc))
@@ -57,7 +57,7 @@ def test_a_clock_deadline_is_stored_and_found_due_and_its_timeout_replays(postgr
 
 
 def test_an_invitation_is_spent_once(postgres_url: str) -> None:
-    store = GameStore(postgres_url)
+    store = migrated_store(postgres_url)
     game_id, token, invite = store.create("online", Position.initial(4), ["Ann", "Bob"], creator_seat=1)
     assert invite is not None
     second, seat = store.join(game_id, invite)

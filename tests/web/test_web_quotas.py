@@ -12,10 +12,10 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 from web_client import connect, create, get_state
-from web_helpers import first_legal_move
+from web_helpers import first_legal_move, migrated_store
 
 from quiltmaker.web.app import Settings, create_app
-from quiltmaker.web.store import GameRow, GameStore
+from quiltmaker.web.schema import GameRow
 
 
 @pytest.fixture
@@ -72,7 +72,7 @@ def test_games_nobody_started_are_deleted_after_their_days_and_the_others_kept(t
         # A signed-in player's rated game with a clock: rows in the tables beside the game's.
         assert client.post("/api/account/signup", json={"name": "Ada", "password": "correct horse"}).status_code == 200
         old_rated = create(client, mode="online", seat=0, clock="10+5", rated=True)
-    store = GameStore(url)
+    store = migrated_store(url)
     ten_days_ago = datetime.now(timezone.utc) - timedelta(days=10)
     with store.engine.begin() as connection:
         old = [old_unstarted["id"], old_lesson["id"], old_started["id"], old_rated["id"]]

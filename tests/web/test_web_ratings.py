@@ -135,5 +135,5 @@ def test_the_hourly_sweep_rates_every_finished_game_it_missed_a_page_at_a_time(f
     for game in games:  # resigned, written past the server as a crash would leave it: unrated
         server.store.append(game["id"], 0, "resign", "0", 0, None)
     server.cache.clear()
-    fresh.portal.call(server._settle_missed)
+    fresh.portal.call(server.ratings.settle_missed, server.load)
     assert len(fresh.get("/api/players/Ada").json()["history"]) == 3 and ada

@@ -15,12 +15,14 @@ import pytest
 from services import RedisServer, servers
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from web_helpers import play_in_the_past
+from web_helpers import migrated_store, play_in_the_past
 from websockets.sync.client import connect
 
 from quiltmaker.core.position import Position
-from quiltmaker.web.clocks import TimeControl
-from quiltmaker.web.store import EventRow, GameStore, database_url_for
+from quiltmaker.web.round.clocks import TimeControl
+from quiltmaker.web.database import database_url_for
+from quiltmaker.web.schema import EventRow
+from quiltmaker.web.store import GameStore
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     shutil.which("redis-server") is None and not os.environ.get("CI"),
@@ -174,7 +176,7 @@ def _events(url: str, game_id: str) -> list[str]:
 def test_exactly_one_server_ends_a_game_on_time_also_one_whose_time_ran_out_while_no_server_ran(tmp_path: Path, redis_url: str) -> None:
     url = database_url_for(tmp_path)
     # Games whose clocks (15 s each) started 20 s ago while no server was running: deadlines from the database.
-    store = GameStore(url)
+    store = migrated_store(url)
     waited = []
     for seed in range(8):
         game_id, _, _ = store.create("online", Position.initial(seed, first_player=0), ["A", "B"], control=TimeControl.parse("0.25+0"))

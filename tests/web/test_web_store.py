@@ -17,8 +17,12 @@ from web_client import (
     snapshot,
 )
 
+from web_helpers import migrated_store
+
 from quiltmaker.core.position import Position
-from quiltmaker.web.store import EventRow, GameStore, StoreError
+from quiltmaker.web.round import rules
+from quiltmaker.web.schema import EventRow
+from quiltmaker.web.store import StoreError
 
 
 # Persistence and the store ---------------------------------------------------------
@@ -44,9 +48,9 @@ def test_second_server_on_the_same_database_sees_the_same_game(tmp_path: Path) -
 
 
 def test_store_refuses_a_second_append_of_the_same_event_number(tmp_path: Path) -> None:
-    store = GameStore(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    store = migrated_store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
     try:
-        game_id, _, _ = store.create("local", Position.initial(0), ["a", "b"])
+        game_id, _, _ = store.create("local", Position.initial(0, first_player=0), ["a", "b"])
         assert store.append(game_id, 0, "move", "A", 0, "one") == 1
         with pytest.raises(StoreError) as error:
             store.append(game_id, 0, "move", "A", 0, "two")
@@ -104,7 +108,7 @@ def test_corrupt_game_is_a_500_with_a_message_and_the_server_lives_on(client: Te
 
 
 def test_a_log_with_a_rematch_before_the_end_is_corrupt(tmp_path: Path) -> None:
-    store = GameStore(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    store = migrated_store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
     game_id, _token, _invite = store.create("local", Position.initial(1, first_player=0), ["A", "B"])
     store.append(game_id, 0, "rematch", "elsewhere", 0, None)
     with pytest.raises(StoreError) as error:
@@ -115,27 +119,32 @@ def test_a_log_with_a_rematch_before_the_end_is_corrupt(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("events", "why"),
     [
-        ([("resign", "0"), ("move", "A")], "after the game was resigned"),
-        ([("move", "A"), ("move", "A"), ("abort", "0")], "abort after both sides"),
-        ([("resign", "0"), ("resign", "1")], "already over"),
-        ([("resign", "2")], "already over"),
+        ([("resign", "0", 0), ("move", "A", 1)], "the game is over"),
+        ([("move", "A", 0), ("move", "A", 1), ("abort", "0", 0)], "both sides have moved"),
+        ([("resign", "0", 0), ("resign", "1", 1)], "the game is over"),
+        ([("resign", "2", 0)], "a resign by seat '2'"),
+        ([("move", "A", 1)], "it is not your turn"),
+        ([("undo", "1", 0)], "no undo in an online game"),
     ],
 )
-def test_a_log_that_ends_a_game_wrongly_is_corrupt(tmp_path: Path, events: list[tuple[str, str]], why: str) -> None:
-    store = GameStore(f"sqlite:///{tmp_path / 'db.sqlite3'}")
-    game_id, _token, _invite = store.create("online", Position.initial(1, first_player=0), ["A", "B"])
-    for number, (kind, value) in enumerate(events):
-        store.append(game_id, number, kind, value, 0, None)
+def test_a_log_that_ends_a_game_wrongly_is_corrupt(tmp_path: Path, events: list[tuple[str, str, int]], why: str) -> None:
+    store = migrated_store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    game_id, _token, invite = store.create("online", Position.initial(1, first_player=0), ["A", "B"])
+    assert invite is not None
+    store.join(game_id, invite)
+    for number, (kind, value, seat) in enumerate(events):
+        store.append(game_id, number, kind, value, seat, None)
     with pytest.raises(StoreError) as error:
         store.load(game_id)
     assert error.value.code == "corrupt" and why in str(error.value)
 
 
 def test_only_a_game_without_events_is_deleted_as_a_lost_rematch(tmp_path: Path) -> None:
-    store = GameStore(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    store = migrated_store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
     played, _token, _invite = store.create("local", Position.initial(1, first_player=0), ["A", "B"])
     store.append(played, 0, "move", "A", 0, None)
-    fresh = store.create_rematch(store.load(played), Position.initial(2, first_player=0))
+    stored = store.load(played)
+    fresh = store.create_rematch(stored, rules.rematch_of(stored), Position.initial(2, first_player=0))
     assert store.load(fresh).names == ["B", "A"]
     assert not store.delete_unplayed(played) and store.exists(played)
     assert store.delete_unplayed(fresh) and not store.exists(fresh)

@@ -23,7 +23,7 @@ from web_helpers import first_legal_move
 
 from quiltmaker.web.accounts import SESSION_COOKIE
 from quiltmaker.web.app import Settings, create_app
-from quiltmaker.web.store import GameRow
+from quiltmaker.web.schema import GameRow
 
 # No rate limits to speak of: a test plays from one address much faster than any person.
 TEST_QUOTAS = {"create_limit": "100000/minute", "intent_limit": "100000/second"}

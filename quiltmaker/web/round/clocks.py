@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..core.errors import QuiltmakerError
+from ...core.errors import QuiltmakerError
 
 DAY = 86400.0
 MIN_INITIAL = 15.0  # seconds, as Lichess's shortest

@@ -1,0 +1,190 @@
+"""The server's database: its migrations, run when a server starts, and the connection every part of the server shares.
+
+Upgrading never loses a game, by construction: the schema is changed only by
+Alembic's migrations (:mod:`.migrations`), each in one transaction that
+either completes or leaves the database as it was (PostgreSQL and SQLite
+both change their schema transactionally), never by a service creating
+tables as it starts. Two server processes starting at once take turns (an
+advisory lock on PostgreSQL, the write lock on SQLite). A database that a
+newer version has migrated is refused, with what to do, before anything
+reads it. docs/web.md, "Upgrading", says how to back up first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from ..core.errors import QuiltmakerError
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+MIGRATION_LOCK = 0x717569_6C74  # PostgreSQL's advisory lock for migrating ("quilt")
+
+
+class SchemaError(QuiltmakerError):
+    """A database this version cannot use as it is: made by a newer version, or not yet migrated."""
+
+
+def database_url_for(data_dir: Path) -> str:
+    """The default database: a SQLite file in the data folder."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{data_dir / 'quiltmaker.sqlite3'}"
+
+
+def as_utc(moment: datetime) -> datetime:
+    """A stored moment as an aware UTC datetime (SQLite hands them back without their zone)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+# Migrations --------------------------------------------------------------------
+
+
+def _scripts() -> ScriptDirectory:
+    return ScriptDirectory.from_config(_config())
+
+
+def _config(connection: Connection | None = None) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    return config
+
+
+def head() -> str:
+    """The revision of the schema this version of quiltmaker keeps."""
+    revision = _scripts().get_current_head()
+    assert revision is not None
+    return revision
+
+
+def revision_of(connection: Connection) -> str | None:
+    """The revision a database is at (None: never migrated: empty, or kept by a version before migrations)."""
+    return MigrationContext.configure(connection).get_current_revision()
+
+
+def _known(revision: str | None, url: str) -> None:
+    if revision is None:
+        return
+    if revision not in {script.revision for script in _scripts().walk_revisions()}:
+        raise SchemaError(
+            f"the database {_shown(url)} was upgraded by a newer version of quiltmaker (its schema is at revision "
+            f"{revision!r}; this version knows up to {head()!r}). Run the newer version, or restore the backup taken before "
+            "that upgrade (docs/web.md, 'Upgrading')."
+        )
+
+
+def migrate(url: str) -> list[str]:
+    """Bring the database at ``url`` to this version's schema; return the revisions applied (none when it was there).
+
+    Raises:
+        SchemaError: the database was migrated by a newer version.
+    """
+    engine = _migrating_engine(url)
+    try:
+        with engine.begin() as connection:
+            if engine.dialect.name == "postgresql":
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+            before = revision_of(connection)
+            _known(before, url)
+            command.upgrade(_config(connection), "head")
+            after = revision_of(connection)
+        scripts = _scripts()
+        return [s.revision for s in reversed(list(scripts.iterate_revisions(after, before)))] if after != before else []
+    finally:
+        engine.dispose()
+
+
+def _migrating_engine(url: str) -> Engine:
+    """An engine for migrating: on SQLite, one whose transaction takes the write lock at its start and holds the DDL too.
+
+    (Python's sqlite3 module commits before DDL by default, which would let a
+    half-done migration stand; here it is told to leave transactions to us.)
+    """
+    engine = create_engine(url)
+    if engine.dialect.name == "sqlite":
+
+        @event.listens_for(engine, "connect")
+        def _connect(dbapi_connection: Any, _record: Any) -> None:
+            dbapi_connection.isolation_level = None
+            dbapi_connection.execute("PRAGMA busy_timeout=30000")
+
+        @event.listens_for(engine, "begin")
+        def _begin(connection: Connection) -> None:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+def _shown(url: str) -> str:
+    """A database URL as it may be shown: without its password."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+# The connection -------------------------------------------------------------------
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL lets readers run beside the writer; FULL syncs every commit, so an
+    # acknowledged move survives a killed process (and a lost machine).
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+class Database:
+    """One database of the server's, at this version's schema: sessions to read in, and one way to write (thread-safe).
+
+    Raises:
+        SchemaError: the database is not at this version's schema (:func:`migrate` first; a server does at start-up).
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine: Engine = create_engine(url, pool_pre_ping=True)
+        if self.engine.dialect.name == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        with self.engine.connect() as connection:
+            revision = revision_of(connection)
+        _known(revision, url)
+        if revision != head():
+            self.engine.dispose()
+            raise SchemaError(
+                f"the database {_shown(url)} is at schema revision {revision!r}, this version keeps {head()!r}: "
+                "run `quiltmaker migrate` (a server does it when it starts)"
+            )
+        self.reading = sessionmaker(self.engine, expire_on_commit=False)
+        # SQLite has one writer at a time, and a thread that finds the file locked sleeps and
+        # retries (for up to tens of milliseconds a try): under load, threads of one process
+        # queueing on that lock took a move from a few milliseconds to seconds. So this
+        # process's writers queue on a lock of its own first, which wakes the next at once.
+        self._one_writer = threading.Lock() if self.engine.dialect.name == "sqlite" else None
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[Session]:
+        """A session whose transaction commits at the end (every write of the server's parts goes through here)."""
+        with self._one_writer or contextlib.nullcontext(), self.reading.begin() as session:
+            yield session
+
+    def close(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,228 @@
+"""The rules of a game on the server, beyond the board's: who may do what, and when.
+
+One function a rule, each answering for a game as it stands (a
+:class:`~.game.StoredGame`) and raising :class:`Refusal` when the answer is
+no. The server's live checks call them before an intent is written, and the
+replay of the log calls the same ones, through :func:`check`, for every
+event it reads: what the server accepts and what the log accepts cannot
+drift apart. The board's own rules (a move's legality, scoring) are the
+core's (:class:`~quiltmaker.core.position.Position`); the clocks' are in
+:mod:`.clocks`. Nothing here touches a database, a socket or the event loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ... import tutorial
+from ...core.errors import QuiltmakerError
+from ...core.game import Game
+from ...core.moves import Move
+from ..words import turn_reason, with_names
+
+if TYPE_CHECKING:
+    from .game import StoredGame
+
+ENDINGS = ("resign", "abort")  # the early ends a player asks for (a timeout is the clock's)
+
+
+class Refusal(QuiltmakerError):
+    """An intent (or a logged event) the rules do not allow; ``code`` says why, as the protocol's error replies do."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def is_assisted(game: StoredGame) -> bool:
+    """Whether the player may have help (hints, undo): a game against the computer, a lesson or pass-and-play, without a clock.
+
+    An online game, and any game with a clock, is played unaided: two people
+    measure themselves there, and a clock's time would mean nothing with undo.
+    """
+    return game.mode in ("ai", "local", "lesson") and game.control is None
+
+
+def may_hint(game: StoredGame) -> None:
+    """A hint may be asked for in an assisted game under way (a lesson says what to do instead)."""
+    if not is_assisted(game):
+        raise Refusal("not_allowed", "hints are not given in online games or games with a clock")
+    if game.lesson is not None:
+        raise Refusal("not_allowed", "a lesson says what to do: the hint is for games")
+    if game.is_finished:
+        raise Refusal("game_over", "the game is over")
+
+
+def check_move(game: StoredGame, seat: int | None, text: Any, at: datetime) -> Move:
+    """The move ``text`` sent by ``seat`` (None: the server's own, the computer's or a lesson's script), if it may be played at ``at``.
+
+    A real-time move after its player's flag fell is too late (``time``); a
+    correspondence move counts until the win is claimed.
+    """
+    position = game.game.position
+    if game.status == "waiting":
+        raise Refusal("not_allowed", "the game starts when your friend opens the invitation link")
+    if game.is_finished:
+        raise Refusal("game_over", "the game is over")
+    if seat is not None and seat != position.to_move:
+        raise Refusal("not_your_turn", f"it is not your turn: {turn_reason(position, game.names)}")
+    if not isinstance(text, str) or len(text) > 64:
+        raise Refusal("malformed", "'move' must be the text of a move, such as 'A' or '12R1@e5'")
+    try:
+        move = Move.from_text(text)
+    except QuiltmakerError as error:
+        raise Refusal("malformed", str(error)) from None
+    reason = position.why_illegal(move) if move.exists else "no such move"
+    if reason is not None:
+        raise Refusal("illegal", f"{move.text()} is illegal: {with_names(reason, game.names)}")
+    clock = game.clock_at(at)
+    if clock is not None and clock.flagged is not None and clock.control.kind == "realtime":
+        raise Refusal("time", f"{game.names[clock.flagged]}'s time is up: the move came too late")
+    return move
+
+
+def check_lesson_move(game: StoredGame, seat: int | None, move: Move) -> None:
+    """A lesson's tutor turns down a legal move of the learner's that is not the step the lesson teaches.
+
+    The tutor's advice, not a rule of the game: checked when the learner moves,
+    never in the replay of the log, since a later version may word or order a
+    lesson's steps otherwise and a stored lesson must still load.
+    """
+    if game.lesson is not None and seat is not None:
+        refused = tutorial.refusal(game.lesson, game.game, move)
+        if refused is not None:
+            raise Refusal("lesson", refused[0].upper() + refused[1:])
+
+
+def undo_count(game: StoredGame) -> int:
+    """How many moves an undo takes back: pass-and-play one; against the computer, back to the human's last turn."""
+    if game.ended is not None:
+        raise Refusal("not_allowed", "the game is over")
+    if not is_assisted(game):
+        raise Refusal("not_allowed", "there is no undo in an online game or a game with a clock")
+    if game.rematch is not None:
+        raise Refusal("not_allowed", "the rematch has started: this game can no longer change")
+    if game.mode == "local":
+        if not game.game.moves:
+            raise Refusal("not_allowed", "there is no move to undo")
+        return 1
+    # Against the computer: back to the human's last turn, taking the computer's replies with it.
+    count = game.game.turn_start(1 - (game.ai_seat or 0))
+    if count is None or (game.lesson is not None and count > len(game.game.moves) - game.lesson.ply):
+        raise Refusal("not_allowed", "you have no move to undo yet")  # a lesson's script is not yours to undo
+    return count
+
+
+def may_abort(game: Game) -> bool:
+    """A game may be called off, without a result, until each side has made a move."""
+    return len(set(game.movers)) < 2
+
+
+def may_end(game: StoredGame, kind: str) -> None:
+    """A player may resign (``kind`` "resign") or call the game off ("abort"): online or against the computer."""
+    if game.mode not in ("online", "ai"):
+        raise Refusal("not_allowed", f"there is no {kind} in this game: only a player online or against the computer")
+    if game.is_finished:
+        raise Refusal("game_over", "the game is over")
+    if game.status == "waiting" and kind == "resign":
+        raise Refusal("not_allowed", "the game has not started: abort it instead")
+    if kind == "abort" and not may_abort(game.game):
+        raise Refusal("not_allowed", "both sides have moved: the game can no longer be aborted, only resigned")
+
+
+def may_claim(game: StoredGame, seat: int | None, at: datetime) -> int:
+    """Seat ``seat`` may claim a correspondence game's win at ``at``: its opponent, to move, is past their days. Returns that opponent."""
+    clock = game.clock_at(at)
+    if clock is None or clock.control.kind != "correspondence":
+        raise Refusal("not_allowed", "only a correspondence game's win on time is claimed: a real-time clock ends the game itself")
+    if game.is_finished:
+        raise Refusal("game_over", "the game is over")
+    if seat not in (0, 1) or clock.running is None or seat == clock.running:
+        raise Refusal("not_allowed", "only the player waiting for the other's move can claim the win")
+    if clock.flagged is None:
+        raise Refusal("not_allowed", f"{game.names[clock.running]} still has time to move")
+    return clock.flagged
+
+
+def flagged(game: StoredGame, at: datetime) -> int | None:
+    """The seat whose real-time clock has run out at ``at`` (the server then ends the game), or None."""
+    clock = game.clock_at(at)
+    if clock is None or clock.control.kind != "realtime" or game.is_finished:
+        return None
+    return clock.flagged
+
+
+def may_time_out(game: StoredGame, loser: int, by: int | None, at: datetime) -> None:
+    """Seat ``loser`` may lose on time at ``at``: a real-time flag the server saw (``by`` None), or a correspondence win claimed by ``by``."""
+    if by is None:
+        if flagged(game, at) != loser:
+            raise Refusal("not_allowed", f"seat {loser}'s time has not run out")
+    elif may_claim(game, by, at) != loser:
+        raise Refusal("not_allowed", f"seat {loser} is not the player past their days")
+
+
+def may_rematch(game: StoredGame) -> None:
+    """A rematch may be asked for once the game is over with a result, and only once (a lesson has none)."""
+    if game.lesson is not None:
+        raise Refusal("not_allowed", "a lesson has no rematch: go on to the next lesson, or start this one again")
+    if not game.is_finished or game.status == "aborted":
+        raise Refusal("not_allowed", "a rematch can be asked for once the game is over")
+    if game.rematch is not None:
+        raise Refusal("not_allowed", f"the rematch has already started: game {game.rematch}")
+
+
+@dataclass(frozen=True)
+class Rematch:
+    """The next game between a game's seats: each seat keeps its token, and the other side starts.
+
+    (Seat 0 always starts, so the seats swap. Pass-and-play has one token for
+    both seats: there the players trade names instead.)
+    """
+
+    names: list[str]
+    ai_seat: int | None
+    token_hashes: list[str | None]
+
+
+def rematch_of(game: StoredGame) -> Rematch:
+    swap = game.mode != "local"
+    hashes = [game.token_hashes[1], game.token_hashes[0]] if swap else list(game.token_hashes)
+    ai_seat = None if game.ai_seat is None else 1 - game.ai_seat
+    return Rematch([game.names[1], game.names[0]], ai_seat, hashes)
+
+
+def allows(rule: Callable[..., object], *args: Any) -> bool:
+    """Whether ``rule`` allows it (for the views, which say what a player may do without asking first)."""
+    try:
+        rule(*args)
+    except Refusal:
+        return False
+    return True
+
+
+def check(game: StoredGame, kind: str, value: str, seat: int | None, at: datetime) -> None:
+    """Whether the event ``kind value`` by ``seat`` (None: the server's), made at ``at``, may follow ``game`` as it stands.
+
+    The one gate of the log: the replay calls it for every event, with the
+    very rules the live checks call when the event is asked for.
+    """
+    if kind == "move":
+        check_move(game, seat, value, at)
+    elif kind == "undo":
+        if value != str(undo_count(game)):
+            raise Refusal("not_allowed", f"an undo of {value} moves where the rules take back {undo_count(game)}")
+    elif kind in ENDINGS:
+        if value not in ("0", "1"):
+            raise Refusal("malformed", f"a {kind} by seat {value!r}")
+        may_end(game, kind)
+    elif kind == "timeout":
+        if value not in ("0", "1"):
+            raise Refusal("malformed", f"a timeout of seat {value!r}")
+        may_time_out(game, int(value), seat, at)
+    elif kind == "rematch":
+        may_rematch(game)
+    else:
+        raise Refusal("malformed", f"unknown event kind {kind!r}")

@@ -1,0 +1,86 @@
+"""Games lost on time: the server ends real-time games whose clock ran out, and writes a correspondence win a player claims.
+
+Every server process watches; the event log's unique numbers let exactly one
+of them write each game's timeout (the others find their view stale), and the
+deadlines are in the database, so a restart loses none. Whether a side has
+run out is the round's rule (:func:`.round.rules.flagged`, :func:`.round.rules.may_claim`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from .protocol import Connection, ProtocolError
+from .round import rules
+from .round.rules import Refusal
+from .database import utc_now
+from .live import LiveGames
+from .store import StoreError
+
+
+CLOCK_WATCH = 0.25  # seconds between looks at the real-time deadlines: how late past its time a game may end
+log = logging.getLogger("quiltmaker.web")
+
+
+class Timeouts:
+    """The clock watcher and the claims of one server process."""
+
+    def __init__(self, server: LiveGames) -> None:
+        self.server = server
+
+    async def run(self) -> None:
+        """End real-time games on time: every CLOCK_WATCH seconds, look at the games whose deadline has come."""
+        while True:
+            try:
+                for game_id in await asyncio.to_thread(self.server.store.due, utc_now()):
+                    await self.end_on_time(game_id)
+            except Exception:  # the database is away: look again soon
+                log.exception("watching the clocks failed")
+            await asyncio.sleep(CLOCK_WATCH)
+
+    async def claim(self, game_id: str, connection: Connection) -> dict[str, Any]:
+        """A correspondence game's player claims the win: the opponent, to move, is past their days."""
+        stored = await self.server.load(game_id)
+        seat = connection.seat if isinstance(connection.seat, int) else None
+        try:
+            rules.may_claim(stored, seat, utc_now())
+        except Refusal as refusal:
+            raise ProtocolError(refusal.code, str(refusal)) from None
+        if not await self.end_on_time(game_id, claimed_by=seat):
+            raise ProtocolError("stale", "the game changed meanwhile; here is the new state")
+        return {"type": "ack", "version": stored.version}
+
+    async def end_on_time(self, game_id: str, claimed_by: int | None = None) -> bool:
+        """Write the timeout of a game whose side to move has run out of time; return whether this call wrote it.
+
+        For a real-time game the server does it (``claimed_by`` None); for a
+        correspondence game the opponent claims it. A game whose time has not run
+        out only has its stored deadline put right.
+        """
+        server = self.server
+        async with server.locks[game_id]:
+            try:
+                stored = await server.load(game_id)
+            except ProtocolError:
+                # Gone or damaged: stop watching it, or it would be looked at four times a second for ever.
+                await asyncio.to_thread(server.store.clear_deadline, game_id)
+                return False
+            now = utc_now()
+            clock = stored.clock_at(now)
+            if clock is None:
+                return False
+            try:
+                loser = rules.flagged(stored, now) if claimed_by is None else rules.may_claim(stored, claimed_by, now)
+            except Refusal:
+                loser = None
+            if loser is None:
+                await asyncio.to_thread(server.store.set_deadline, game_id, clock)
+                return False
+            try:
+                await server.record(stored, stored.version, "timeout", str(loser), claimed_by, None, now)
+            except StoreError:  # another process (or a move just in time) took the version: it decided
+                return False
+        server.announce(stored)
+        return True
