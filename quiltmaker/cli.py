@@ -153,6 +153,15 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--chat-limit", default=None, help="chat lines one address may send, e.g. '12/minute;300/day' (the default)")
     serve.set_defaults(run=_serve)
 
+    migrate = commands.add_parser(
+        "migrate", help=f"bring the web server's database to this version's schema (a server does it as it starts; back up first: {see('web')})"
+    )
+    migrate.add_argument("--data", type=Path, default=Path("quiltmaker-data"), help="folder of the default SQLite database")
+    migrate.add_argument("--database", help="SQLAlchemy database URL (default: SQLite in --data), e.g. postgresql+psycopg://...")
+    migrate.add_argument("--check", action="store_true", help="only say where the database stands (exit 1 if it needs migrating)")
+    migrate.add_argument("--new", metavar="MESSAGE", help="for developers: write the next migration, drafted from the schema's changes")
+    migrate.set_defaults(run=_migrate)
+
     components = commands.add_parser(
         "components", help="print the component data (patches, time track, scoring) as JSON, the file the rules are built from"
     )
@@ -497,6 +506,25 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise QuiltmakerError(f"not a rate limit: {error}") from None
     run_server(settings, args.host, args.port)
+    return 0
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    try:
+        from .web.database import database_url_for, head, migrate, new_revision, revision_at
+    except ImportError as error:
+        raise QuiltmakerError(f"the web server needs the 'web' extra: pip install 'quiltmaker[web]' ({error})") from None
+
+    if args.new:
+        print(f"wrote {new_revision(args.new)}: read it, finish it, and test it (docs/web.md, 'Upgrading')")
+        return 0
+    url = args.database or database_url_for(args.data)
+    if args.check:
+        revision = revision_at(url)
+        print(f"the database is at schema revision {revision or 'none (never migrated)'}; this version keeps {head()}")
+        return 0 if revision == head() else 1
+    applied = migrate(url)
+    print(f"migrated the database to schema revision {head()}: applied {', '.join(applied)}" if applied else f"the database is at schema revision {head()} already")
     return 0
 
 

@@ -100,8 +100,9 @@ def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000) ->
 
     from ..ai import mcts
 
-    # The port first: a port in use is told at once, not after the AI's preparation.
+    # The port and the database first: a port in use, or a database this version cannot use, is told at once.
     listening = _listen(host, port)
+    _migrate(settings)
     port = listening.getsockname()[1]
     # Before the address is shown: the first start after installing compiles the
     # search core (numba writes it to its disk cache), which must not be the
@@ -111,13 +112,7 @@ def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000) ->
     started = time.perf_counter()
     mcts.warm_up()
     print(f"quiltmaker: the AI is ready ({time.perf_counter() - started:.1f} s)", flush=True)
-    try:
-        app = create_app(settings)
-    except DatabaseError as error:
-        raise QuiltmakerError(
-            f"cannot open the games database {settings.database_url}: {error.orig}. If the file is damaged, "
-            "move it aside (the server then starts a new one) or restore it from a backup."
-        ) from None
+    app = create_app(settings)
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
     print(f"quiltmaker is running: open http://{shown}:{port}/ in your browser (Ctrl+C stops it)", flush=True)
     # ws_max_size caps a WebSocket frame before it is read; the app refuses anything over 4 KiB itself.
@@ -132,6 +127,17 @@ def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000) ->
         log_level="warning",
     )
     uvicorn.Server(config).run(sockets=[listening])
+
+
+def _migrate(settings: Settings) -> None:
+    """The database brought to this version's schema, or a clear error when it cannot be read."""
+    try:
+        migrate(settings.database_url)
+    except DatabaseError as error:
+        raise QuiltmakerError(
+            f"cannot open the games database {settings.database_url}: {error.orig}. If the file is damaged, "
+            "move it aside (the server then starts a new one) or restore it from a backup."
+        ) from None
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -13,6 +13,7 @@ reads it. docs/web.md, "Upgrading", says how to back up first.
 from __future__ import annotations
 
 import contextlib
+import tempfile
 import threading
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -78,6 +79,18 @@ def revision_of(connection: Connection) -> str | None:
     return MigrationContext.configure(connection).get_current_revision()
 
 
+def revision_at(url: str) -> str | None:
+    """The revision of the database at ``url`` (None: never migrated), refused when a newer version migrated it."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            revision = revision_of(connection)
+    finally:
+        engine.dispose()
+    _known(revision, url)
+    return revision
+
+
 def _known(revision: str | None, url: str) -> None:
     if revision is None:
         return
@@ -104,10 +117,29 @@ def migrate(url: str) -> list[str]:
             _known(before, url)
             command.upgrade(_config(connection), "head")
             after = revision_of(connection)
-        scripts = _scripts()
-        return [s.revision for s in reversed(list(scripts.iterate_revisions(after, before)))] if after != before else []
+        if after == before:
+            return []
+        return [script.revision for script in reversed(list(_scripts().iterate_revisions(after, before or "base")))]
     finally:
         engine.dispose()
+
+
+def new_revision(message: str) -> Path:
+    """Write the next migration's file, its operations drafted by Alembic from the difference between the
+    newest revision's schema and :mod:`.schema` (for a developer to read and finish); return its path."""
+    with tempfile.TemporaryDirectory() as folder:
+        url = f"sqlite:///{Path(folder) / 'head.sqlite3'}"
+        migrate(url)
+        engine = create_engine(url)
+        try:
+            with engine.connect() as connection:
+                config = _config(connection)
+                config.set_main_option("file_template", "r%%(rev)s_%%(slug)s")  # a module name: not a digit first
+                script = command.revision(config, message, autogenerate=True, rev_id=f"{int(head()) + 1:04d}")
+        finally:
+            engine.dispose()
+    assert script is not None and not isinstance(script, list)
+    return Path(script.path)
 
 
 def _migrating_engine(url: str) -> Engine:

@@ -1,9 +1,9 @@
 """Every table of the server's database, in one place; Alembic's migrations (:mod:`.migrations`) bring a database to it.
 
 A change to a table here is a change of the schema: it comes with a new
-migration (``quiltmaker migrate --new MESSAGE`` writes its skeleton, and a
-test holds the migrations and this module equal), so that a database made by
-any earlier version upgrades to it with nothing lost (docs/web.md, "Upgrading").
+migration (``quiltmaker migrate --new MESSAGE`` drafts it, and a test holds
+the migrations and this module equal), so that a database made by any
+earlier version upgrades to it with nothing lost (docs/web.md, "Upgrading").
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ class SessionRow(Base):
 
     token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
-    created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)  # the hourly purge finds the expired by it
 
 
 class AccountGameRow(Base):

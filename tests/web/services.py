@@ -20,9 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-from web_helpers import TEST_LIMITS, free_port, start_server
-
 from sqlalchemy import create_engine
+from web_helpers import TEST_LIMITS, free_port, start_server
 
 BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
 

@@ -7,12 +7,8 @@ from typing import Any
 from fastapi.testclient import TestClient
 from web_client import connect, create, get_state
 
-from web_helpers import migrated_store
-
 from quiltmaker.core.game import Game
 from quiltmaker.tutorial import LESSONS, refusal, setup
-from quiltmaker.web.database import migrate
-from quiltmaker.web.store import GameStore
 
 
 def core_game(state: dict[str, Any]) -> Game:
@@ -119,18 +115,3 @@ def test_the_last_lesson_plays_to_the_end_with_the_tutor(client: TestClient) -> 
         assert state["lesson"]["done"] and state["result"] is not None
         assert any(entry["player"] == 1 for entry in state["moves"][LESSONS[-1].ply :]), "the tutor played its turns"
         assert player.intent("rematch")["code"] == "not_allowed"
-
-
-def test_a_database_from_before_the_lessons_gains_their_table(tmp_path: Any) -> None:
-    """A version before lessons (and before migrations) kept no lessons table: the baseline migration adds it."""
-    url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
-    store = migrated_store(url)
-    with store.engine.begin() as connection:
-        connection.exec_driver_sql("DROP TABLE lessons")
-        connection.exec_driver_sql("DROP TABLE alembic_version")
-    store.close()
-    assert migrate(url) == ["0001"]
-    reopened = GameStore(url)
-    game_id, _, _ = reopened.create("lesson", setup(), ["Player", "Tutor"], "beginner", 1, 0, LESSONS[1].number, LESSONS[1].script)
-    assert reopened.load(game_id).lesson is LESSONS[1]
-    reopened.close()

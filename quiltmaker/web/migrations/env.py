@@ -21,7 +21,7 @@ def run_migrations(config: Any) -> None:
 
 try:
     _config = context.config
-except NameError:  # imported outside a migration run (the test runner's doctest collection): nothing to run
+except (AttributeError, NameError):  # imported outside a migration run (the test runner's doctest collection): nothing to run
     _config = None  # type: ignore[assignment]
 if _config is not None:
     run_migrations(_config)

@@ -1,0 +1,220 @@
+"""Upgrades never lose a game: a database kept by the server before migrations, upgraded, holds everything it held.
+
+tests/data/schema-0/ is such a database (made by tests/data/make_schema_0.py
+with the code of that time): its schema's DDL for SQLite and PostgreSQL, its
+rows, and what each game replayed to then. Each test builds it on a real
+database, upgrades it as a server does when it starts, and checks every
+game, account, rating and challenge, and that play goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from fastapi.testclient import TestClient
+from services import BINARIES, postgres
+from sqlalchemy import MetaData, create_engine, insert, text
+from web_client import TEST_QUOTAS, connect, create
+from web_helpers import first_legal_move
+
+from quiltmaker.core.errors import QuiltmakerError
+from quiltmaker.tutorial import LESSONS, setup
+from quiltmaker.web.accounts import Accounts
+from quiltmaker.web.app import Settings, create_app
+from quiltmaker.web.database import Database, SchemaError, head, migrate
+from quiltmaker.web.lobby import Lobby
+from quiltmaker.web.ratings import Ratings
+from quiltmaker.web.schema import Base
+from quiltmaker.web.store import GameStore
+
+FIXTURE = Path(__file__).parents[1] / "data" / "schema-0"
+GAMES = json.loads((FIXTURE / "games.json").read_text(encoding="utf-8"))
+ROWS = json.loads((FIXTURE / "rows.json").read_text(encoding="utf-8"))
+PASSWORD = "correct horse"  # the fixture's accounts' (Ada, Bob, Cyd)
+
+HAVE_POSTGRES = bool(BINARIES) or bool(os.environ.get("CI"))
+
+
+@pytest.fixture(scope="module")
+def postgres_server() -> Iterator[str]:
+    with postgres() as url:
+        yield url
+
+
+_databases = iter(range(1, 10**6))
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=[pytest.mark.slow, pytest.mark.skipif(not HAVE_POSTGRES, reason="needs PostgreSQL's server binaries")])])
+def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of an empty database, on SQLite or on a throwaway PostgreSQL server (a database of its own each test)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'old.sqlite3'}"
+    server: str = request.getfixturevalue("postgres_server")
+    name = f"migrations_{next(_databases)}"
+    engine = create_engine(server, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.execute(text(f"CREATE DATABASE {name}"))
+    engine.dispose()
+    return server.rsplit("/", 1)[0] + f"/{name}"
+
+
+def _value(value: Any) -> Any:
+    if isinstance(value, dict) and set(value) == {"datetime"}:
+        moment = datetime.fromisoformat(value["datetime"])
+        return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)  # stored as UTC
+    return value
+
+
+def build_schema_0(url: str, without: str | None = None) -> None:
+    """The database as the server before migrations left it: its tables by their DDL then, and the fixture's rows.
+
+    ``without``: a table left out, as a still older version (one before that table) left its database.
+    """
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        for statement in (FIXTURE / f"{engine.dialect.name}.sql").read_text(encoding="utf-8").split(";\n"):
+            if statement.strip() and not (without and f"TABLE {without} (" in statement):
+                connection.exec_driver_sql(statement)
+        tables = MetaData()
+        tables.reflect(connection)
+        for name, rows in ROWS.items():  # in the order the tables refer to each other
+            if rows and name != without:
+                connection.execute(insert(tables.tables[name]), [{k: _value(v) for k, v in row.items()} for row in rows])
+        if engine.dialect.name == "postgresql":  # rows written with their ids: the id sequences go on after them
+            for name in ("accounts", "chat", "events", "rating_changes"):
+                connection.execute(text(f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), (SELECT max(id) FROM {name}))"))
+    engine.dispose()
+
+
+def replayed(stored: Any) -> dict[str, Any]:
+    """What make_schema_0.py wrote down of each game, read off the game as loaded now."""
+    clock = stored.clock_at(datetime.fromisoformat(GAMES["clocks_at"]))
+    return {
+        "version": stored.version,
+        "position": stored.game.position.text(),
+        "moves": [move.text() for move in stored.game.moves],
+        "status": stored.status,
+        "ended": None if stored.ended is None else list(stored.ended),
+        "rematch": stored.rematch,
+        "names": stored.names,
+        "lesson": None if stored.lesson is None else stored.lesson.number,
+        "client_ids": sorted(stored.client_ids),
+        "clock": None if clock is None else {"remaining": list(clock.remaining), "running": clock.running, "flagged": clock.flagged},
+    }
+
+
+def test_the_fixture_holds_every_kind_of_game() -> None:
+    kinds = " ".join(game["what"] for game in GAMES["games"].values())
+    for kind in ("rated realtime", "correspondence", "against the AI", "rematch", "pass-and-play", "aborted", "lost on time", "lesson", "challenge"):
+        assert kind in kinds
+    assert {name: len(rows) > 0 for name, rows in ROWS.items() if name != "seeks"} == {name: True for name in ROWS if name != "seeks"}
+
+
+def test_a_database_from_before_migrations_upgrades_with_every_game_account_rating_and_challenge(empty_url: str) -> None:
+    build_schema_0(empty_url)
+    assert migrate(empty_url) == ["0001", "0002"] and head() == "0002"
+    database = Database(empty_url)
+    store = GameStore(database)
+    for game_id, before in GAMES["games"].items():
+        assert replayed(store.load(game_id)) == {k: v for k, v in before.items() if k != "what"}, before["what"]
+    accounts = Accounts(database)
+    ratings = Ratings(database)
+    for row in ROWS["accounts"]:
+        account, _session = accounts.sign_in(row["name"], PASSWORD)  # the password hashes came through
+        assert account.id == row["id"]
+        held = {r["family"]: round(r["rating"], 6) for r in ROWS["ratings"] if r["account_id"] == account.id}
+        assert {family: round(r.rating, 6) for family, r in ratings.ratings_of(account.id).items()} == held
+    rated = next(g for g, game in GAMES["games"].items() if game["what"] == "rated realtime, resigned")
+    view = ratings.game_view(rated)
+    assert view is not None and view["settled"] and all(change is not None for change in view["changes"])
+    lobby = Lobby(store, ratings)
+    for row in ROWS["challenges"]:
+        challenge = lobby.challenge(row["game_id"])
+        assert challenge is not None and (challenge["kind"], challenge["for"], challenge["rated"]) == (row["kind"], row["for_name"], row["rated"])
+    database.close()
+    assert migrate(empty_url) == [], "a second start migrates nothing"
+
+
+def test_play_goes_on_in_an_upgraded_database(empty_url: str) -> None:
+    """The server upgrades the database as it starts; a player signs in and moves in their game, and new games and accounts follow."""
+    build_schema_0(empty_url)
+    mail = next(g for g, game in GAMES["games"].items() if game["what"] == "rated correspondence, playing")
+    with TestClient(make_app_on(empty_url)) as client:
+        state = client.get(f"/api/games/{mail}").json()
+        mover = state["names"][state["to_move"]]
+        signed_in = client.post("/api/account/signin", json={"name": mover, "password": PASSWORD})
+        assert signed_in.status_code == 200, signed_in.text
+        with connect(client, mail) as player:
+            welcome = player.hello(None)  # no token: the seat the signed-in account holds
+            assert welcome["type"] == "welcome" and welcome["seat"] == state["to_move"]
+            reply = player.move(first_legal_move(player.state))
+            assert reply["type"] == "ack" and reply["version"] == state["version"] + 1
+        fresh = create(client, mode="local", seed=3)  # new rows beside the old: the id sequences go on
+        with connect(client, fresh["id"], fresh["token"]) as player:
+            assert player.move(first_legal_move(player.state))["type"] == "ack"
+        assert client.post("/api/account/signup", json={"name": "Dana", "password": PASSWORD}).status_code == 200
+        client.cookies.clear()
+
+
+def make_app_on(url: str) -> Any:
+    """The app (as the tests' make_app) on the database at ``url``."""
+    return create_app(Settings(database_url=url, hint_seconds=0.05, analysis_iterations=50, **TEST_QUOTAS), executor=ThreadPoolExecutor(1))
+
+
+def test_a_database_from_before_the_lessons_gains_their_table(tmp_path: Path) -> None:
+    """A version before lessons (and before migrations) kept no lessons table: the baseline adds it, and lessons play."""
+    url = f"sqlite:///{tmp_path / 'older.sqlite3'}"
+    build_schema_0(url, without="lessons")
+    assert migrate(url) == ["0001", "0002"]
+    store = GameStore(url)
+    game_id, _, _ = store.create("lesson", setup(), ["Player", "Tutor"], "beginner", 1, 0, LESSONS[1].number, LESSONS[1].script)
+    assert store.load(game_id).lesson is LESSONS[1]
+    store.close()
+
+
+def test_the_migrations_build_exactly_the_schema(empty_url: str) -> None:
+    migrate(empty_url)
+    engine = create_engine(empty_url)
+    with engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+    engine.dispose()
+
+
+def test_a_database_newer_than_the_code_is_refused_with_what_to_do(empty_url: str) -> None:
+    migrate(empty_url)
+    engine = create_engine(empty_url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = '9999'"))
+    engine.dispose()
+    for refused in (lambda: migrate(empty_url), lambda: Database(empty_url), lambda: make_app_on(empty_url)):
+        with pytest.raises(SchemaError) as raised:
+            refused()
+        assert "newer version of quiltmaker" in str(raised.value) and "'9999'" in str(raised.value) and "backup" in str(raised.value)
+        assert isinstance(raised.value, QuiltmakerError)
+
+
+def test_an_unmigrated_database_is_not_opened() -> None:
+    with pytest.raises(SchemaError) as raised:
+        Database("sqlite://")
+    assert "quiltmaker migrate" in str(raised.value)
+
+
+def test_servers_starting_together_migrate_once(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'together.sqlite3'}"
+    results: list[list[str]] = []
+    threads = [threading.Thread(target=lambda: results.append(migrate(url))) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == [[], [], [], ["0001", "0002"]]
