@@ -8,7 +8,7 @@ import functools
 import random
 from typing import Any, Literal
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -18,8 +18,7 @@ from ..core.components import DEFAULT_VARIANT, TIME_TRACKS, VARIANT_ALIASES
 from ..core.position import Position
 from ..core.errors import QuiltmakerError
 from ..tutorial import LEARNER, LESSONS, TUTOR, setup
-from .account_api import check_origin, count_request, current_account
-from .accounts import SESSION_COOKIE
+from .dependencies import Server, Writer, quota
 from .round.clocks import TimeControl
 from .lobby import MAX_WAITING
 from .ratings import ai_ratings, family_of
@@ -111,14 +110,9 @@ class Join(BaseModel):
     invite: str = Field(max_length=64)
 
 
-def _server(request: Request) -> GameServer:
-    server: GameServer = request.app.state.server
-    return server
-
-
-async def _load_or_404(request: Request, game_id: str) -> StoredGame:
+async def _load_or_404(server: GameServer, game_id: str) -> StoredGame:
     try:
-        return await _server(request).load(game_id)
+        return await server.load(game_id)
     except ProtocolError as error:
         if error.code == "corrupt":
             raise StoreError("corrupt", str(error)) from None  # answered with its code (app.store_error)
@@ -134,46 +128,41 @@ async def get_catalogue() -> dict[str, Any]:
     return body
 
 
-@router.post("/games")
-async def create_game(request: Request, new: NewGame) -> dict[str, Any]:
-    count_request(request, "create", "new games")
-    account = None
-    if request.cookies.get(SESSION_COOKIE):
-        check_origin(request)  # a signed-in player's game: the cookie must not be ridden from another site
-        account = await current_account(request)
+@router.post("/games", dependencies=[quota("create", "new games")])
+async def create_game(new: NewGame, account: Writer, server: Server) -> dict[str, Any]:
     if new.rated and account is None:
         raise HTTPException(403, "sign in to play a rated game: a rating belongs to an account")
     challenged = None
     if new.offer != "invite":
         if account is None:
             raise HTTPException(403, "sign in to offer a challenge in the lobby (as a guest: a quick match, or an invitation link)")
-        if await asyncio.to_thread(_server(request).lobby.waiting_count, account) >= MAX_WAITING:
+        if await asyncio.to_thread(server.lobby.waiting_count, account) >= MAX_WAITING:
             raise HTTPException(429, f"you have {MAX_WAITING} challenges waiting already: abort one, or wait for someone to accept")
     if new.opponent is not None:
-        challenged = await asyncio.to_thread(_server(request).accounts.find, new.opponent)
+        challenged = await asyncio.to_thread(server.accounts.find, new.opponent)
         if challenged is None:
             raise HTTPException(404, f"no player named {new.opponent!r}")
         if account is not None and challenged.id == account.id:
             raise HTTPException(422, "a challenge is for someone else")
     name = account.name if account is not None else None
-    created = await (_create_lesson(request, new, name) if new.mode == "lesson" else _create_game(request, new, name))
+    created = await (_create_lesson(server, new, name) if new.mode == "lesson" else _create_game(server, new, name))
     if account is not None:
-        await asyncio.to_thread(_server(request).accounts.claim, account, created["id"], str(created["seat"]))
+        await asyncio.to_thread(server.accounts.claim, account, created["id"], str(created["seat"]))
     if new.rated and account is not None and new.clock is not None:
         seats: list[int | None] = [None, None]
         seats[created["seat"]] = account.id
         family = family_of(TimeControl.parse(new.clock).kind)
-        await asyncio.to_thread(_server(request).ratings.open_game, created["id"], family, seats)
+        await asyncio.to_thread(server.ratings.open_game, created["id"], family, seats)
     if new.offer != "invite" and new.clock is not None and account is not None:
         # Listed before anyone loads the game, so its first load knows the offer. (An offer needs an
         # account, under whose name its creator plays.)
         await asyncio.to_thread(
-            _server(request).lobby.offer, created["id"], new.clock, new.rated, account, account.name, challenged, new.within
+            server.lobby.offer, created["id"], new.clock, new.rated, account, account.name, challenged, new.within
         )
     return created
 
 
-async def _create_game(request: Request, new: NewGame, account_name: str | None) -> dict[str, Any]:
+async def _create_game(server: GameServer, new: NewGame, account_name: str | None) -> dict[str, Any]:
     rng = random.Random(new.seed)
     # Seat 0 moves first, so choosing a seat is choosing to start or not.
     start = Position.initial(rng.randrange(2**63), first_player=0, variant=new.variant)
@@ -190,7 +179,7 @@ async def _create_game(request: Request, new: NewGame, account_name: str | None)
         names[seat] = account_name  # a signed-in player plays under their account's name
     game_id, token, invite = await asyncio.to_thread(
         functools.partial(
-            _server(request).store.create,
+            server.store.create,
             new.mode,
             start,
             names,
@@ -203,7 +192,7 @@ async def _create_game(request: Request, new: NewGame, account_name: str | None)
     return {"id": game_id, "token": token, "seat": BOTH_SEATS if new.mode == "local" else seat, "invite": invite}
 
 
-async def _create_lesson(request: Request, new: NewGame, account_name: str | None) -> dict[str, Any]:
+async def _create_lesson(server: GameServer, new: NewGame, account_name: str | None) -> dict[str, Any]:
     """A lesson's game: the learner against the tutor (the beginner level), from the lesson's start."""
     assert new.lesson is not None  # the model requires it
     names = ["Player", "Tutor"]
@@ -213,19 +202,15 @@ async def _create_lesson(request: Request, new: NewGame, account_name: str | Non
         names[LEARNER] = account_name
     lesson = LESSONS[new.lesson - 1]
     game_id, token, _ = await asyncio.to_thread(
-        _server(request).store.create, "lesson", setup(), names, "beginner", TUTOR, LEARNER, lesson.number, lesson.script
+        server.store.create, "lesson", setup(), names, "beginner", TUTOR, LEARNER, lesson.number, lesson.script
     )
     return {"id": game_id, "token": token, "seat": LEARNER, "invite": None}
 
 
 @router.post("/games/{game_id}/join")
-async def join_game(request: Request, game_id: str, join: Join) -> dict[str, Any]:
-    server = _server(request)
+async def join_game(game_id: str, join: Join, account: Writer, server: Server) -> dict[str, Any]:
+    """Spend an invitation on the free seat (a signed-in player joins under their account's name)."""
     rated = await asyncio.to_thread(server.ratings.rated_game, game_id) if GAME_ID.fullmatch(game_id) else None
-    account = None
-    if request.cookies.get(SESSION_COOKIE):
-        check_origin(request)
-        account = await current_account(request)  # a signed-in player joins under their account's name
     if rated is not None:
         # A rated game's second seat needs an account too, and another one than the first seat's.
         if account is None:
@@ -247,12 +232,12 @@ async def join_game(request: Request, game_id: str, join: Join) -> dict[str, Any
 
 
 @router.get("/games")
-async def list_games(request: Request, ids: str = "") -> dict[str, Any]:
+async def list_games(server: Server, ids: str = "") -> dict[str, Any]:
     wanted = [i for i in ids.split(",") if i][:100]
     games = []
     for game_id in wanted:
         try:
-            games.append(summary_view(await _load_or_404(request, game_id)))
+            games.append(summary_view(await _load_or_404(server, game_id)))
         except HTTPException:
             continue  # unknown here: the lobby says so
         except StoreError as error:  # one damaged game: the list goes on, and says which
@@ -261,32 +246,32 @@ async def list_games(request: Request, ids: str = "") -> dict[str, Any]:
 
 
 @router.get("/games/{game_id}")
-async def get_game(request: Request, game_id: str) -> dict[str, Any]:
-    return _server(request).state(await _load_or_404(request, game_id))
+async def get_game(game_id: str, server: Server) -> dict[str, Any]:
+    return server.state(await _load_or_404(server, game_id))
 
 
 @router.get("/games/{game_id}/record.json")
-async def record_json(request: Request, game_id: str) -> Response:
-    stored = await _load_or_404(request, game_id)
+async def record_json(game_id: str, server: Server) -> Response:
+    stored = await _load_or_404(server, game_id)
     return JSONResponse(
         record.to_json(stored.game), headers={"Content-Disposition": f'attachment; filename="quiltmaker-{game_id}.json"'}
     )
 
 
 @router.get("/games/{game_id}/record.txt")
-async def record_text(request: Request, game_id: str) -> Response:
-    stored = await _load_or_404(request, game_id)
+async def record_text(game_id: str, server: Server) -> Response:
+    stored = await _load_or_404(server, game_id)
     return PlainTextResponse(
         record.to_text(stored.game), headers={"Content-Disposition": f'attachment; filename="quiltmaker-{game_id}.txt"'}
     )
 
 
 @router.get("/games/{game_id}/positions")
-async def get_positions(request: Request, game_id: str) -> dict[str, Any]:
-    return replay_view(await _load_or_404(request, game_id))
+async def get_positions(game_id: str, server: Server) -> dict[str, Any]:
+    return replay_view(await _load_or_404(server, game_id))
 
 
 @router.get("/games/{game_id}/analysis")
-async def get_analysis(request: Request, game_id: str) -> Response:
-    status, body = await _server(request).ai.analysis(await _load_or_404(request, game_id))
+async def get_analysis(game_id: str, server: Server) -> Response:
+    status, body = await server.ai.analysis(await _load_or_404(server, game_id))
     return JSONResponse(body, status_code=status)

@@ -17,13 +17,13 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, HTTPException, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field
 
 from ..core.errors import QuiltmakerError
 from ..core.position import Position
-from .account_api import check_origin, count_request, current_account
 from .accounts import SESSION_COOKIE, Account, same_origin
+from .dependencies import Server, Writer, quota
 from .round.clocks import TimeControl
 from .games import GameServer
 from .lobby import nearest_level
@@ -34,18 +34,6 @@ from .store import StoreError
 router = APIRouter()
 PUSH_SECONDS = 1.0
 PLAYING_SHOWN = 20
-
-
-def _server(request: Request | WebSocket) -> GameServer:
-    server: GameServer = request.app.state.server
-    return server
-
-
-async def _account(request: Request) -> Account | None:
-    if not request.cookies.get(SESSION_COOKIE):
-        return None
-    check_origin(request)
-    return await current_account(request)
 
 
 # The lobby as a viewer sees it --------------------------------------------------------
@@ -100,9 +88,8 @@ async def _viewer_ratings(server: GameServer, account: Account | None) -> dict[s
 
 
 @router.get("/api/lobby")
-async def get_lobby(request: Request) -> dict[str, Any]:
-    server = _server(request)
-    account = await _account(request)
+async def get_lobby(account: Writer, server: Server) -> dict[str, Any]:
+    """The lobby as this viewer sees it (a signed-in viewer is seen online: a write, so from this site's pages only)."""
     if account is not None:
         await asyncio.to_thread(server.lobby.seen, account)
     return lobby_for(await lobby_base(server), account, await _viewer_ratings(server, account))
@@ -117,8 +104,7 @@ class LobbySocket:
 
 
 @router.websocket("/ws/lobby")
-async def lobby_socket(socket: WebSocket) -> None:
-    server = _server(socket)
+async def lobby_socket(socket: WebSocket, server: Server) -> None:
     if not same_origin(socket.headers.get("origin"), socket.headers.get("host"), server.settings.allowed_origins):
         await socket.close(code=4403)
         return
@@ -174,14 +160,11 @@ async def _push_lobby(server: GameServer) -> None:
 # Accepting a challenge ---------------------------------------------------------------
 
 
-@router.post("/api/games/{game_id}/accept")
-async def accept(request: Request, game_id: str) -> dict[str, Any]:
+@router.post("/api/games/{game_id}/accept", dependencies=[quota("create", "games joined")])
+async def accept(game_id: str, account: Writer, server: Server) -> dict[str, Any]:
     """Take a challenge's free seat (the lobby's "Accept"); who may is :meth:`.lobby.Lobby.may_accept`."""
-    count_request(request, "create", "games joined")
     if not GAME_ID.fullmatch(game_id):
         raise HTTPException(404, "no such challenge")
-    server = _server(request)
-    account = await _account(request)
     why = await asyncio.to_thread(server.lobby.may_accept, game_id, account)
     if why is not None:
         raise HTTPException(403, why)
@@ -212,16 +195,13 @@ class SeekSecret(BaseModel):
     secret: str = Field(max_length=64)
 
 
-@router.post("/api/quickmatch")
-async def quick_match(request: Request, seek: Seek) -> dict[str, Any]:
+@router.post("/api/quickmatch", dependencies=[quota("create", "quick matches")])
+async def quick_match(seek: Seek, account: Writer, server: Server) -> dict[str, Any]:
     """Wait for an opponent at a time control: a seek, which the page polls until it is paired."""
-    count_request(request, "create", "quick matches")
     try:
         TimeControl.parse(seek.clock)
     except QuiltmakerError as error:
         raise HTTPException(422, str(error)) from None
-    server = _server(request)
-    account = await _account(request)
     if seek.rated and account is None:
         raise HTTPException(403, "sign in to play rated games: a rating belongs to an account")
     name = account.name if account else f"Guest {random.randrange(1000, 10000)}"  # two guests paired are told apart
@@ -237,28 +217,27 @@ def _seek_id(seek_id: str) -> str:
 
 
 @router.post("/api/quickmatch/{seek_id}/poll")
-async def poll_seek(request: Request, seek_id: str, body: SeekSecret) -> dict[str, Any]:
+async def poll_seek(seek_id: str, body: SeekSecret, server: Server) -> dict[str, Any]:
     """Where the seek stands: paired (with the game, the seat and its token, once) or still waiting, and for how long."""
     try:
-        return await asyncio.to_thread(_server(request).lobby.poll, _seek_id(seek_id), body.secret)
+        return await asyncio.to_thread(server.lobby.poll, _seek_id(seek_id), body.secret)
     except StoreError as error:
         raise HTTPException(404, str(error)) from None
 
 
 @router.post("/api/quickmatch/{seek_id}/cancel")
-async def cancel_seek(request: Request, seek_id: str, body: SeekSecret) -> dict[str, Any]:
+async def cancel_seek(seek_id: str, body: SeekSecret, server: Server) -> dict[str, Any]:
     """Stop waiting; if a match was made meanwhile, it is handed over instead."""
     try:
-        paired = await asyncio.to_thread(_server(request).lobby.cancel, _seek_id(seek_id), body.secret)
+        paired = await asyncio.to_thread(server.lobby.cancel, _seek_id(seek_id), body.secret)
     except StoreError as error:
         raise HTTPException(404, str(error)) from None
     return paired or {"matched": False, "cancelled": True}
 
 
 @router.post("/api/quickmatch/{seek_id}/computer")
-async def play_the_computer(request: Request, seek_id: str, body: SeekSecret) -> dict[str, Any]:
+async def play_the_computer(seek_id: str, body: SeekSecret, account: Writer, server: Server) -> dict[str, Any]:
     """Nobody came: stop waiting and play the AI level nearest your rating, with the same clock (rated if the seek was)."""
-    server = _server(request)
     lobby = server.lobby
     waiting = await asyncio.to_thread(_poll_or_404, lobby, _seek_id(seek_id), body.secret)
     if waiting.get("matched"):
@@ -267,7 +246,6 @@ async def play_the_computer(request: Request, seek_id: str, body: SeekSecret) ->
     paired = await asyncio.to_thread(_cancel_or_404, lobby, seek_id, body.secret)
     if paired is not None:
         return paired  # a person came after all
-    account = await _account(request)
     level, _ = nearest_level(seek["rating"])
     seat = random.randrange(2)
     names = ["", ""]

@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException
 
-from .account_api import count_request
-from .games import GameServer
+from .dependencies import Server, quota
 from .protocol import ProtocolError
 from .ratings import FAMILIES, ai_ratings, rating_view
 from .views import summary_view
@@ -17,16 +16,9 @@ router = APIRouter(prefix="/api")
 PROFILE_GAMES = 100  # the most recent games a profile lists
 
 
-def _server(request: Request) -> GameServer:
-    server: GameServer = request.app.state.server
-    return server
-
-
-@router.get("/players/{name}")
-async def profile(request: Request, name: str) -> dict[str, Any]:
+@router.get("/players/{name}", dependencies=[quota("intent", "requests")])  # each loads up to PROFILE_GAMES games
+async def profile(name: str, server: Server) -> dict[str, Any]:
     """A player's page: each family's rating (provisional while uncertain), its history, and their latest games."""
-    count_request(request, "intent", "requests")  # each loads up to PROFILE_GAMES games
-    server = _server(request)
     account = await asyncio.to_thread(server.accounts.find, name[:64])
     if account is None:
         raise HTTPException(404, f"no player named {name[:40]!r}")
@@ -48,9 +40,9 @@ async def profile(request: Request, name: str) -> dict[str, Any]:
 
 
 @router.get("/leaderboard")
-async def leaderboard(request: Request, family: str = "realtime") -> dict[str, Any]:
+async def leaderboard(server: Server, family: str = "realtime") -> dict[str, Any]:
     """The best established ratings of a family, with the AI's levels at their fixed ratings among them."""
     if family not in FAMILIES:
         raise HTTPException(422, f"unknown family {family[:20]!r}: expected one of {', '.join(FAMILIES)}")
-    entries = await asyncio.to_thread(_server(request).ratings.leaderboard, family)
+    entries = await asyncio.to_thread(server.ratings.leaderboard, family)
     return {"family": family, "entries": entries, "levels": ai_ratings()}

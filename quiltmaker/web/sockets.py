@@ -10,6 +10,7 @@ from typing import Any
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from .accounts import SESSION_COOKIE, same_origin
+from .dependencies import Server
 from .games import GameServer
 from .protocol import Connection, ProtocolError, read_message
 
@@ -18,8 +19,7 @@ log = logging.getLogger("quiltmaker.web")
 
 
 @router.websocket("/ws/games/{game_id}")
-async def play(socket: WebSocket, game_id: str) -> None:
-    server: GameServer = socket.app.state.server
+async def play(socket: WebSocket, game_id: str, server: Server) -> None:
     if not same_origin(socket.headers.get("origin"), socket.headers.get("host"), server.settings.allowed_origins):
         await socket.close(code=4403)  # before the handshake completes: another site's page gets a refusal
         return

@@ -1,0 +1,75 @@
+"""What the routers are handed through FastAPI's ``Depends``: the server, the checks before a write, who is signed in.
+
+Every write authenticated by the session cookie must come from the
+server's own pages: the ``Origin`` is checked (:data:`SameSite`, or
+:data:`Writer` where a guest may write too), on top of the cookie's
+``SameSite=Lax``. Requests are counted against their address's quotas by
+:func:`quota`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastapi import Depends, HTTPException, Request
+from starlette.requests import HTTPConnection
+
+from .accounts import SESSION_COOKIE, Account, same_origin
+from .games import GameServer
+
+
+def _server(connection: HTTPConnection) -> GameServer:
+    server: GameServer = connection.app.state.server
+    return server
+
+
+Server = Annotated[GameServer, Depends(_server)]
+
+
+def _same_site(request: Request, server: Server) -> None:
+    """Refuse a write whose page is not one of this server's (a cross-site request riding on the cookie)."""
+    if not same_origin(request.headers.get("origin"), request.headers.get("host"), server.settings.allowed_origins):
+        raise HTTPException(403, "this request comes from another site's page: refused")
+
+
+SameSite = Depends(_same_site)  # for a route's ``dependencies``: every write of the account API
+
+
+async def _viewer(request: Request, server: Server) -> Account | None:
+    token = request.cookies.get(SESSION_COOKIE)
+    return await asyncio.to_thread(server.accounts.account_of, token) if token else None
+
+
+Viewer = Annotated[Account | None, Depends(_viewer)]  # the signed-in account, or None for a guest
+
+
+async def _writer(request: Request, server: Server) -> Account | None:
+    if request.cookies.get(SESSION_COOKIE):
+        _same_site(request, server)  # a signed-in player's write: the cookie must not be ridden from another site
+    return await _viewer(request, server)
+
+
+Writer = Annotated[Account | None, Depends(_writer)]  # the account of a write a guest may make too (None: a guest)
+
+
+async def _signed_in(viewer: Viewer) -> Account:
+    if viewer is None:
+        raise HTTPException(401, "sign in first")
+    return viewer
+
+
+SignedIn = Annotated[Account, Depends(_signed_in)]
+
+
+def quota(kind: str, what: str) -> Any:
+    """A dependency that counts the request against its address's quota of ``kind``: 429 with Retry-After past it."""
+
+    def count(request: Request, server: Server) -> None:
+        wait = server.quotas.wait(kind, request.client.host if request.client else "")
+        if wait is not None:
+            raise HTTPException(429, f"too many {what} from your address: wait {wait:.0f} s", headers={"Retry-After": str(int(wait) + 1)})
+
+    counted: Callable[..., None] = count
+    return Depends(counted)
