@@ -277,7 +277,7 @@ def facts(position: Position) -> dict[str, Any]:
     """The numbers a lesson's words name, for the learner, read from the rules' position."""
     track = TIME_TRACKS[position.variant]
     space, other = position.times[LEARNER], position.times[TUTOR]
-    next_income = next((s for s in track.income_spaces if s > space), LAST_SPACE)
+    next_income = next(iter(position.income_spaces_ahead(LEARNER)), LAST_SPACE)
     next_special = next((s for s in track.special_spaces if s > space and position.specials >> s & 1), LAST_SPACE)
     return {
         "space": space,

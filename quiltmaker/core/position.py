@@ -103,6 +103,19 @@ class MoveEffect(NamedTuple):
     specials_taken: tuple[int, ...] = ()
 
 
+class Score(NamedTuple):
+    """A player's score in its rows: buttons, the bonus tile's points, the empty squares and what they cost."""
+
+    buttons: int
+    bonus: int
+    empty: int
+    penalty: int  # negative: -2 a square
+
+    @property
+    def total(self) -> int:
+        return self.buttons + self.bonus + self.penalty
+
+
 class Position(NamedTuple):
     """A Patchwork position.
 
@@ -411,8 +424,17 @@ class Position(NamedTuple):
 
     def score(self, player: int) -> int:
         """Buttons, plus 7 with the bonus tile, minus 2 per empty square (final once the game is over)."""
-        bonus = BONUS_POINTS if self.bonus == player else 0
-        return self.buttons[player] + bonus - EMPTY_SQUARE_PENALTY * self.empty_squares(player)
+        return self.score_rows(player).total
+
+    def score_rows(self, player: int) -> Score:
+        """``player``'s score as the rules add it up: every interface words these rows, none adds them itself."""
+        empty = self.empty_squares(player)
+        return Score(self.buttons[player], BONUS_POINTS if self.bonus == player else 0, empty, -EMPTY_SQUARE_PENALTY * empty)
+
+    def income_spaces_ahead(self, player: int) -> tuple[int, ...]:
+        """The income spaces still ahead of ``player``'s token: each pays the player's income once more."""
+        space = self.times[player]
+        return tuple(s for s in time_track(self.variant).income_spaces if s > space)
 
     @property
     def scores(self) -> tuple[int, int]:

@@ -167,13 +167,11 @@ def render_final(position: Position, names: list[str]) -> Table:
     table.add_column("")
     for player in (0, 1):
         table.add_column(names[player], justify="right")
-    table.add_row("buttons", *(str(position.buttons[p]) for p in (0, 1)))
-    table.add_row(f"{BONUS_SIZE}x{BONUS_SIZE} bonus", *(f"+{BONUS_POINTS}" if position.bonus == p else "0" for p in (0, 1)))
-    table.add_row(
-        "empty squares",
-        *(f"{position.empty_squares(p)} x -{EMPTY_SQUARE_PENALTY} = {-EMPTY_SQUARE_PENALTY * position.empty_squares(p)}" for p in (0, 1)),
-    )
-    table.add_row("score", *(str(position.score(p)) for p in (0, 1)), style="bold")
+    rows = [position.score_rows(p) for p in (0, 1)]  # the rules add them up; the table only words them
+    table.add_row("buttons", *(str(r.buttons) for r in rows))
+    table.add_row(f"{BONUS_SIZE}x{BONUS_SIZE} bonus", *(f"+{r.bonus}" if r.bonus else "0" for r in rows))
+    table.add_row("empty squares", *(f"{r.empty} x -{EMPTY_SQUARE_PENALTY} = {r.penalty}" for r in rows))
+    table.add_row("score", *(str(r.total) for r in rows), style="bold")
     winner = position.winner
     assert winner is not None
     caption = f"{names[winner]} wins"

@@ -29,7 +29,7 @@ from .settings import Settings
 from .round import rules
 from .round.game import StoredGame
 from .round.rules import Refusal
-from .views import hint_view, judgements_view
+from .advice import hint_view, judgements_view
 
 CACHED = 2000  # hints and attempt counts remembered, oldest forgotten first
 AI_ATTEMPTS = 3  # tries at one version before the AI waits for someone to reconnect

@@ -6,7 +6,7 @@ and only then acknowledged and broadcast (see docs/web.md). Blocking work
 (the database, the rules) runs in threads; the AI runs in worker processes
 (:mod:`.ai_service`). The server's other parts are modules of their own:
 :mod:`.presence`, :mod:`.chat`, :mod:`.timeouts`, :mod:`.lobby`,
-:mod:`.ratings`, :mod:`.accounts`.
+:mod:`.quickmatch`, :mod:`.ratings`, :mod:`.accounts`.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from .lobby import Lobby
 from .presence import Presence
 from .protocol import GAME_ID, SEND_SECONDS, Connection, ProtocolError, client_id_of
 from .pubsub import CHAT, Broker, LocalBroker
+from .quickmatch import QuickMatch
 from .quotas import Quotas
 from .ratings import Ratings
 from .round import rules
@@ -81,6 +82,7 @@ class GameServer:
         self.accounts = Accounts(self.database)
         self.ratings = Ratings(self.database)
         self.lobby = Lobby(self.store, self.ratings)
+        self.quickmatch = QuickMatch(self.store, self.ratings, self.lobby)
         self.lobby_sockets: set[Any] = set()  # the lobby's live sockets (lobby_api.LobbySocket)
         self.presence = Presence(self)
         self.chat = Chat(self)
@@ -93,7 +95,7 @@ class GameServer:
         self.chores = [
             asyncio.create_task(self._hourly()),
             asyncio.create_task(self.timeouts.run()),
-            asyncio.create_task(self.lobby.run()),
+            asyncio.create_task(self.quickmatch.run()),
             asyncio.create_task(self.presence.run()),
         ]
 

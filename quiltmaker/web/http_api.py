@@ -26,7 +26,8 @@ from .games import GameServer
 from .protocol import GAME_ID, ProtocolError
 from .round.game import BOTH_SEATS, StoredGame
 from .store import StoreError
-from .views import catalogue, replay_view, summary_view
+from .catalogue import catalogue
+from .views import replay_view, summary_view
 
 router = APIRouter(prefix="/api")
 LEVEL_DESCRIPTIONS = {name: level.description for name, level in LEVELS.items()}

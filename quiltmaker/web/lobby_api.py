@@ -26,7 +26,7 @@ from .accounts import SESSION_COOKIE, Account, same_origin
 from .dependencies import Server, Writer, quota
 from .round.clocks import TimeControl
 from .games import GameServer
-from .lobby import nearest_level
+from .quickmatch import QuickMatch, nearest_level
 from .protocol import GAME_ID, SEND_SECONDS, ProtocolError
 from .ratings import family_of
 from .store import StoreError
@@ -52,7 +52,7 @@ async def lobby_base(server: GameServer) -> dict[str, Any]:
         if len(playing) >= PLAYING_SHOWN:
             break
     online = await asyncio.to_thread(server.lobby.online)
-    seeking = await asyncio.to_thread(server.lobby.seeking)
+    seeking = await asyncio.to_thread(server.quickmatch.seeking)
     return {"challenges": challenges, "playing": playing, "online": online, "seeking": seeking}
 
 
@@ -205,8 +205,8 @@ async def quick_match(seek: Seek, account: Writer, server: Server) -> dict[str, 
     if seek.rated and account is None:
         raise HTTPException(403, "sign in to play rated games: a rating belongs to an account")
     name = account.name if account else f"Guest {random.randrange(1000, 10000)}"  # two guests paired are told apart
-    seek_id, secret = await asyncio.to_thread(server.lobby.seek, account, name, seek.clock, seek.rated)
-    await asyncio.to_thread(functools.partial(server.lobby.match, seek_id=seek_id))  # someone may be waiting for exactly this
+    seek_id, secret = await asyncio.to_thread(server.quickmatch.seek, account, name, seek.clock, seek.rated)
+    await asyncio.to_thread(functools.partial(server.quickmatch.match, seek_id=seek_id))  # someone may be waiting for exactly this
     return {"seek": seek_id, "secret": secret}
 
 
@@ -220,7 +220,7 @@ def _seek_id(seek_id: str) -> str:
 async def poll_seek(seek_id: str, body: SeekSecret, server: Server) -> dict[str, Any]:
     """Where the seek stands: paired (with the game, the seat and its token, once) or still waiting, and for how long."""
     try:
-        return await asyncio.to_thread(server.lobby.poll, _seek_id(seek_id), body.secret)
+        return await asyncio.to_thread(server.quickmatch.poll, _seek_id(seek_id), body.secret)
     except StoreError as error:
         raise HTTPException(404, str(error)) from None
 
@@ -229,7 +229,7 @@ async def poll_seek(seek_id: str, body: SeekSecret, server: Server) -> dict[str,
 async def cancel_seek(seek_id: str, body: SeekSecret, server: Server) -> dict[str, Any]:
     """Stop waiting; if a match was made meanwhile, it is handed over instead."""
     try:
-        paired = await asyncio.to_thread(server.lobby.cancel, _seek_id(seek_id), body.secret)
+        paired = await asyncio.to_thread(server.quickmatch.cancel, _seek_id(seek_id), body.secret)
     except StoreError as error:
         raise HTTPException(404, str(error)) from None
     return paired or {"matched": False, "cancelled": True}
@@ -238,12 +238,12 @@ async def cancel_seek(seek_id: str, body: SeekSecret, server: Server) -> dict[st
 @router.post("/api/quickmatch/{seek_id}/computer")
 async def play_the_computer(seek_id: str, body: SeekSecret, account: Writer, server: Server) -> dict[str, Any]:
     """Nobody came: stop waiting and play the AI level nearest your rating, with the same clock (rated if the seek was)."""
-    lobby = server.lobby
-    waiting = await asyncio.to_thread(_poll_or_404, lobby, _seek_id(seek_id), body.secret)
+    quickmatch = server.quickmatch
+    waiting = await asyncio.to_thread(_poll_or_404, quickmatch, _seek_id(seek_id), body.secret)
     if waiting.get("matched"):
         return waiting
     seek = waiting
-    paired = await asyncio.to_thread(_cancel_or_404, lobby, seek_id, body.secret)
+    paired = await asyncio.to_thread(_cancel_or_404, quickmatch, seek_id, body.secret)
     if paired is not None:
         return paired  # a person came after all
     level, _ = nearest_level(seek["rating"])
@@ -265,15 +265,15 @@ async def play_the_computer(seek_id: str, body: SeekSecret, account: Writer, ser
     return {"matched": True, "game": game_id, "token": token, "seat": seat, "computer": level}
 
 
-def _poll_or_404(lobby: Any, seek_id: str, secret: str) -> dict[str, Any]:
+def _poll_or_404(quickmatch: QuickMatch, seek_id: str, secret: str) -> dict[str, Any]:
     try:
-        return lobby.poll(seek_id, secret)  # type: ignore[no-any-return]
+        return quickmatch.poll(seek_id, secret)
     except StoreError as error:
         raise HTTPException(404, str(error)) from None
 
 
-def _cancel_or_404(lobby: Any, seek_id: str, secret: str) -> dict[str, Any] | None:
+def _cancel_or_404(quickmatch: QuickMatch, seek_id: str, secret: str) -> dict[str, Any] | None:
     try:
-        return lobby.cancel(seek_id, secret)  # type: ignore[no-any-return]
+        return quickmatch.cancel(seek_id, secret)
     except StoreError as error:
         raise HTTPException(404, str(error)) from None

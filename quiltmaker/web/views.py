@@ -11,70 +11,19 @@ from typing import Any
 
 from ..core.components import (
     BOARD_SIZE,
-    BONUS_POINTS,
     BONUS_SIZE,
-    DEFAULT_VARIANT,
-    EMPTY_SQUARE_PENALTY,
-    LAST_SPACE,
     PATCHES,
     TIME_TRACKS,
 )
-from ..ai.judgement import judge_moves
 from ..ai.players import forecast
 from ..core.game import Game
-from ..core.moves import ACTIONS, ADVANCE, BUY, COLUMNS, SPECIAL, Move, square_name
-from ..core.position import NO_BONUS, MoveEffect, Position
+from ..core.moves import ACTIONS, ADVANCE, BUY, SPECIAL, Move, square_name
+from ..core.position import NO_BONUS, Position
 from ..tutorial import LESSONS, facts, marked_squares, progress, tutor_moves
 from .round import rules
-from .round.clocks import MAX_INCREMENT, MAX_INITIAL, MIN_INITIAL, PRESETS, TimeControl, clock_view
+from .round.clocks import clock_view
 from .round.game import StoredGame
 from .words import turn_reason
-
-
-def catalogue(levels: dict[str, str]) -> dict[str, Any]:
-    """The components, for drawing: patches with every orientation, and both time tracks."""
-    return {
-        "board_size": BOARD_SIZE,
-        "columns": COLUMNS,  # the letters of square names, column by column
-        "last_space": LAST_SPACE,
-        "bonus_points": BONUS_POINTS,
-        "bonus_size": BONUS_SIZE,
-        "empty_square_penalty": EMPTY_SQUARE_PENALTY,
-        # The lobby's time controls for online games, and a custom one's bounds (see clocks.py).
-        "clocks": {
-            "presets": [{"control": name, "words": TimeControl.parse(name).words} for name in PRESETS],
-            "custom": {"minutes": [MIN_INITIAL / 60, MAX_INITIAL / 60], "increment": [0, MAX_INCREMENT]},
-        },
-        "patches": [
-            {
-                "id": patch.id,
-                "cost": patch.cost,
-                "time": patch.time,
-                "income": patch.income,
-                "size": patch.size,
-                "orientations": [
-                    {
-                        "transform": o.transform,
-                        "cells": [list(c) for c in o.cells],
-                        "height": o.height,
-                        "width": o.width,
-                        "turned": o.turned,
-                        "flipped": o.flipped,
-                    }
-                    for o in patch.orientations
-                ],
-                "transforms": patch.transform_to_orientation,
-            }
-            for patch in PATCHES
-        ],
-        "tracks": {
-            name: {"income_spaces": list(track.income_spaces), "special_spaces": list(track.special_spaces)}
-            for name, track in TIME_TRACKS.items()
-        },
-        "default_variant": DEFAULT_VARIANT,
-        "levels": [{"name": name, "description": description} for name, description in levels.items()],
-        "lessons": [{"number": lesson.number, "title": lesson.title} for lesson in LESSONS],
-    }
 
 
 def quilt_grid(game: Game, player: int, ply: int | None = None) -> list[list[int | str | None]]:
@@ -108,7 +57,7 @@ def legal_view(position: Position, names: list[str]) -> dict[str, Any]:
         patch = PATCHES[patch_id]
         entry: dict[str, Any] = {"patch": patch_id, "affordable": patch.cost <= position.buttons[player], "reason": None}
         if not entry["affordable"]:
-            entry["reason"] = f"costs {_count(patch.cost, 'button')}; {names[player]} has {position.buttons[player]}"
+            entry["reason"] = f"costs {count_of(patch.cost, 'button')}; {names[player]} has {position.buttons[player]}"
         anchors: dict[str, list[int]] = {o.transform: [] for o in patch.orientations}
         for move in moves:
             if move.patch == patch_id:
@@ -140,14 +89,14 @@ def move_summary(before: Position, move: Move) -> str:
     effect = before.effect(move)
     parts: list[str] = []
     if move.kind == ADVANCE:
-        parts.append(f"advanced {_count(effect.spaces, 'space')}: +{_count(effect.advance_buttons, 'button')}")
+        parts.append(f"advanced {count_of(effect.spaces, 'space')}: +{count_of(effect.advance_buttons, 'button')}")
     elif move.kind == BUY:
         patch = PATCHES[move.patch]  # type: ignore[index]
-        parts.append(f"bought patch {patch.id} for {_count(effect.cost, 'button')}, {patch.time} time")
+        parts.append(f"bought patch {patch.id} for {count_of(effect.cost, 'button')}, {patch.time} time")
     elif move.kind == SPECIAL:
         parts.append(f"placed a special patch on {square_name(*move.cells[0])}")
     if effect.income:
-        parts.append(f"collected {_count(effect.income, 'button')} of income")
+        parts.append(f"collected {count_of(effect.income, 'button')} of income")
     if effect.specials_earned:
         parts.append("earned a special patch")
     if effect.bonus_earned:
@@ -155,25 +104,14 @@ def move_summary(before: Position, move: Move) -> str:
     return "; ".join(parts)
 
 
-def _count(number: int, noun: str) -> str:
+def count_of(number: int, noun: str) -> str:
+    """"3 buttons", "1 button": a count and its noun (English plurals only, for now)."""
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def score_breakdown(position: Position) -> list[dict[str, int]]:
-    """Each player's score as the rules make it: buttons, the bonus, the empty squares and their penalty."""
-    breakdown = []
-    for player in (0, 1):
-        empty = position.empty_squares(player)
-        breakdown.append(
-            {
-                "buttons": position.buttons[player],
-                "bonus": BONUS_POINTS if position.bonus == player else 0,
-                "empty": empty,
-                "penalty": -EMPTY_SQUARE_PENALTY * empty,
-                "total": position.score(player),
-            }
-        )
-    return breakdown
+    """Each player's score in the rules' rows (:meth:`Position.score_rows`): buttons, the bonus, the empty squares, their penalty."""
+    return [{**position.score_rows(player)._asdict(), "total": position.score(player)} for player in (0, 1)]
 
 
 def result_view(stored: StoredGame) -> dict[str, Any] | None:
@@ -354,76 +292,6 @@ def replay_view(stored: StoredGame) -> dict[str, Any]:
         "variant": game.position.variant,
         "positions": [{"ply": ply, **board_view(game, ply, stored.names)} for ply in range(len(game.moves) + 1)],
     }
-
-
-def hint_view(position: Position, best_move: str) -> dict[str, Any]:
-    """The squares a hinted move covers and what it does, in words, so the page need not read move text."""
-    move = Move.from_text(best_move)
-    effect = position.effect(move)
-    if move.kind == ADVANCE:
-        words = f"advance {_count(effect.spaces, 'space')} for {_count(effect.advance_buttons + effect.income, 'button')}"
-    elif move.kind == SPECIAL:
-        words = f"place the special patch on {square_name(*move.cells[0])}"
-    else:
-        words = f"buy patch {move.patch}"
-    return {
-        "best_move_cells": [list(cell) for cell in move.cells],
-        "best_move_words": words,
-        "best_move_patch": move.patch,
-        "best_move_why": _why_it_helps(position, move, effect),
-    }
-
-
-def _why_it_helps(position: Position, move: Move, effect: MoveEffect) -> list[str]:
-    """What a hinted move does for the player, in a player's words, from the rules' own numbers."""
-    player = effect.player
-    reasons: list[str] = []
-    if effect.bonus_earned:
-        reasons.append(f"completes a {BONUS_SIZE}x{BONUS_SIZE} area first: +{BONUS_POINTS} points")
-    if move.kind == BUY:
-        patch = PATCHES[move.patch]  # type: ignore[index]
-        if patch.income:
-            left = _income_spaces_left(position, effect.after.times[player])
-            reasons.append(f"adds {patch.income} to your income, paid {_count(left, 'more time')}" if left else f"adds {patch.income} to your income")
-        reasons.append(f"covers {_count(patch.size, 'square')} for {_count(patch.cost, 'button')} and {patch.time} time")
-    elif move.kind == ADVANCE:
-        reasons.append(f"the search prefers keeping your buttons: advancing pays {_count(effect.advance_buttons, 'button')}")
-    if effect.specials_earned:
-        reasons.append("reaches a special patch first")
-    if effect.income and move.kind != SPECIAL:
-        reasons.append(f"collects {_count(effect.income, 'button')} of income on the way")
-    if move.kind == SPECIAL:
-        reasons.append("the special patch must be placed now; of the empty squares, the search likes this one best")
-    return reasons
-
-
-def judgements_view(game: Game, positions: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The analysed game's marked moves, each with the better move in words and its squares, for the replay to draw."""
-    judged = judge_moves(game, [p["win_probability_player0"] for p in positions], [p["best_move"] for p in positions])
-    views = []
-    for judgement in judged:
-        before = game.positions[judgement.ply - 1]
-        better = Move.from_text(judgement.better)
-        views.append(
-            {
-                "ply": judgement.ply,
-                "player": judgement.player,
-                "label": judgement.label,
-                "drop": judgement.drop,
-                "played": judgement.played,
-                "played_summary": move_summary(before, game.moves[judgement.ply - 1]),
-                "better": judgement.better,
-                "better_summary": move_summary(before, better),
-                "better_patch": better.patch,
-                "better_cells": [list(cell) for cell in better.cells],
-            }
-        )
-    return views
-
-
-def _income_spaces_left(position: Position, space: int) -> int:
-    """How many income spaces still lie ahead of a token on ``space``."""
-    return sum(1 for s in TIME_TRACKS[position.variant].income_spaces if s > space)
 
 
 def summary_view(stored: StoredGame) -> dict[str, Any]:

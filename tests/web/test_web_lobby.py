@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from web_client import act_as, connect, create, new_account
 
 from quiltmaker.core.position import Position
-from quiltmaker.web.lobby import seek_range
+from quiltmaker.web.quickmatch import seek_range
 from quiltmaker.web.ratings import RatingRow
 
 
@@ -141,14 +141,14 @@ def test_the_range_widens_while_a_player_waits_and_a_seek_nobody_polls_is_droppe
     new_account(fresh, "High")
     give_rating(fresh, "High", 1800)
     high_ticket = seek(fresh, clock="3+2", rated=True)
-    lobby_ = fresh.app.state.server.lobby  # type: ignore[attr-defined]
+    quickmatch = fresh.app.state.server.quickmatch  # type: ignore[attr-defined]
     assert not poll(fresh, high_ticket).json()["matched"], "300 apart: too far at first"
-    assert lobby_.match(datetime.now(timezone.utc) + timedelta(seconds=5)) == [], "±200 after five seconds: still too far"
-    assert len(lobby_.match(datetime.now(timezone.utc) + timedelta(seconds=10.5))) == 1, "±310 after ten seconds: near enough"
+    assert quickmatch.match(datetime.now(timezone.utc) + timedelta(seconds=5)) == [], "±200 after five seconds: still too far"
+    assert len(quickmatch.match(datetime.now(timezone.utc) + timedelta(seconds=10.5))) == 1, "±310 after ten seconds: near enough"
     act_as(fresh, low)
     assert poll(fresh, low_ticket).json()["matched"]
     gone = seek(fresh, clock="15+10")
-    lobby_.match(datetime.now(timezone.utc) + timedelta(seconds=20))
+    quickmatch.match(datetime.now(timezone.utc) + timedelta(seconds=20))
     assert poll(fresh, gone).status_code == 404, "not polled for 15 s: dropped"
 
 

@@ -1,0 +1,82 @@
+"""The AI's advice in a player's words: what a hinted move does, and the replay's turning points with the better move.
+
+The AI decides (:mod:`quiltmaker.ai.judgement`, the search's best moves); the
+rules say what each move does (:meth:`Position.effect`); this module words it
+and names the squares, so the page reads no move text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ai.judgement import judge_moves
+from ..core.components import BONUS_POINTS, BONUS_SIZE, PATCHES
+from ..core.game import Game
+from ..core.moves import ADVANCE, BUY, SPECIAL, Move, square_name
+from ..core.position import MoveEffect, Position
+from .views import count_of, move_summary
+
+
+def hint_view(position: Position, best_move: str) -> dict[str, Any]:
+    """The squares a hinted move covers and what it does, in words, so the page need not read move text."""
+    move = Move.from_text(best_move)
+    effect = position.effect(move)
+    if move.kind == ADVANCE:
+        words = f"advance {count_of(effect.spaces, 'space')} for {count_of(effect.advance_buttons + effect.income, 'button')}"
+    elif move.kind == SPECIAL:
+        words = f"place the special patch on {square_name(*move.cells[0])}"
+    else:
+        words = f"buy patch {move.patch}"
+    return {
+        "best_move_cells": [list(cell) for cell in move.cells],
+        "best_move_words": words,
+        "best_move_patch": move.patch,
+        "best_move_why": _why_it_helps(position, move, effect),
+    }
+
+
+def _why_it_helps(position: Position, move: Move, effect: MoveEffect) -> list[str]:
+    """What a hinted move does for the player, in a player's words, from the rules' own numbers."""
+    player = effect.player
+    reasons: list[str] = []
+    if effect.bonus_earned:
+        reasons.append(f"completes a {BONUS_SIZE}x{BONUS_SIZE} area first: +{BONUS_POINTS} points")
+    if move.kind == BUY:
+        patch = PATCHES[move.patch]  # type: ignore[index]
+        if patch.income:
+            left = len(effect.after.income_spaces_ahead(player))
+            reasons.append(f"adds {patch.income} to your income, paid {count_of(left, 'more time')}" if left else f"adds {patch.income} to your income")
+        reasons.append(f"covers {count_of(patch.size, 'square')} for {count_of(patch.cost, 'button')} and {patch.time} time")
+    elif move.kind == ADVANCE:
+        reasons.append(f"the search prefers keeping your buttons: advancing pays {count_of(effect.advance_buttons, 'button')}")
+    if effect.specials_earned:
+        reasons.append("reaches a special patch first")
+    if effect.income and move.kind != SPECIAL:
+        reasons.append(f"collects {count_of(effect.income, 'button')} of income on the way")
+    if move.kind == SPECIAL:
+        reasons.append("the special patch must be placed now; of the empty squares, the search likes this one best")
+    return reasons
+
+
+def judgements_view(game: Game, positions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The analysed game's marked moves, each with the better move in words and its squares, for the replay to draw."""
+    judged = judge_moves(game, [p["win_probability_player0"] for p in positions], [p["best_move"] for p in positions])
+    views = []
+    for judgement in judged:
+        before = game.positions[judgement.ply - 1]
+        better = Move.from_text(judgement.better)
+        views.append(
+            {
+                "ply": judgement.ply,
+                "player": judgement.player,
+                "label": judgement.label,
+                "drop": judgement.drop,
+                "played": judgement.played,
+                "played_summary": move_summary(before, game.moves[judgement.ply - 1]),
+                "better": judgement.better,
+                "better_summary": move_summary(before, better),
+                "better_patch": better.patch,
+                "better_cells": [list(cell) for cell in better.cells],
+            }
+        )
+    return views
