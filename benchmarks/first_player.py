@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from quiltmaker.ai.match import mean_interval, wilson_interval
+from quiltmaker.match import mean_interval, wilson_interval
 
 
 def first_player_figures(records: list[dict]) -> dict:

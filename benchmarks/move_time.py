@@ -16,7 +16,7 @@ import json
 import statistics
 import time
 
-from quiltmaker.ai.levels import player_from_spec
+from quiltmaker.specs import player_from_spec
 from quiltmaker.ai.mcts import MCTSPlayer, warm_up
 from quiltmaker.ai.players import Player
 from quiltmaker.core.position import Position

@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 import sys
 
-from quiltmaker.ai.levels import player_from_spec
+from quiltmaker.specs import player_from_spec
 from quiltmaker.ai.solver import EndgameSolver
 from quiltmaker.ai.players import play_game
 from quiltmaker.core.position import Position

@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from quiltmaker.ai.match import run_match
+from quiltmaker.match import run_match
 
 LADDER = ["casual/beginner", "strong/casual", "expert/strong", "expert/greedy", "max/expert"]
 

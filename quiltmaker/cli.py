@@ -438,7 +438,7 @@ def _match(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import Progress
 
-    from .ai.match import run_match
+    from .match import run_match
 
     if args.games < 1:
         raise QuiltmakerError("--games must be at least 1")
@@ -537,6 +537,6 @@ def _finite_or_none(value: object) -> object:
 
 
 def _player(spec: str, seed: int | None):  # type: ignore[no-untyped-def]
-    from .ai.levels import player_from_spec
+    from .specs import player_from_spec
 
     return player_from_spec(spec, seed)

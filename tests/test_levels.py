@@ -19,7 +19,8 @@ from helpers import run_cli
 
 from quiltmaker import Position, QuiltmakerError
 from quiltmaker.core import record
-from quiltmaker.ai.levels import LEVELS, player_from_spec
+from quiltmaker.ai.levels import LEVELS
+from quiltmaker.specs import player_from_spec
 from quiltmaker.ai import mcts
 from quiltmaker.ai.mcts import MCTSPlayer, SearchConfig
 from quiltmaker.core.moves import Move

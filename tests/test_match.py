@@ -24,7 +24,7 @@ from helpers import run_cli
 from quiltmaker import Position
 from quiltmaker.core import record
 from quiltmaker.ai.mcts import MCTSPlayer
-from quiltmaker.ai.match import MatchResult, elo_from_score, play_scheduled_game, run_match, schedule
+from quiltmaker.match import MatchResult, elo_from_score, play_scheduled_game, run_match, schedule
 from quiltmaker.ai.players import Limit
 
 SUMMARY_KEYS = {

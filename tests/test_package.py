@@ -121,6 +121,29 @@ def test_the_import_graph_has_no_cycle() -> None:
             visit(module, [module])
 
 
+def test_the_layers_import_one_another_without_a_cycle() -> None:
+    """Between layers (subpackages and top-level modules) too: no layer reaches back to one that imports it.
+
+    (The AI once built outside engines for the match runner while the engine
+    served the AI: the player specifications now sit above both, in quiltmaker.specs.)
+    """
+    full = import_graph()
+    layers: dict[str, set[str]] = {}
+    for module, imports in full.items():
+        if module == "quiltmaker":
+            continue  # the package's front door imports what it offers: the layers below, none above
+        layers.setdefault(layer(module), set()).update(
+            layer(i) for i in imports if i in full and i != "quiltmaker" and layer(i) != layer(module)
+        )
+    assert "engine" not in layers["ai"] and "ai" in layers["engine"], "the engine serves the AI; the AI knows no engines"
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        return any(step == goal or (step not in seen and reaches(step, goal, seen | {step})) for step in layers.get(start, ()))
+
+    cycles = sorted(name for name in layers if reaches(name, name, {name}))
+    assert cycles == [], f"layers in an import cycle: {cycles}"
+
+
 def test_importing_the_package_loads_no_interface_libraries() -> None:
     code = f"import sys, quiltmaker; print(sorted(m for m in sys.modules if m.split('.')[0] in {INTERFACE_LIBRARIES!r}))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -25,7 +25,8 @@ from typing import TypeVar
 import pytest
 
 from quiltmaker import Position, QuiltmakerError
-from quiltmaker.ai.levels import LEVELS, player_from_spec
+from quiltmaker.ai.levels import LEVELS
+from quiltmaker.specs import player_from_spec
 from quiltmaker.ai import mcts
 from quiltmaker.core.moves import Move
 from quiltmaker.ai.players import GreedyPlayer, Limit, play_game

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from quiltmaker.core import record
-from quiltmaker.ai.match import run_match
+from quiltmaker.match import run_match
 
 ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.slow  # starts a Ray instance

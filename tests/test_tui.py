@@ -21,7 +21,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from quiltmaker.core import record
-from quiltmaker.ai.levels import player_from_spec
+from quiltmaker.specs import player_from_spec
 from quiltmaker.core.components import BOARD_SIZE, PATCHES, TRANSFORMS, transform_cells
 from quiltmaker.core.game import Game
 from quiltmaker.core.moves import ADVANCE, BUY, SPECIAL, Move

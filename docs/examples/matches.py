@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from quiltmaker.ai.match import run_match
+from quiltmaker.match import run_match
 
 
 def main(argv: list[str] | None = None) -> dict[str, object]:

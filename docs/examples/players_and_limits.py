@@ -10,7 +10,8 @@ import argparse
 from pathlib import Path
 
 from quiltmaker import Position, record
-from quiltmaker.ai.levels import LEVELS, player_from_spec
+from quiltmaker.ai.levels import LEVELS
+from quiltmaker.specs import player_from_spec
 from quiltmaker.ai.mcts import MCTSPlayer
 from quiltmaker.ai.players import Limit, play_game
 

@@ -32,7 +32,7 @@ import numpy as np
 import quiltmaker.envs.gymnasium_env  # noqa: F401  (registers quiltmaker/Patchwork-v0)
 from quiltmaker import ACTION_COUNT, Move, Position
 from quiltmaker.core import record
-from quiltmaker.ai.levels import player_from_spec
+from quiltmaker.specs import player_from_spec
 from quiltmaker.core.components import BOARD_SIZE, LAST_SPACE, PATCHES, SQUARES
 from quiltmaker.envs.observation import BUTTONS_SCALE, INCOME_SPACES, LAYOUT, action_mask, encode
 from quiltmaker.core.moves import ADVANCE, SPECIAL

@@ -1,15 +1,15 @@
-"""Named levels for people, and player specifications for the command line.
+"""Named levels for people, and the specifications of this package's AI players.
 
 A specification is a level name (``beginner`` .. ``max``), ``random``,
-``greedy``, ``mcts`` with a limit and options, e.g. ``mcts:time=0.5``,
-``mcts:iterations=2000,playouts=random,placements=0``, or
-``engine:COMMAND``, any program that speaks the engine protocol.
+``greedy``, or ``mcts`` with a limit and options, e.g. ``mcts:time=0.5``,
+``mcts:iterations=2000,playouts=random,placements=0``. An outside engine
+(``engine:COMMAND``) is a player too, built by :mod:`quiltmaker.specs`,
+which sits above both the AI and the engine protocol.
 """
 
 from __future__ import annotations
 
 import math
-import shlex
 from dataclasses import dataclass
 
 from ..core.errors import InvalidPlayerError
@@ -48,34 +48,20 @@ _CONFIG_FIELDS = {"exploration": float, "placements": int, "special_squares": in
 _LIMIT_FIELDS = {"time": float, "iterations": int}
 
 
-def player_from_spec(spec: str, seed: int | None = None, move_time: float | None = None) -> Player:
-    """Build a player from a specification (see the module docstring).
+def ai_player_from_spec(spec: str, seed: int | None = None, move_time: float | None = None) -> Player:
+    """Build a player of this package's AI from its specification (see the module docstring; any player,
+    outside engines too: :func:`quiltmaker.specs.player_from_spec`).
 
-    ``move_time`` is the time per move of an outside engine (``engine:COMMAND``)
-    and of a bare ``mcts`` player; levels keep their own limits.
+    ``move_time`` is the time per move of a bare ``mcts`` player; levels keep their own limits.
 
     Raises:
         InvalidPlayerError: The specification is not understood.
     """
     text = spec.strip()
-    if text.startswith("engine:"):
-        from ..engine.client import EnginePlayer
-        from ..engine.protocol import DEFAULT_MOVE_TIME
-
-        try:
-            command = shlex.split(text[len("engine:") :])
-        except ValueError as error:
-            raise InvalidPlayerError(f"{spec!r}: {error}") from None
-        if not command:
-            raise InvalidPlayerError("engine: needs the command that starts the engine")
-        try:
-            return EnginePlayer(command, move_time or DEFAULT_MOVE_TIME)
-        except OSError as error:
-            raise InvalidPlayerError(f"cannot start engine {command[0]!r}: {error}") from None
     if text == "mcts" and move_time is not None:
         text = f"mcts:time={move_time}"
     if text in LEVELS:
-        player = player_from_spec(LEVELS[text].spec, seed)
+        player = ai_player_from_spec(LEVELS[text].spec, seed)
         player.name = text
         return player
     if text in PLAYER_TYPES:

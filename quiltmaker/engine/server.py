@@ -155,11 +155,11 @@ class Engine:
             raise ProtocolError("limits must be positive and finite")
         if (seconds is not None and seconds > MAX_SECONDS) or (iterations is not None and iterations > MAX_ITERATIONS):
             raise ProtocolError(f"limits are at most {MAX_SECONDS:g} seconds and {MAX_ITERATIONS} iterations (or 'go infinite')")
-        from ..ai.levels import LEVELS, player_from_spec
+        from ..ai.levels import LEVELS, ai_player_from_spec
         from ..ai.mcts import MCTSPlayer
 
         if self._player is None:
-            built = player_from_spec(LEVELS[self.level].spec, self.seed)
+            built = ai_player_from_spec(LEVELS[self.level].spec, self.seed)
             self._player = built if isinstance(built, MCTSPlayer) else None
             if self._player is None:  # a level without search answers at once
                 self.send(f"bestmove {built.choose_move(self.position).text()}")

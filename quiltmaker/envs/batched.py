@@ -330,7 +330,7 @@ class PatchworkBatch:
 
 def _build_player(spec: str, seed: int) -> Any:
     # Imported here: the levels pull in the compiled search, which only such an opponent needs.
-    from ..ai.levels import player_from_spec
+    from ..specs import player_from_spec
 
     return player_from_spec(spec, seed=seed)
 

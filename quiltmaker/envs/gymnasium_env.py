@@ -231,7 +231,7 @@ class PatchworkEnv(gym.Env[Observation, np.int64]):
 
 def _build_opponent(spec: str, seed: int) -> Player:
     # Imported here: the levels pull in the compiled search, which only an opponent needs.
-    from ..ai.levels import player_from_spec
+    from ..specs import player_from_spec
 
     return player_from_spec(spec, seed=seed)
 

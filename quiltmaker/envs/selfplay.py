@@ -75,7 +75,7 @@ def schedule(spec: str, games: int, seed: int, variant: str = DEFAULT_VARIANT) -
 
 def play_game(game: SelfPlayGame) -> dict[str, np.ndarray]:
     """Play one scheduled game and return its rows (``game`` column 0; :func:`generate` renumbers)."""
-    from ..ai.levels import player_from_spec
+    from ..specs import player_from_spec
     from .observation import action_mask, encode
 
     players = [player_from_spec(game.spec, seed=s) for s in game.player_seeds]
@@ -152,8 +152,8 @@ def generate(
     Raises:
         QuiltmakerError: ``spec`` is not understood, or ``games`` is not positive.
     """
-    from ..ai.levels import player_from_spec
-    from ..ai.match import run_on_ray
+    from ..specs import player_from_spec
+    from ..match import run_on_ray
 
     if games < 1:
         raise QuiltmakerError("the number of games must be at least 1")

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..ai import mcts
 from ..ai.analysis import analyse_game, analyse_position
-from ..ai.levels import LEVELS, player_from_spec
+from ..ai.levels import LEVELS, ai_player_from_spec
 from ..core.game import Game
 from ..ai.players import Limit
 from ..core.position import Position
@@ -48,7 +48,7 @@ def _exit_with_parent(parent: int) -> None:
 
 def choose_move(position_text: str, level: str, seed: int, time_cap: float | None = None) -> str:
     """The AI's move, as text, for a position at a named level (thinking at most ``time_cap`` seconds, on a clock)."""
-    player = player_from_spec(LEVELS[level].spec, seed=seed)
+    player = ai_player_from_spec(LEVELS[level].spec, seed=seed)
     limit = getattr(player, "limit", None)
     if time_cap is not None and isinstance(limit, Limit) and (limit.time is None or limit.time > time_cap):
         # Iteration-limited levels too: the cap only binds when the clock is short.

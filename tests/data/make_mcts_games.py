@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from quiltmaker.ai.levels import player_from_spec
+from quiltmaker.specs import player_from_spec
 from quiltmaker.ai.players import play_game
 from quiltmaker.core.position import Position
 

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core import record
-from ..core.components import DEFAULT_VARIANT
-from ..core.errors import IllegalMoveError, QuiltmakerError
-from ..core.game import Game
-from ..core.position import Position
+from .core import record
+from .core.components import DEFAULT_VARIANT
+from .core.errors import IllegalMoveError, QuiltmakerError
+from .core.game import Game
+from .core.position import Position
 
 Z95 = 1.959963984540054
 
@@ -171,8 +171,8 @@ def play_scheduled_game(spec: GameSpec) -> dict[str, Any]:
     on: the record holds the moves until then, ``result`` null as for any
     unfinished game, and ``"forfeit": {"player": seat, "reason": ...}``.
     """
-    from ..engine.protocol import ProtocolError
-    from .levels import player_from_spec
+    from .engine.protocol import ProtocolError
+    from .specs import player_from_spec
 
     a = player_from_spec(spec.players[0], spec.seeds[0], spec.move_time)
     b = player_from_spec(spec.players[1], spec.seeds[1], spec.move_time)
@@ -220,7 +220,7 @@ def run_match(
     Raises:
         QuiltmakerError: A player specification is not understood.
     """
-    from .levels import player_from_spec
+    from .specs import player_from_spec
 
     for spec in players:
         if not spec.startswith("engine:"):
