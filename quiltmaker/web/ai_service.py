@@ -13,12 +13,13 @@ import logging
 import multiprocessing
 import os
 import zlib
-from collections import OrderedDict
 from collections.abc import Callable, Coroutine
 from datetime import datetime, timezone
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
+
+from cachetools import LRUCache
 
 from .. import tutorial
 from . import ai_worker
@@ -31,7 +32,7 @@ from .round.game import StoredGame
 from .round.rules import Refusal
 from .advice import hint_view, judgements_view
 
-CACHED = 2000  # hints and attempt counts remembered, oldest forgotten first
+CACHED = 2000  # hints and attempt counts remembered, the least recently used forgotten first
 AI_ATTEMPTS = 3  # tries at one version before the AI waits for someone to reconnect
 log = logging.getLogger("quiltmaker.web")
 
@@ -49,10 +50,10 @@ class AIService:
         self.settings = settings
         self.executor = executor
         self.in_flight: dict[str, int] = {}  # game id -> the version the AI is thinking about
-        self.attempts: dict[tuple[str, int], int] = {}
+        self.attempts: LRUCache[tuple[str, int], int] = LRUCache(CACHED)
         self.analysing: set[str] = set()
         # One hint per game and version, shared by everyone in this process who asks for it.
-        self.hints: OrderedDict[tuple[str, int], asyncio.Task[Any]] = OrderedDict()
+        self.hints: LRUCache[tuple[str, int], asyncio.Task[Any]] = LRUCache(CACHED)
         self.optional_work = 0  # hints and analyses in the worker queue
         self.moves = MoveQueue(settings.ai_workers)  # which game's AI move goes to a free worker next
         self.pool_lock = asyncio.Lock()
@@ -133,8 +134,6 @@ class AIService:
         if attempts >= AI_ATTEMPTS:
             return  # failed every time at this version: wait for a reconnect rather than loop
         self.attempts[(stored.id, stored.version)] = attempts + 1
-        if len(self.attempts) > CACHED:
-            self.attempts.clear()
         self.in_flight[stored.id] = stored.version
         self._spawn(self._move(stored.id, stored.version, position.text(), stored.ai_level or "casual", self._time_cap(stored)))
 
@@ -200,8 +199,6 @@ class AIService:
                 raise ProtocolError("busy", "the AI is busy with other requests; ask again in a moment")
             hint.add_done_callback(lambda done: self._forget_failed_hint(key, done))
             self.hints[key] = hint
-            while len(self.hints) > CACHED:
-                self.hints.popitem(last=False)
         # Shielded: one asker leaving (a closed socket) must not cancel the others' hint.
         result = await asyncio.shield(hint)
         return {"type": "hint", "version": version, **result, **hint_view(position, result["best_move"])}
