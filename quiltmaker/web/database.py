@@ -13,6 +13,7 @@ reads it. docs/web.md, "Upgrading", says how to back up first.
 from __future__ import annotations
 
 import contextlib
+import functools
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -56,7 +57,9 @@ def utc_now() -> datetime:
 # Migrations --------------------------------------------------------------------
 
 
+@functools.cache
 def _scripts() -> ScriptDirectory:
+    """The migrations' scripts, read once (they are part of the installed package)."""
     return ScriptDirectory.from_config(_config())
 
 

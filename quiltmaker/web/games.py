@@ -134,7 +134,8 @@ class GameServer:
         at = at or utc_now()
         clock = stored.clock_after(kind, value, at)
         new_version = await asyncio.to_thread(self.store.append, stored.id, version, kind, value, seat, client_id, at, clock)
-        replay(stored, [Event(version, kind, value, seat, client_id, at)])  # skipped if a refresh already brought it in
+        if stored.version == version:  # (a refresh meanwhile may have brought it in already)
+            stored.apply(Event(version, kind, value, seat, client_id, at))  # the caller checked it by the same rules
         if stored.rating is not None and stored.is_finished and not stored.rating["settled"]:
             await self.ratings.settle_now(stored)
         if kind == "abort":

@@ -11,7 +11,6 @@ lobby (quick match, the pairing of players who wait, is :mod:`.quickmatch`):
 
 from __future__ import annotations
 
-import logging
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -24,7 +23,6 @@ from .round.clocks import TimeControl
 from .schema import AccountRow, ChallengeRow, SeenRow
 from .store import GameStore
 
-log = logging.getLogger("quiltmaker.web")
 ONLINE_SECONDS = 120.0  # an account seen this recently is online
 RANGES = (100, 200, 300, 500)  # a challenge's "within ± of my rating" choices
 CHALLENGE_HOURS = 24.0  # a challenge nobody accepted leaves the lobby after this

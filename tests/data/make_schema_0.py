@@ -153,6 +153,7 @@ def play(client: Any) -> dict[str, str]:
 
 
 def expected(stored: Any) -> dict[str, Any]:
+    """What is written down of each game (tests/web/test_web_migrations.py reads an upgraded game the same way)."""
     clock = stored.clock_at(CLOCKS_AT)
     return {
         "version": stored.version,

@@ -125,14 +125,14 @@ def test_the_live_checks_and_the_replay_of_the_log_agree(client: TestClient, sta
     game_id, tokens = STATES[state](client)
     store = client.app.state.server.store  # type: ignore[attr-defined]
     with connect(client, game_id) as watcher:
-        to_move = watcher.state["to_move"]
+        to_move, mode = watcher.state["to_move"], watcher.state["mode"]
     # The seat that asks: the player to move (any player once the game is over).
     seat = to_move if to_move in tokens else next(iter(tokens))
     with connect(client, game_id, tokens[seat]) as player:
         before = player.state["version"]
         message, (kind, value) = INTENTS[intent](player.state)
         reply = player.intent(message.pop("type"), **message)
-    recorded_seat = seat if to_move is None or store.load(game_id).mode != "local" else to_move
+    recorded_seat = seat if to_move is None or mode != "local" else to_move
     if reply["type"] == "ack":
         store.load(game_id)  # the event the server wrote replays: it raises if the log's rules refused it
         return
