@@ -10,16 +10,20 @@ from __future__ import annotations
 import numpy as np
 
 from .compiled import rules as K
-from .compiled.rules import RING_SIZE, RING_WORDS, SLOT_BITS, SLOTS_PER_WORD, _inline, _jit
-from .core.components import STARTING_BUTTONS, STARTING_PATCH_ID
-from .core.position import NO_BONUS
+from .compiled.playouts import playout, random_below
+from .compiled.rules import RING_SIZE, _inline, _jit
+from .core.components import STARTING_PATCH_ID
 
 
 @_inline
 def new_game(rng, special_mask):
     """A random setup as :meth:`Position.initial <quiltmaker.Position.initial>` draws one: ``(state, ring, generator state)``.
 
-    The circle is shuffled with the starting patch last; the first player is random.
+    The circle is shuffled with the starting patch last; the first player is
+    random. Drawn with the search's cheap generator rather than the batched
+    environment's copy of Python's (a few microseconds a game, which the
+    figures would count); the state is the rules' own
+    :func:`~quiltmaker.compiled.rules.initial_state`.
     """
     order = np.empty(RING_SIZE, dtype=np.int64)
     filled = 0
@@ -29,31 +33,11 @@ def new_game(rng, special_mask):
             filled += 1
     order[RING_SIZE - 1] = STARTING_PATCH_ID
     for i in range(RING_SIZE - 2, 0, -1):  # Fisher-Yates over the patches before the starting one
-        j, rng = K.random_below(rng, i + 1)
+        j, rng = random_below(rng, i + 1)
         order[i], order[j] = order[j], order[i]
-    first, rng = K.random_below(rng, 2)
-    state = (
-        np.int64((1 << RING_SIZE) - 1),  # REMAINING: every slot
-        np.int64(0),  # HEAD
-        np.int64(0),  # TIME0
-        np.int64(0),  # TIME1
-        np.int64(STARTING_BUTTONS),  # BUTTONS0
-        np.int64(STARTING_BUTTONS),  # BUTTONS1
-        np.int64(0),  # INCOME0
-        np.int64(0),  # INCOME1
-        np.int64(0),  # QUILT0_LO
-        np.int64(0),  # QUILT0_HI
-        np.int64(0),  # QUILT1_LO
-        np.int64(0),  # QUILT1_HI
-        first,  # ON_TOP: with both tokens at the start, the first player's is on top
-        np.int64(special_mask),  # SPECIALS
-        np.int64(NO_BONUS),  # BONUS
-        np.int64(0),  # PENDING
-    )
-    words = np.zeros(RING_WORDS, dtype=np.int64)
-    for slot in range(RING_SIZE):
-        words[slot // SLOTS_PER_WORD] |= order[slot] << (SLOT_BITS * (slot % SLOTS_PER_WORD))
-    return state, (words[0], words[1], words[2], words[3]), rng
+    first, rng = random_below(rng, 2)
+    state, ring = K.initial_state(order, first, special_mask)
+    return state, ring, rng
 
 
 @_jit
@@ -74,6 +58,6 @@ def play_random_games(games, seed, special_mask):
     played = 0
     for _ in range(games):
         state, ring, rng = new_game(rng, special_mask)
-        state, rng, moves = K.playout(state, ring, rng)
+        state, rng, moves = playout(state, ring, rng)
         played += moves
     return played

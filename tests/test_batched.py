@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from quiltmaker import IllegalMoveError, Position
 from quiltmaker.ai.players import GreedyPlayer, contact
+from quiltmaker.compiled import playouts as P
 from quiltmaker.compiled import rules as K
 from quiltmaker.core.moves import ACTION_COUNT, Move
 from quiltmaker.envs import batch_kernel as B
@@ -41,7 +42,7 @@ def test_the_compiled_contact_is_the_greedy_players() -> None:
         for move in position.legal_moves()[:40]:
             if move.mask:
                 mask_low, mask_high = K.ACTION_MASK[move.action]
-                assert K.contact(low, high, mask_low, mask_high) == contact(position.quilts[player], move.mask)
+                assert P.contact(low, high, mask_low, mask_high) == contact(position.quilts[player], move.mask)
 
 
 def _check_row(batch: PatchworkBatch, row: int, position: Position, viewer: int) -> None:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from quiltmaker import bench_kernels
+from quiltmaker.compiled import playouts as P
 from quiltmaker.compiled import rules as K
 from quiltmaker.core.components import LAST_SPACE, PATCHES, TIME_TRACKS
 from quiltmaker.core.moves import ACTIONS
@@ -74,7 +75,7 @@ def test_random_action_is_uniform_over_legal_moves(seed: int) -> None:
     counts: collections.Counter[int] = collections.Counter()
     generator = np.uint64(seed + 1)
     for _ in range(draws):
-        action, generator = K.sample_random_action(state, ring, np.uint64(generator))
+        action, generator = P.sample_random_action(state, ring, np.uint64(generator))
         counts[action] += 1
     assert set(counts) == legal
     # 300 expected per action: a binomial spread of about 17, so 200..400 is over five deviations.
@@ -103,13 +104,29 @@ def test_placement_score_matches_a_plain_count() -> None:
         quilt = position.quilts[player]
         for move in position.legal_moves()[1:40]:
             expected = contact(quilt, move.mask) - 3 * _isolated(quilt | move.mask)
-            assert K.score_placement(state, player, move.action) == expected
+            assert P.score_placement(state, player, move.action) == expected
 
 
 def test_random_games_from_compiled_setups_end() -> None:
     special_mask = sum(1 << s for s in TIME_TRACKS["revised"].special_spaces)
     moves = bench_kernels.play_random_games(200, 7, special_mask)
     assert 200 * 20 < moves < 200 * 150
+
+
+@pytest.mark.parametrize("variant", ["revised", "original"])
+def test_the_compiled_start_is_position_initial(variant: str) -> None:
+    """initial_state, where every compiled game starts (benchmarks, batched environment), is from_position of Position.initial."""
+    for seed in range(20):
+        start = Position.initial(seed, variant=variant)
+        state, ring = K.initial_state(np.array(start.circle, np.int64), start.to_move, TIME_TRACKS[variant].special_mask)
+        assert (tuple(int(v) for v in state), tuple(int(w) for w in ring)) == K.from_position(start)
+
+
+def test_a_ring_packs_and_unpacks() -> None:
+    """pack_ring fills the slots a circle leaves empty; unpack_ring reads back every slot."""
+    for circle in [(), (5,), tuple(range(1, 20)), tuple(range(K.RING_SIZE))]:
+        ring = K.pack_ring(np.array(circle, np.int64))
+        assert K.unpack_ring(ring) == [*circle, *[K.EMPTY_SLOT] * (K.RING_SIZE - len(circle))]
 
 
 def test_the_benchmarks_compiled_setups_are_starting_positions() -> None:
@@ -126,7 +143,7 @@ def test_the_benchmarks_compiled_setups_are_starting_positions() -> None:
 
 
 def test_the_compiled_patch_value_is_the_greedy_players() -> None:
-    """kernel.patch_value (playouts, solver ordering) and players.patch_value (the greedy player) are twins."""
+    """playouts.patch_value (playouts, solver ordering) and players.patch_value (the greedy player) are twins."""
     for patch in PATCHES:
         for space in range(LAST_SPACE + 1):
-            assert K.patch_value(patch.id, space) == patch_value(patch.id, space), (patch.id, space)
+            assert P.patch_value(patch.id, space) == patch_value(patch.id, space), (patch.id, space)

@@ -107,7 +107,7 @@ def patch_value(patch_id: int, space: int) -> int:
     The income it will still pay, plus the points its squares save at the
     end, minus its cost, minus one button per space of time it takes (what
     advancing would have paid). The greedy player ranks purchases by it; its
-    compiled twin, ``quiltmaker.compiled.rules.patch_value``, does the same in
+    compiled twin, ``quiltmaker.compiled.playouts.patch_value``, does the same in
     playouts and in the endgame solver's move ordering, and a test holds the
     two equal.
     """

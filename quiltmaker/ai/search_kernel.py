@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core.components import PATCHES, SQUARES
 from ..compiled import rules as K
+from ..compiled.playouts import next_random, patch_value, placement_score, playout, random_action
 from ..compiled.rules import (
     ACTION_MASK,
     COST,
@@ -30,10 +31,7 @@ from ..compiled.rules import (
     free_anchors,
     offered_patch,
     offered_slots,
-    patch_value,
-    placement_score,
     quilt_words,
-    random_action,
     score,
     step,
     step_inlined,
@@ -250,7 +248,7 @@ def _candidates(state, ring, out, best_actions, best_scores, placements, special
 @_inline
 def _greedy_action(state, ring, rng, epsilon):
     """A heuristic playout move: the greedy player's patch value, a first-fit snug placement."""
-    bits, rng = K.next_random(rng)
+    bits, rng = next_random(rng)
     if (bits >> np.uint64(11)) * UNIT_SCALE < epsilon:
         return random_action(state, ring, rng)
     player = to_move(state)
@@ -397,7 +395,7 @@ def run_search(tree, root, ring, iterations, rng, params, cache):
             if depth >= MAX_DEPTH:
                 break
         if policy == RANDOM_PLAYOUTS:
-            final, rng, _ = K.playout(state, ring, rng)
+            final, rng, _ = playout(state, ring, rng)
         else:
             final, rng = _greedy_playout(state, ring, rng, epsilon)
         score0 = score(final, 0)

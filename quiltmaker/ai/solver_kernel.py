@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core.components import OFFER_SIZE
 from ..compiled import rules as K
+from ..compiled.playouts import patch_value
 from ..compiled.rules import (
     COST,
     _inline,
@@ -23,7 +24,6 @@ from ..compiled.rules import (
     legal_actions,
     offered_patch,
     offered_slots,
-    patch_value,
     quilt_words,
     score,
     step,

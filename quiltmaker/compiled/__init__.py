@@ -1,5 +1,8 @@
 """The rules again, compiled with numba for speed (:mod:`.rules`), held equal to the core by differential tests.
 
+:mod:`.playouts` holds what search adds to them: move heuristics, a random
+generator and random playouts.
+
 numba compiles on first use and caches the machine code on disk, so the
 first command after installing waits about half a minute, once.
 :func:`announce_compiling` says so beforehand instead of leaving a silent wait.

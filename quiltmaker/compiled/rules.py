@@ -2,7 +2,9 @@
 
 This is the second copy of the rules, and it exists only for speed; the
 differential tests hold it equal to :class:`quiltmaker.Position`
-move by move. Layout of a state (indices below):
+move by move. It holds the rules alone: what search adds to them (move
+heuristics, a random generator, random playouts) is in
+:mod:`quiltmaker.compiled.playouts`. Layout of a state (indices below):
 
 * the circle is a fixed *ring* of patch ids beside the state (one slot a
   patch, :data:`RING_SIZE` slots), constant for a whole search and packed
@@ -47,6 +49,7 @@ from ..core.components import (
     OFFER_SIZE,
     PATCHES,
     SQUARES,
+    STARTING_BUTTONS,
     TIME_TRACKS,
     TRANSFORMS,
 )
@@ -174,7 +177,6 @@ def _build_tables() -> dict[str, np.ndarray]:
 
 
 _T = _build_tables()
-REJECTION_TRIES = 4
 OFFSETS = _T["offsets"]
 CELL_COUNT = _T["cell_count"]
 VALID = _T["valid"]
@@ -189,22 +191,56 @@ TIME = _T["time"]
 INCOME = _T["income"]
 INCOME_UP_TO_ARRAY = _T["income_up_to"]
 BONUS_AREA_WORDS = _T["bonus_areas"]
-PATCH_SIZE = np.array([patch.size for patch in PATCHES], dtype=np.int64)
-INCOMES_LEFT = np.array([INCOME_UP_TO[LAST_SPACE] - INCOME_UP_TO[s] for s in range(LAST_SPACE + 1)], dtype=np.int64)
 
 
-# Conversion from and to the Python engine ---------------------------------------
+# States: a game's start, and conversion from and to the Python engine ----------------
 
 State = tuple[int, ...]
 
 
-def pack_ring(patches: list[int] | tuple[int, ...]) -> State:
-    """The ring words of a circle (next offered first), :data:`EMPTY_SLOT` in the unused slots."""
-    slots = list(patches) + [EMPTY_SLOT] * (RING_SIZE - len(patches))
-    return tuple(
-        sum(slots[SLOTS_PER_WORD * w + i] << (SLOT_BITS * i) for i in range(SLOTS_PER_WORD) if SLOTS_PER_WORD * w + i < RING_SIZE)
-        for w in range(RING_WORDS)
+@_jit
+def pack_ring(circle):
+    """The ring words of a circle (an int64 array of at most :data:`RING_SIZE` patch ids, next offered first).
+
+    :data:`EMPTY_SLOT` fills the unused slots. The one packing of a ring:
+    :func:`from_position` and :func:`initial_state` both use it.
+    """
+    words = np.zeros(RING_WORDS, dtype=np.int64)
+    for slot in range(RING_SIZE):
+        patch = np.int64(circle[slot]) if slot < len(circle) else np.int64(EMPTY_SLOT)
+        words[slot // SLOTS_PER_WORD] |= patch << (SLOT_BITS * (slot % SLOTS_PER_WORD))
+    return words[0], words[1], words[2], words[3]
+
+
+@_inline
+def initial_state(circle, first, specials):
+    """``(state, ring)`` of a game's start, as :meth:`Position.initial <quiltmaker.Position.initial>` sets it up.
+
+    ``circle`` is an int64 array of the patch ids, next offered first;
+    ``first`` is the first player; ``specials`` the time track's special
+    patch spaces (a bit a space). The one place a compiled game starts: the
+    benchmarks' random games and the batched environment both call it, and
+    a test holds it equal to :func:`from_position` of ``Position.initial``.
+    """
+    state = (
+        (np.int64(1) << len(circle)) - 1,  # REMAINING: every slot
+        np.int64(0),  # HEAD
+        np.int64(0),  # TIME0
+        np.int64(0),  # TIME1
+        np.int64(STARTING_BUTTONS),  # BUTTONS0
+        np.int64(STARTING_BUTTONS),  # BUTTONS1
+        np.int64(0),  # INCOME0
+        np.int64(0),  # INCOME1
+        np.int64(0),  # QUILT0_LO
+        np.int64(0),  # QUILT0_HI
+        np.int64(0),  # QUILT1_LO
+        np.int64(0),  # QUILT1_HI
+        np.int64(first),  # ON_TOP: with both tokens at the start, the first player's is on top
+        np.int64(specials),  # SPECIALS
+        np.int64(NO_BONUS),  # BONUS
+        np.int64(0),  # PENDING
     )
+    return state, pack_ring(circle)
 
 
 def unpack_ring(ring: State) -> list[int]:
@@ -214,7 +250,7 @@ def unpack_ring(ring: State) -> list[int]:
 
 def from_position(position: Position) -> tuple[State, State]:
     """Return ``(state, ring)`` for a position; the ring is the circle, next offered first."""
-    ring = pack_ring(position.circle)
+    ring = pack_ring(np.array(position.circle, dtype=np.int64))
     fields = [0] * STATE_SIZE
     fields[REMAINING] = (1 << len(position.circle)) - 1
     fields[HEAD] = 0
@@ -471,23 +507,16 @@ def apply_action(state, ring, action):
 
 
 @_inline
-def patch_value(patch, start):
-    """The greedy value of buying ``patch`` from space ``start``: the compiled twin of :func:`quiltmaker.ai.players.patch_value`.
-
-    Income still to come, plus what its squares save at the end, less its
-    cost and the spaces it takes (each worth a button to an advancing
-    player). Playouts and the solver's move ordering use it; a test holds
-    it equal to the Python one for every patch and space.
-    """
-    end = min(start + TIME[patch], LAST_SPACE)
-    return INCOME[patch] * INCOMES_LEFT[start] + EMPTY_SQUARE_PENALTY * PATCH_SIZE[patch] - COST[patch] - (end - start)
+def square_count(low, high):
+    """The number of squares in a set of squares given as two words (a quilt, a patch's mask)."""
+    return np.int64(popcount(low) + popcount(high))
 
 
 @_inline
 def score(state, player):
     """Buttons, plus the bonus points, less the penalty of each empty square."""
     low, high = quilt_words(state, player)
-    covered = np.int64(popcount(low) + popcount(high))
+    covered = square_count(low, high)
     bonus = BONUS_POINTS if state[BONUS] == player else 0
     return field(state, BUTTONS0, player) + bonus - EMPTY_SQUARE_PENALTY * (SQUARES - covered)
 
@@ -512,213 +541,6 @@ def final_result(state):
 def player_to_move(state):
     """:func:`to_move` for Python callers."""
     return to_move(state)
-
-
-# Placement heuristics -------------------------------------------------------------
-
-_FULL_HIGH = np.uint64((1 << (SQUARES - WORD_BITS)) - 1)
-_COL_FIRST = _split(sum(1 << (BOARD_SIZE * r) for r in range(BOARD_SIZE)))
-_COL_LAST = _split(sum(1 << (BOARD_SIZE * r + BOARD_SIZE - 1) for r in range(BOARD_SIZE)))
-_ROW_FIRST = _split(sum(1 << c for c in range(BOARD_SIZE)))
-_ROW_LAST = _split(sum(1 << (BOARD_SIZE * (BOARD_SIZE - 1) + c) for c in range(BOARD_SIZE)))
-# Weight of an isolated empty square in placement_score: only a special patch can fill it.
-HOLE_WEIGHT = 3
-COL_FIRST_LOW, COL_FIRST_HIGH = np.uint64(_COL_FIRST[0]), np.uint64(_COL_FIRST[1])
-COL_LAST_LOW, COL_LAST_HIGH = np.uint64(_COL_LAST[0]), np.uint64(_COL_LAST[1])
-ROW_FIRST_LOW = np.uint64(_ROW_FIRST[0])
-ROW_LAST_LOW, ROW_LAST_HIGH = np.uint64(_ROW_LAST[0]), np.uint64(_ROW_LAST[1])
-
-
-@_inline
-def _shift_down(low, high, k):
-    """The set of squares moved to higher squares by ``k`` (0 < k < 64)."""
-    return low << np.uint64(k), ((high << np.uint64(k)) | (low >> np.uint64(64 - k))) & _FULL_HIGH
-
-
-@_inline
-def _shift_up(low, high, k):
-    """The set of squares moved to lower squares by ``k`` (0 < k < 64)."""
-    return (low >> np.uint64(k)) | (high << np.uint64(64 - k)), high >> np.uint64(k)
-
-
-@_inline
-def _count(low, high):
-    return np.int64(popcount(low) + popcount(high))
-
-
-@_inline
-def contact(low, high, mask_low, mask_high):
-    """Edges of the squares ``mask`` against covered squares of the quilt or its border.
-
-    The compiled twin of :func:`quiltmaker.ai.players.contact` (the greedy
-    player's snugness); a test holds the two equal.
-    """
-    up_low, up_high = _shift_up(mask_low, mask_high, BOARD_SIZE)
-    down_low, down_high = _shift_down(mask_low, mask_high, BOARD_SIZE)
-    left_low, left_high = _shift_up(mask_low & ~COL_FIRST_LOW, mask_high & ~COL_FIRST_HIGH, 1)
-    right_low, right_high = _shift_down(mask_low & ~COL_LAST_LOW, mask_high & ~COL_LAST_HIGH, 1)
-    touching = (_count(up_low & low, up_high & high) + _count(down_low & low, down_high & high)
-                + _count(left_low & low, left_high & high) + _count(right_low & low, right_high & high))
-    border = (_count(mask_low & ROW_FIRST_LOW, np.uint64(0)) + _count(mask_low & ROW_LAST_LOW, mask_high & ROW_LAST_HIGH)
-              + _count(mask_low & COL_FIRST_LOW, mask_high & COL_FIRST_HIGH)
-              + _count(mask_low & COL_LAST_LOW, mask_high & COL_LAST_HIGH))
-    return touching + border
-
-
-@_jit
-def placement_score(low, high, mask_low, mask_high):
-    """How snugly squares ``mask`` fit a quilt: edges against covered squares or the border, minus isolated holes.
-
-    Isolated empty squares can only be filled by special patches, so each
-    costs about 2 points at the end; edges in contact keep the rest compact.
-    """
-    empty_low = ~(low | mask_low)
-    empty_high = ~(high | mask_high) & _FULL_HIGH
-    # Squares with an empty neighbour above, below, left or right.
-    a_low, a_high = _shift_down(empty_low, empty_high, BOARD_SIZE)
-    b_low, b_high = _shift_up(empty_low, empty_high, BOARD_SIZE)
-    c_low, c_high = _shift_down(empty_low & ~COL_LAST_LOW, empty_high & ~COL_LAST_HIGH, 1)
-    d_low, d_high = _shift_up(empty_low & ~COL_FIRST_LOW, empty_high & ~COL_FIRST_HIGH, 1)
-    isolated = _count(empty_low & ~(a_low | b_low | c_low | d_low), empty_high & ~(a_high | b_high | c_high | d_high))
-    return contact(low, high, mask_low, mask_high) - HOLE_WEIGHT * isolated
-
-
-@_jit
-def score_placement(state, player, action):
-    """:func:`placement_score` of an action for a player, for Python callers and tests."""
-    low, high = quilt_words(state, player)
-    return placement_score(low, high, ACTION_MASK[action, 0], ACTION_MASK[action, 1])
-
-
-# Random numbers: splitmix64 on one uint64 threaded through the calls --------------
-
-
-@_inline
-def next_random(rng):
-    """``(64 random bits, next generator state)``."""
-    rng = rng + np.uint64(0x9E3779B97F4A7C15)
-    z = rng
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31)), rng
-
-
-@_inline
-def random_below(rng, bound):
-    """``(a uniform integer in [0, bound), next generator state)`` for ``0 < bound < 2**32``."""
-    bits, rng = next_random(rng)
-    return np.int64(((bits >> np.uint64(32)) * np.uint64(bound)) >> np.uint64(32)), rng
-
-
-@_inline
-def _select_bit(word, rank):
-    """Index of the set bit of ``word`` with ``rank`` set bits below it.
-
-    A binary search by popcounts of halves: six steps, where clearing the
-    lowest bit ``rank`` times would take up to 63.
-    """
-    position = np.uint64(0)
-    for width in (32, 16, 8, 4, 2, 1):
-        shift = np.uint64(width)
-        below = np.int64(popcount(word & ((np.uint64(1) << shift) - np.uint64(1))))
-        if rank >= below:
-            rank -= below
-            word >>= shift
-            position += shift
-    return position
-
-
-def _random_action(state, ring, rng):
-    """``(a uniformly random legal action, next generator state)``; the action is NO_ACTION when the game is over."""
-    player = to_move(state)
-    if player == GAME_OVER:
-        return NO_ACTION, rng
-    low, high = quilt_words(state, player)
-    if state[PENDING] > 0:
-        empty_low = ~low
-        empty_high = ~high & np.uint64((1 << (SQUARES - 64)) - 1)
-        rank, rng = random_below(rng, SQUARES - np.int64(popcount(low) + popcount(high)))
-        below = np.int64(popcount(empty_low))
-        if rank < below:
-            return FIRST_SPECIAL_ACTION + np.int64(_select_bit(empty_low, rank)), rng
-        return FIRST_SPECIAL_ACTION + WORD_BITS + np.int64(_select_bit(empty_high, rank - below)), rng
-    # First try rejection sampling: a uniform pick among advancing and every
-    # in-bounds placement of the affordable patches, kept if it fits the quilt.
-    # An accepted pick is uniform over the legal moves, so mixing a few tries
-    # with the exact count below stays exactly uniform, and early in a game,
-    # when most placements fit, it saves the count altogether.
-    offered, slots = offered_slots(state)
-    buttons = field(state, BUTTONS0, player)
-    candidates = 1
-    for k in range(offered):
-        patch = offered_patch(ring, slots, k)
-        if COST[patch] <= buttons:
-            candidates += PATCH_ACTIONS[patch + 1] - PATCH_ACTIONS[patch]
-    for _ in range(REJECTION_TRIES):
-        pick, rng = random_below(rng, candidates)
-        if pick == 0:
-            return ADVANCE_ACTION, rng
-        pick -= 1
-        for k in range(offered):
-            patch = offered_patch(ring, slots, k)
-            if COST[patch] > buttons:
-                continue
-            size = PATCH_ACTIONS[patch + 1] - PATCH_ACTIONS[patch]
-            if pick < size:
-                action = PATCH_ACTIONS[patch] + pick
-                if not (ACTION_MASK[action, 0] & low) and not (ACTION_MASK[action, 1] & high):
-                    return action, rng
-                break
-            pick -= size
-    # Exact: count the free anchors of every orientation, pick a rank, find it again.
-    total = 1
-    for k in range(offered):
-        patch = offered_patch(ring, slots, k)
-        if COST[patch] <= buttons:
-            for orientation in range(PATCH_FIRST[patch], PATCH_FIRST[patch + 1]):
-                free_low, free_high = free_anchors(orientation, low, high)
-                total += np.int64(popcount(free_low) + popcount(free_high))
-    rank, rng = random_below(rng, total)
-    if rank == 0:
-        return ADVANCE_ACTION, rng
-    rank -= 1
-    for k in range(offered):
-        patch = offered_patch(ring, slots, k)
-        if COST[patch] > buttons:
-            continue
-        for orientation in range(PATCH_FIRST[patch], PATCH_FIRST[patch + 1]):
-            free_low, free_high = free_anchors(orientation, low, high)
-            in_low = np.int64(popcount(free_low))
-            if rank < in_low:
-                return _anchor_action(orientation, _select_bit(free_low, rank)), rng
-            rank -= in_low
-            in_high = np.int64(popcount(free_high))
-            if rank < in_high:
-                return _anchor_action(orientation, _select_bit(free_high, rank) + np.uint64(64)), rng
-            rank -= in_high
-    return NO_ACTION, rng  # not reached: the ranks above cover every legal action
-
-
-random_action = _jit(_random_action)
-random_action_inlined = _inline(_random_action)
-
-
-@_jit
-def playout(state, ring, rng):
-    """Play uniformly random moves to the end: ``(final state, generator state, moves played)``."""
-    played = 0
-    while True:
-        action, rng = random_action_inlined(state, ring, rng)
-        if action == NO_ACTION:
-            return state, rng, played
-        state = step_inlined(state, ring, action)
-        played += 1
-
-
-@_jit
-def sample_random_action(state, ring, rng):
-    """:func:`random_action` as a compiled entry point for Python callers."""
-    return random_action(state, ring, np.uint64(rng))
 
 
 @_inline

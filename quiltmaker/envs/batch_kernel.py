@@ -3,12 +3,14 @@
 :class:`quiltmaker.envs.batched.PatchworkBatch` owns the arrays and calls
 :func:`step_games`; everything here works on whole rows of those arrays so
 that a step of 1,024 games is one call from Python. The rules are those of
-:mod:`quiltmaker.compiled.rules`; the observation is the one of
+:mod:`quiltmaker.compiled.rules`, and the ``random`` and ``greedy``
+opponents use :mod:`quiltmaker.compiled.playouts`; the observation is the one of
 :mod:`quiltmaker.envs.observation`, written straight into the output row
 (a differential test holds the two encodings equal game by game, move by
 move); a game's starting circle and first player are those of
 ``Position.initial(seed)``, from a compiled copy of Python's Mersenne
-Twister and ``random.shuffle`` (a test holds them equal over many seeds).
+Twister and ``random.shuffle`` (a test holds them equal over many seeds),
+and the state is the rules' :func:`~quiltmaker.compiled.rules.initial_state`.
 
 Masks are kept cheap by remembering each game's legal actions: a new mask
 clears only the entries the last one set, where clearing all 7,431 bytes a
@@ -22,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..compiled import rules as K
+from ..compiled.playouts import contact, next_random, patch_value, random_action_inlined, random_below
 from ..compiled.rules import (
     ACTION_MASK,
     ADVANCE_ACTION,
@@ -32,22 +35,19 @@ from ..compiled.rules import (
     RING_SIZE,
     _inline,
     _jit,
-    contact,
     field,
+    initial_state,
     legal_actions,
     offered_patch,
     offered_slots,
-    patch_value,
     quilt_words,
-    random_action_inlined,
-    random_below,
     ring_patch,
     state_from_row,
     step_inlined,
     to_move,
     winner,
 )
-from ..core.components import INCOME_UP_TO, LAST_SPACE, PATCH_COUNT, SQUARES, STARTING_BUTTONS, STARTING_PATCH_ID
+from ..core.components import INCOME_UP_TO, LAST_SPACE, PATCH_COUNT, SQUARES, STARTING_PATCH_ID
 from ..core.moves import FIRST_BUY_ACTION
 from ..core.position import NO_BONUS
 from . import observation as O
@@ -273,6 +273,11 @@ def _ring_from_row(rings, row):
 
 
 @_inline
+def _store_ring(rings, row, ring):
+    rings[row, 0], rings[row, 1], rings[row, 2], rings[row, 3] = ring
+
+
+@_inline
 def _write_quilt(o, start, low, high):
     """The quilt's 81 squares as 0/1 floats from ``o[start]``, eight at a time from a table of bytes."""
     for byte in range(8):
@@ -335,8 +340,8 @@ def encode_row(state, ring, player, out, row):
     o[_BUTTONS + 1] = field(state, K.BUTTONS0, other) / O.BUTTONS_SCALE
     o[_INCOME] = field(state, K.INCOME0, player) / O.INCOME_SCALE
     o[_INCOME + 1] = field(state, K.INCOME0, other) / O.INCOME_SCALE
-    o[_EMPTY] = (SQUARES - K._count(low, high)) / SQUARES
-    o[_EMPTY + 1] = (SQUARES - K._count(other_low, other_high)) / SQUARES
+    o[_EMPTY] = (SQUARES - K.square_count(low, high)) / SQUARES
+    o[_EMPTY + 1] = (SQUARES - K.square_count(other_low, other_high)) / SQUARES
     bonus = state[K.BONUS]
     if bonus != NO_BONUS:
         o[_BONUS + (0 if bonus == player else 1)] = 1.0
@@ -432,7 +437,7 @@ def _opponent_action(kind, state, ring, rng, scratch):
 @_inline
 def _new_game(arrays, params, row, circle, mt):
     """Start the row's next game from a seed drawn from its generator."""
-    bits, rng = K.next_random(np.uint64(arrays.rng[row]))
+    bits, rng = next_random(np.uint64(arrays.rng[row]))
     seed = bits >> np.uint64(1)  # a non-negative int64, like the Gymnasium adapter's drawn seeds
     arrays.rng[row] = rng
     _start_game(arrays, params, row, seed, circle, mt)
@@ -441,19 +446,15 @@ def _new_game(arrays, params, row, circle, mt):
 @_inline
 def _start_game(arrays, params, row, seed, circle, mt):
     first = initial_circle(seed, circle, mt)
-    for w in range(K.RING_WORDS):
-        arrays.rings[row, w] = 0
-    for slot in range(RING_SIZE):
-        arrays.rings[row, slot // K.SLOTS_PER_WORD] |= np.int64(circle[slot]) << (K.SLOT_BITS * (slot % K.SLOTS_PER_WORD))
-    state = ((np.int64(1) << RING_SIZE) - 1, 0, 0, 0, STARTING_BUTTONS, STARTING_BUTTONS, 0, 0,
-             0, 0, 0, 0, first, params.specials, NO_BONUS, 0)
+    state, ring = initial_state(circle, first, params.specials)
     _store_state(arrays.states, row, state)
+    _store_ring(arrays.rings, row, ring)
     arrays.game_seed[row] = seed
     arrays.moves[row] = 0
     arrays.reply_count[row] = 0
     if params.opponent != NO_OPPONENT:
         seat = params.fixed_seat
-        bits, rng = K.next_random(np.uint64(arrays.rng[row]))
+        bits, rng = next_random(np.uint64(arrays.rng[row]))
         arrays.rng[row] = rng
         if seat == NO_PLAYER:
             seat = np.int64(bits >> np.uint64(63))

@@ -18,6 +18,7 @@ import time
 from collections.abc import AsyncIterator
 from concurrent.futures import Executor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -30,11 +31,14 @@ from . import account_api, http_api, lobby_api, player_api, sockets
 from .games import GameServer
 from ..core.errors import QuiltmakerError
 from .database import migrate
-from .guards import BoundedBodies, HeadersInTime, SecurityHeaders
+from .guards import BoundedBodies, SecurityHeaders
 from .settings import Settings
 from .store import StoreError
 
-__all__ = ["Settings", "create_app", "run_server"]
+if TYPE_CHECKING:
+    import uvicorn
+
+__all__ = ["Settings", "create_app", "run_server", "uvicorn_config"]
 
 STATIC = Path(__file__).parent / "static"
 
@@ -115,18 +119,32 @@ def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000) ->
     app = create_app(settings)
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
     print(f"quiltmaker is running: open http://{shown}:{port}/ in your browser (Ctrl+C stops it)", flush=True)
-    # ws_max_size caps a WebSocket frame before it is read; the app refuses anything over 4 KiB itself.
-    # No per-message deflate: a state is a few kilobytes, and compressing every
-    # one cost the server a third of its time per move (measured with cProfile).
-    # HeadersInTime: stock uvicorn would hold a half-sent request's connection open forever.
-    config = uvicorn.Config(
+    uvicorn.Server(uvicorn_config(app)).run(sockets=[listening])
+
+
+def uvicorn_config(app: FastAPI) -> uvicorn.Config:
+    """How uvicorn serves the app (``quiltmaker serve``, and the tests that run a real server): public settings only.
+
+    uvicorn has no timeout for a request's headers: a client that sends half
+    of them holds its connection open for as long as it likes. That is the
+    front proxy's job, as uvicorn's deployment guide says (nginx's
+    ``client_header_timeout`` in deploy/nginx.conf; docs/web.md, "Limits").
+    """
+    import uvicorn
+
+    return uvicorn.Config(
         app,
-        http=HeadersInTime,
+        # h11 rather than httptools: h11 bounds the size of a request's headers (httptools under uvicorn does not).
+        http="h11",
+        h11_max_incomplete_event_size=16 * 1024,  # a request whose headers pass 16 KiB is refused with 400 (h11's default, said here)
+        timeout_keep_alive=5,  # an idle keep-alive connection is closed after 5 s (nginx opens its own per request)
+        # ws_max_size caps a WebSocket frame before it is read; the app refuses anything over 4 KiB itself.
+        # No per-message deflate: a state is a few kilobytes, and compressing every
+        # one cost the server a third of its time per move (measured with cProfile).
         ws_max_size=65536,
         ws_per_message_deflate=False,
         log_level="warning",
     )
-    uvicorn.Server(config).run(sockets=[listening])
 
 
 def _migrate(settings: Settings) -> None:

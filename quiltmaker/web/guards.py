@@ -1,7 +1,9 @@
-"""What every HTTP connection meets before the app: security headers, bounded bodies, headers in time.
+"""What every HTTP request meets before the app: security headers and bounded bodies.
 
-Plain ASGI middleware (so it wraps every route, the static files and the
-error pages alike) and a uvicorn protocol; nothing here knows about games.
+Plain ASGI middleware, so it wraps every route, the static files and the
+error pages alike; nothing here knows about games. What comes before a
+request (headers in time, idle connections) is the front proxy's and
+uvicorn's public settings' (:func:`.app.uvicorn_config`, deploy/nginx.conf).
 """
 
 from __future__ import annotations
@@ -9,14 +11,11 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 MAX_BODY_BYTES = 64 * 1024  # the largest request the API takes is a few hundred bytes
 BODY_SECONDS = 10.0  # the whole body must arrive within this
-HEADER_SECONDS = 10.0  # a request's headers must arrive within this
 
 # The page loads only its own scripts, styles and sockets; nothing may frame it.
 # Styles set from scripts (element.style) are not inline style attributes, so 'self' holds for styles too.
@@ -112,49 +111,3 @@ async def _refuse(send: Send, status: int, detail: str) -> None:
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), (b"connection", b"close")]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
-
-
-class HeadersInTime(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol, closing a connection whose request headers do not arrive in time.
-
-    Stock uvicorn waits forever for the rest of a request's headers, so each
-    half-sent request holds a connection open: enough of them exhaust the
-    server. Here a request must be complete up to its body within
-    ``header_seconds`` of its first byte (of the connection, or after the
-    previous response); the body has its own limit (:class:`BoundedBodies`).
-    """
-
-    def __init__(self, *args: Any, header_seconds: float = HEADER_SECONDS, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.header_seconds = header_seconds
-        self.header_timer: asyncio.TimerHandle | None = None
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._start_header_timer()
-
-    def data_received(self, data: bytes) -> None:
-        if self.cycle is None or self.cycle.response_complete:
-            self._start_header_timer()
-        super().data_received(data)
-        headers_done = self.cycle is not None and not self.cycle.response_complete
-        if headers_done or self.transport.get_protocol() is not self:  # a request under way, or a WebSocket now
-            self._cancel_header_timer()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._cancel_header_timer()
-        super().connection_lost(exc)
-
-    def _start_header_timer(self) -> None:
-        if self.header_timer is None:
-            self.header_timer = self.loop.call_later(self.header_seconds, self._headers_too_slow)
-
-    def _cancel_header_timer(self) -> None:
-        if self.header_timer is not None:
-            self.header_timer.cancel()
-            self.header_timer = None
-
-    def _headers_too_slow(self) -> None:
-        self.header_timer = None
-        if self.cycle is None or self.cycle.response_complete:
-            self.transport.close()

@@ -1,7 +1,8 @@
 """Ratings: Glicko-2 for rated games, one rating per time-control family, the AI's levels at fixed ratings.
 
-The arithmetic is Glickman's Glicko-2 (the ``glicko2-py`` library's pure
-functions; docs/design.md says why that one). What is decided here:
+The arithmetic is Glickman's Glicko-2, vendored in :mod:`.glicko2` (from his
+paper, tested against its worked example; docs/design.md says why vendored).
+What is decided here:
 
 - Each rated game is a rating period of its own for both players, as on
   Lichess, so a rating moves after every game. Before a game, a player's
@@ -25,16 +26,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from glicko2.math.algorithm import update_rating
-from glicko2.math.conversions import mu_to_rating, phi_to_rd, rating_to_mu, rd_to_phi
 from sqlalchemy import select, update
 
+from . import glicko2
 from .database import Database, as_utc
 from .round.game import StoredGame
 from .schema import AccountRow, RatedGameRow, RatingChangeRow, RatingRow
@@ -84,26 +83,24 @@ def after_idle(rating: Rating, last: datetime | None, now: datetime) -> Rating:
     if last is None or rating.games == 0:
         return rating
     periods = max(0.0, (now - last).total_seconds() / 86400 / DAYS_PER_PERIOD)
-    phi = math.sqrt(rd_to_phi(rating.rd) ** 2 + periods * rating.volatility**2)
-    return Rating(rating.rating, min(NEW_RD, phi_to_rd(phi)), rating.volatility, rating.games)
+    mu, phi = glicko2.to_glicko2(rating.rating, rating.rd)
+    _, rd = glicko2.from_glicko2(mu, glicko2.idle(phi, rating.volatility, periods))
+    return Rating(rating.rating, min(NEW_RD, rd), rating.volatility, rating.games)
 
 
 def rated(player: Rating, opponent: Rating, score: float) -> Rating:
     """The player's rating after one game against ``opponent`` (score 1 a win, 0 a loss): one Glicko-2 period."""
-    new = update_rating(
-        rating_to_mu(player.rating),
-        rd_to_phi(player.rd),
-        player.volatility,
-        [(rating_to_mu(opponent.rating), rd_to_phi(opponent.rd), score)],
-        tau=TAU,
-    )
-    return Rating(mu_to_rating(new.mu), max(MIN_RD, phi_to_rd(new.phi)), new.sigma, player.games + 1)
+    mu, phi = glicko2.to_glicko2(player.rating, player.rd)
+    new = glicko2.update(mu, phi, player.volatility, [(*glicko2.to_glicko2(opponent.rating, opponent.rd), score)], TAU)
+    rating, rd = glicko2.from_glicko2(new.mu, new.phi)
+    return Rating(rating, max(MIN_RD, rd), new.sigma, player.games + 1)
 
 
 def expected_score(player: Rating, opponent: Rating) -> float:
     """The player's chance of winning by the two ratings (Glicko-2's E, with the opponent's deviation)."""
-    g = 1 / math.sqrt(1 + 3 * rd_to_phi(opponent.rd) ** 2 / math.pi**2)
-    return 1 / (1 + math.exp(-g * (rating_to_mu(player.rating) - rating_to_mu(opponent.rating))))
+    mu, _ = glicko2.to_glicko2(player.rating, player.rd)
+    mu_j, phi_j = glicko2.to_glicko2(opponent.rating, opponent.rd)
+    return glicko2.expected(mu, mu_j, phi_j)
 
 
 def family_of(kind: str) -> str:

@@ -4,7 +4,10 @@ It runs deploy/nginx.conf itself (its placeholders filled in) with a
 self-signed certificate, plays an online game through it with each player
 on whichever process nginx picks (paired by the quick-match queue, rated,
 with a clock), restarts one process in the middle and plays on, rates the
-game, and checks that over HTTPS the session cookie is Secure.
+game, and checks that over HTTPS the session cookie is Secure. And it
+checks the timeouts that only nginx sets: uvicorn has none for a request's
+headers, so deploy/nginx.conf's ``client_header_timeout`` is what closes a
+half-sent request.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import contextlib
 import json
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -23,7 +28,7 @@ from typing import Any
 import httpx
 import pytest
 from services import BINARIES, RedisServer, postgres, servers
-from web_helpers import first_legal_move, free_port, poll
+from web_helpers import TEST_LIMITS, first_legal_move, free_port, poll, start_server
 from websockets.sync.client import ClientConnection, connect
 
 from quiltmaker.web.accounts import SESSION_COOKIE
@@ -33,15 +38,23 @@ NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
-        (not Path(NGINX).exists() or not BINARIES or shutil.which("redis-server") is None) and not os.environ.get("CI"),
-        reason="needs nginx, PostgreSQL and Redis (scripts/system-deps.sh installs them; CI always runs this)",
+        not Path(NGINX).exists() and not os.environ.get("CI"),
+        reason="needs nginx (scripts/system-deps.sh installs it; CI always runs this)",
     ),
 ]
+needs_services = pytest.mark.skipif(
+    (not BINARIES or shutil.which("redis-server") is None) and not os.environ.get("CI"),
+    reason="needs PostgreSQL and Redis (scripts/system-deps.sh installs them; CI always runs this)",
+)
 
 
 @contextlib.contextmanager
-def nginx(folder: Path, upstreams: list[str]) -> Iterator[tuple[int, int]]:
-    """deploy/nginx.conf in front of ``upstreams``; its HTTP and HTTPS ports."""
+def nginx(folder: Path, upstreams: list[str], changes: dict[str, str] | None = None) -> Iterator[tuple[int, int]]:
+    """deploy/nginx.conf in front of ``upstreams``; its HTTP and HTTPS ports.
+
+    ``changes`` replaces lines of the file (each must be there, so a test
+    fails when the setting it checks is gone), e.g. a timeout shortened.
+    """
     http_port, https_port = free_port(), free_port()
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
@@ -58,6 +71,9 @@ def nginx(folder: Path, upstreams: list[str]) -> Iterator[tuple[int, int]]:
         "__KEY__": str(folder / "key.pem"),
     }.items():
         config = config.replace(name, value)
+    for line, changed in (changes or {}).items():
+        assert line in config, f"deploy/nginx.conf has {line!r}"
+        config = config.replace(line, changed)
     lines = [line for line in config.splitlines() if not line.lstrip().startswith("#")]
     assert not [line for line in lines if "__" in line], "every placeholder is filled"
     (folder / "nginx.conf").write_text(config)
@@ -126,6 +142,7 @@ def _pair_up(base: str, clock: str, rated: bool, names: tuple[str, str] | None =
     return first, second
 
 
+@needs_services
 def test_a_rated_quick_match_through_nginx_survives_a_restart_of_one_of_its_two_processes(tmp_path: Path) -> None:
     redis = RedisServer()
     redis.start()
@@ -189,3 +206,36 @@ def test_a_rated_quick_match_through_nginx_survives_a_restart_of_one_of_its_two_
                     assert f"{SESSION_COOKIE}=" in cookie and "Secure" in cookie and "HttpOnly" in cookie
     finally:
         redis.stop()
+
+
+def test_nginx_closes_a_half_sent_request_and_serves_whole_ones_and_sockets(tmp_path: Path) -> None:
+    # uvicorn waits for the rest of a request's headers forever (quiltmaker/web/app.py, uvicorn_config):
+    # client_header_timeout is what stops a client holding connections open with half-sent requests.
+    process, port = start_server(["--data", str(tmp_path), *TEST_LIMITS], tmp_path / "server.log")
+    front = tmp_path / "nginx"
+    front.mkdir()
+    try:
+        with nginx(front, [f"127.0.0.1:{port}"], {"client_header_timeout 10s;": "client_header_timeout 1s;"}) as (http_port, _):
+            with socket.create_connection(("127.0.0.1", http_port), timeout=10) as slow:
+                slow.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\n")  # and never the blank line
+                started = time.monotonic()
+                try:
+                    answer = slow.recv(1024)
+                except ConnectionResetError:  # reset_timedout_connection: a reset rather than a close
+                    answer = b""
+                waited = time.monotonic() - started
+            assert answer == b"", "nginx closes the connection without an answer"
+            assert 0.5 < waited < 8, waited
+            base = f"http://127.0.0.1:{http_port}"
+            game = httpx.post(f"{base}/api/games", json={"mode": "local"}, timeout=20).json()
+            assert httpx.get(f"{base}/api/games/{game['id']}", timeout=20).status_code == 200
+            # A WebSocket is past its headers: it outlives the header timeout.
+            with connect(f"ws://127.0.0.1:{http_port}/ws/games/{game['id']}", origin=base) as ws:
+                ws.recv(timeout=10)  # the state
+                time.sleep(2)
+                ws.send(json.dumps({"type": "hello", "token": game["token"]}))
+                assert '"welcome"' in ws.recv(timeout=10)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # its own process group: its AI workers too
+        process.wait()
