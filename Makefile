@@ -9,7 +9,7 @@ SYSTEM_STAMP := $(VENV)/.system-deps
 # TypeScript checks the page's plain JavaScript (tsconfig.json); nothing is built.
 NODE_STAMP := node_modules/.installed
 
-.PHONY: run play test check docs bench clean
+.PHONY: run play test check docs bench types clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,11 @@ check: $(STAMP) $(NODE_STAMP)
 # broken link or cross-reference fails. Open build/site/index.html, or `$(MKDOCS) serve`.
 docs: $(STAMP)
 	$(MKDOCS) build --strict
+
+# The page's types (static/contract.d.ts), generated from the server's contract (quiltmaker/web/contract):
+# run after changing a message; a test fails while they are out of date.
+types: $(STAMP) $(NODE_STAMP)
+	$(BIN)/python -m quiltmaker.web.contract | scripts/page-types.sh > quiltmaker/web/static/contract.d.ts
 
 bench: $(STAMP)
 	$(BIN)/quiltmaker bench

@@ -184,6 +184,15 @@ PAGE_RULE_FRAGMENTS = {
     "abcdefghi": "type the column letters of square names",
     "BOARD = 9": "type the size of the quilt board",
     "repeat(54": "type the spaces of the time track (style sheet)",
+    "}@${": "compose a purchase's move text",
+    "`S@": "compose a special patch's move text",
+    "${row + 1}": "compose a square's name",
+    "columns[col]": "compose a square's name",
+    "? 1 - ": "swap the seats for a rematch",
+    "times[0] ===": "decide who moves first on a shared space",
+    "< last ?": "decide who moves first on a shared space",
+    "empty * ": "count the empty squares' penalty",
+    "* penalty": "count the empty squares' penalty",
 }
 
 
@@ -191,7 +200,7 @@ def test_the_web_server_checks_moves_with_the_rules_engine_and_holds_no_rules_in
     """The browser draws what the server sends: it parses no move text, replays no moves, turns no shapes."""
     static = PACKAGE / "web" / "static"
     assert (static / "index.html").is_file() and (static / "game.html").is_file()
-    for script in sorted([*static.glob("*.js"), static / "style.css"]):
+    for script in sorted([*static.glob("*.js"), *static.glob("*.css")]):
         source = script.read_text(encoding="utf-8")
         for fragment, what in PAGE_RULE_FRAGMENTS.items():
             assert fragment not in source, f"{script.name} holds a rule: it would {what} ({fragment!r})"
@@ -205,6 +214,32 @@ def test_package_is_typed_and_carries_its_data() -> None:
 def test_module_and_console_entry_points() -> None:
     out = subprocess.run([sys.executable, "-m", "quiltmaker", "--help"], capture_output=True, text=True, check=True).stdout
     assert "replay" in out and "simulate" in out
+
+
+def test_no_file_of_the_web_server_or_its_page_is_over_400_lines() -> None:
+    """Small modules, each about one thing (the page's generated types excepted: make types writes them)."""
+    web = PACKAGE / "web"
+    sources = [path for suffix in ("py", "js", "css", "html") for path in web.rglob(f"*.{suffix}")]
+    assert len(sources) > 60, sources
+    long = {str(path.relative_to(web)): count for path in sources if (count := len(path.read_text(encoding="utf-8").splitlines())) > 400}
+    assert not long, f"over 400 lines: {long}"
+
+
+def test_each_page_keeps_its_state_in_one_store_changed_only_through_update() -> None:
+    """No script keeps state of its own at module level, and none assigns to a store's state: the types make the
+    state read-only (page-store.js), and this holds the scripts to it where a cast could slip past them."""
+    static = PACKAGE / "web" / "static"
+    held = re.compile(r"^(?:let|var) |^const \w+ = (?:new (?:Map|Set|WeakMap)\(|\[\]|\{\})", re.M)
+    written = re.compile(r"\b(?:ui|lobby)\.\w+(?:\.\w+)* (?:=|\+=|-=)(?!=)|\b(?:ui|lobby)\.\w+\.(?:set|delete|push|add|clear|splice)\(")
+    for script in sorted(static.glob("*.js")):
+        source = script.read_text(encoding="utf-8")
+        assert not held.findall(source), f"{script.name} keeps module-level state: {held.findall(source)}"
+        if script.name != "page-store.js":
+            assert not written.findall(source), f"{script.name} writes the store without update(): {written.findall(source)}"
+    stores = {name: (static / name).read_text(encoding="utf-8") for name in ("store.js", "lobby-store.js")}
+    for name, source in stores.items():
+        assert "createStore(" in source and "export const { update, setRenderer } = store;" in source, name
+    assert "createStore(" in (static / "player.js").read_text(encoding="utf-8")
 
 
 def test_the_page_modules_import_one_way() -> None:

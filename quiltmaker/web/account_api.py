@@ -15,7 +15,8 @@ from .accounts import SESSION_COOKIE, SESSION_DAYS, Account
 from .dependencies import SameSite, Server, SignedIn, Viewer, quota
 from .protocol import GAME_ID, ProtocolError
 from .store import StoreError
-from .views import summary_view
+from . import contract
+from .views import held_seat, summary_view
 
 router = APIRouter(prefix="/api/account")
 ATTEMPT = quota("account", "attempts")  # signing up or in, or changing the password: argon2's work, counted
@@ -56,19 +57,19 @@ def _view(account: Account | None) -> dict[str, Any]:
     return {"account": None if account is None else {"name": account.name}}
 
 
-@router.get("")
+@router.get("", response_model=contract.AccountView)
 async def who(account: Viewer) -> dict[str, Any]:
     return _view(account)
 
 
-@router.post("/signup", dependencies=[SameSite, ATTEMPT])
+@router.post("/signup", response_model=contract.AccountView, dependencies=[SameSite, ATTEMPT])
 async def sign_up(request: Request, response: Response, credentials: Credentials, server: Server) -> dict[str, Any]:
     account, token = await asyncio.to_thread(server.accounts.sign_up, credentials.name, credentials.password)
     _set_session(request, response, token)
     return _view(account)
 
 
-@router.post("/signin", dependencies=[SameSite, ATTEMPT])
+@router.post("/signin", response_model=contract.AccountView, dependencies=[SameSite, ATTEMPT])
 async def sign_in(request: Request, response: Response, credentials: Credentials, server: Server) -> dict[str, Any]:
     try:
         account, token = await asyncio.to_thread(server.accounts.sign_in, credentials.name, credentials.password)
@@ -78,7 +79,7 @@ async def sign_in(request: Request, response: Response, credentials: Credentials
     return _view(account)
 
 
-@router.post("/signout", dependencies=[SameSite])
+@router.post("/signout", response_model=contract.AccountView, dependencies=[SameSite])
 async def sign_out(request: Request, response: Response, server: Server) -> dict[str, Any]:
     token = request.cookies.get(SESSION_COOKIE)
     if token:
@@ -87,14 +88,14 @@ async def sign_out(request: Request, response: Response, server: Server) -> dict
     return _view(None)
 
 
-@router.post("/signout-everywhere", dependencies=[SameSite])
+@router.post("/signout-everywhere", response_model=contract.AccountView, dependencies=[SameSite])
 async def sign_out_everywhere(response: Response, account: SignedIn, server: Server) -> dict[str, Any]:
     await asyncio.to_thread(server.accounts.sign_out_everywhere, account)
     response.delete_cookie(SESSION_COOKIE, path="/")
     return _view(None)
 
 
-@router.post("/password", dependencies=[SameSite, ATTEMPT])
+@router.post("/password", response_model=contract.AccountView, dependencies=[SameSite, ATTEMPT])
 async def change_password(request: Request, response: Response, change: NewPassword, account: SignedIn, server: Server) -> dict[str, Any]:
     try:
         token = await asyncio.to_thread(server.accounts.change_password, account, change.current, change.new)
@@ -104,7 +105,7 @@ async def change_password(request: Request, response: Response, change: NewPassw
     return _view(account)
 
 
-@router.post("/claim", dependencies=[SameSite])
+@router.post("/claim", response_model=contract.Claimed, dependencies=[SameSite])
 async def claim(claim: Claim, account: SignedIn, server: Server) -> dict[str, Any]:
     """Take this browser's guest seats into the account: each seat's token proves it is this browser's."""
     claimed = []
@@ -122,12 +123,12 @@ async def claim(claim: Claim, account: SignedIn, server: Server) -> dict[str, An
     return {"claimed": claimed}
 
 
-@router.get("/games")
+@router.get("/games", response_model=contract.AccountGames)
 async def games(account: SignedIn, server: Server) -> dict[str, Any]:
     listed = []
     for game_id, seat in await asyncio.to_thread(server.accounts.games, account):
         try:
-            listed.append({**summary_view(await server.load(game_id)), "seat": seat})
+            listed.append({**summary_view(await server.load(game_id)), "seat": held_seat(seat)})
         except ProtocolError:
             continue
     return {"games": listed}

@@ -18,7 +18,7 @@ from ..core.components import (
     PATCHES,
     TIME_TRACKS,
 )
-from ..core.moves import COLUMNS
+from ..core.moves import square_name
 from ..tutorial import LESSONS
 from .round.clocks import MAX_INCREMENT, MAX_INITIAL, MIN_INITIAL, PRESETS, TimeControl
 
@@ -27,7 +27,10 @@ def catalogue(levels: dict[str, str]) -> dict[str, Any]:
     """The components, for drawing: patches with every orientation, and both time tracks."""
     return {
         "board_size": BOARD_SIZE,
-        "columns": COLUMNS,  # the letters of square names, column by column
+        # The quilt's edges are labelled as the core names squares: columns above, rows beside.
+        "columns": [square_name(0, col)[:1] for col in range(BOARD_SIZE)],
+        "rows": [square_name(row, 0)[1:] for row in range(BOARD_SIZE)],
+        "squares": [[square_name(row, col) for col in range(BOARD_SIZE)] for row in range(BOARD_SIZE)],
         "last_space": LAST_SPACE,
         "bonus_points": BONUS_POINTS,
         "bonus_size": BONUS_SIZE,

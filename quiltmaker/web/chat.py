@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from typing import Any
 
+from . import contract
 from .live import LiveGames
 from .protocol import Connection, ProtocolError
 
@@ -57,4 +57,4 @@ class Chat:
             fresh = [line for line in lines if line["id"] > connection.chat_seen]
             if fresh:
                 connection.chat_seen = fresh[-1]["id"]
-                await self.server.send(connection, json.dumps({"type": "chat", "lines": fresh}))
+                await self.server.send(connection, contract.wire({"type": "chat", "lines": fresh}))

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 from collections import defaultdict
@@ -25,13 +24,14 @@ from typing import Any
 from cachetools import LRUCache
 
 from ..core.position import Position
+from . import contract
 from .accounts import Accounts
 from .ai_service import AIService
 from .chat import Chat
 from .database import Database, utc_now
 from .lobby import Lobby
 from .presence import Presence
-from .protocol import GAME_ID, SEND_SECONDS, Connection, ProtocolError, client_id_of
+from .protocol import GAME_ID, SEND_SECONDS, Connection, ProtocolError, client_id_of, move_of
 from .pubsub import CHAT, Broker, LocalBroker
 from .quickmatch import QuickMatch
 from .quotas import Quotas
@@ -193,10 +193,10 @@ class GameServer:
             await self.chat.deliver(game_id)
 
     async def send_state(self, connection: Connection, stored: StoredGame) -> None:
-        await self._send_states([connection], stored.version, json.dumps({"type": "state", "state": self.state(stored)}))
+        await self._send_states([connection], stored.version, contract.wire({"type": "state", "state": self.state(stored)}))
 
     async def broadcast(self, stored: StoredGame) -> None:
-        text = json.dumps({"type": "state", "state": self.state(stored)})
+        text = contract.wire({"type": "state", "state": self.state(stored)})
         await self._send_states(list(self.connections.get(stored.id, ())), stored.version, text)
 
     async def _send_states(self, connections: list[Connection], version: int, text: str) -> None:
@@ -299,7 +299,7 @@ class GameServer:
     async def _event_value(self, stored: StoredGame, kind: str, seat: int | None, message: dict[str, Any], now: datetime) -> str:
         """The value of the event an intent asks for, by the round's rules (:func:`.round.rules.check` in the replay)."""
         if kind == "move":
-            move = rules.check_move(stored, seat, message.get("move"), now)
+            move = rules.check_move(stored, seat, move_of(message), now)
             rules.check_lesson_move(stored, seat, move)
             return move.text()
         if kind == "undo":

@@ -26,6 +26,7 @@ from .games import GameServer
 from .protocol import GAME_ID, ProtocolError
 from .round.game import BOTH_SEATS, StoredGame
 from .store import StoreError
+from . import contract
 from .catalogue import catalogue
 from .views import replay_view, summary_view
 
@@ -120,7 +121,7 @@ async def _load_or_404(server: GameServer, game_id: str) -> StoredGame:
         raise HTTPException(404 if error.code == "not_found" else 500, str(error)) from None
 
 
-@router.get("/catalogue")
+@router.get("/catalogue", response_model=contract.Catalogue)
 async def get_catalogue() -> dict[str, Any]:
     body = catalogue(LEVEL_DESCRIPTIONS)
     levels = ai_ratings()
@@ -129,7 +130,7 @@ async def get_catalogue() -> dict[str, Any]:
     return body
 
 
-@router.post("/games", dependencies=[quota("create", "new games")])
+@router.post("/games", response_model=contract.SeatTaken, dependencies=[quota("create", "new games")])
 async def create_game(new: NewGame, account: Writer, server: Server) -> dict[str, Any]:
     if new.rated and account is None:
         raise HTTPException(403, "sign in to play a rated game: a rating belongs to an account")
@@ -208,7 +209,7 @@ async def _create_lesson(server: GameServer, new: NewGame, account_name: str | N
     return {"id": game_id, "token": token, "seat": LEARNER, "invite": None}
 
 
-@router.post("/games/{game_id}/join")
+@router.post("/games/{game_id}/join", response_model=contract.SeatTaken)
 async def join_game(game_id: str, join: Join, account: Writer, server: Server) -> dict[str, Any]:
     """Spend an invitation on the free seat (a signed-in player joins under their account's name)."""
     rated = await asyncio.to_thread(server.ratings.rated_game, game_id) if GAME_ID.fullmatch(game_id) else None
@@ -232,7 +233,7 @@ async def join_game(game_id: str, join: Join, account: Writer, server: Server) -
     return {"token": token, "seat": seat}
 
 
-@router.get("/games")
+@router.get("/games", response_model=contract.GameList)
 async def list_games(server: Server, ids: str = "") -> dict[str, Any]:
     wanted = [i for i in ids.split(",") if i][:100]
     games = []
@@ -246,7 +247,7 @@ async def list_games(server: Server, ids: str = "") -> dict[str, Any]:
     return {"games": games}
 
 
-@router.get("/games/{game_id}")
+@router.get("/games/{game_id}", response_model=contract.GameState)
 async def get_game(game_id: str, server: Server) -> dict[str, Any]:
     return server.state(await _load_or_404(server, game_id))
 
@@ -267,12 +268,13 @@ async def record_text(game_id: str, server: Server) -> Response:
     )
 
 
-@router.get("/games/{game_id}/positions")
+@router.get("/games/{game_id}/positions", response_model=contract.Replay)
 async def get_positions(game_id: str, server: Server) -> dict[str, Any]:
     return replay_view(await _load_or_404(server, game_id))
 
 
-@router.get("/games/{game_id}/analysis")
+@router.get("/games/{game_id}/analysis", response_model=contract.Analysis)
 async def get_analysis(game_id: str, server: Server) -> Response:
     status, body = await server.ai.analysis(await _load_or_404(server, game_id))
-    return JSONResponse(body, status_code=status)
+    # 202 while it is computed: a response model would answer 200, so the contract is checked here.
+    return Response(contract.ANALYSIS.dump_json(contract.ANALYSIS.validate_python(body)), status_code=status, media_type="application/json")

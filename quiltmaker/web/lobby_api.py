@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from ..core.errors import QuiltmakerError
 from ..core.position import Position
+from . import contract
 from .accounts import SESSION_COOKIE, Account, same_origin
 from .dependencies import Server, Writer, quota
 from .round.clocks import TimeControl
@@ -87,7 +87,7 @@ async def _viewer_ratings(server: GameServer, account: Account | None) -> dict[s
     return {family: rating.rating for family, rating in found.items()}
 
 
-@router.get("/api/lobby")
+@router.get("/api/lobby", response_model=contract.Lobby)
 async def get_lobby(account: Writer, server: Server) -> dict[str, Any]:
     """The lobby as this viewer sees it (a signed-in viewer is seen online: a write, so from this site's pages only)."""
     if account is not None:
@@ -128,7 +128,7 @@ async def lobby_socket(socket: WebSocket, server: Server) -> None:
 
 
 async def _send_lobby(viewer: LobbySocket, base: dict[str, Any]) -> None:
-    text = json.dumps(lobby_for(base, viewer.account, viewer.ratings))
+    text = contract.LOBBY.dump_json(contract.LOBBY.validate_python(lobby_for(base, viewer.account, viewer.ratings)), by_alias=True).decode()
     if text == viewer.sent:
         return
     viewer.sent = text
@@ -160,7 +160,7 @@ async def _push_lobby(server: GameServer) -> None:
 # Accepting a challenge ---------------------------------------------------------------
 
 
-@router.post("/api/games/{game_id}/accept", dependencies=[quota("create", "games joined")])
+@router.post("/api/games/{game_id}/accept", response_model=contract.SeatTaken, dependencies=[quota("create", "games joined")])
 async def accept(game_id: str, account: Writer, server: Server) -> dict[str, Any]:
     """Take a challenge's free seat (the lobby's "Accept"); who may is :meth:`.lobby.Lobby.may_accept`."""
     if not GAME_ID.fullmatch(game_id):
@@ -195,7 +195,7 @@ class SeekSecret(BaseModel):
     secret: str = Field(max_length=64)
 
 
-@router.post("/api/quickmatch", dependencies=[quota("create", "quick matches")])
+@router.post("/api/quickmatch", response_model=contract.Seek, dependencies=[quota("create", "quick matches")])
 async def quick_match(seek: Seek, account: Writer, server: Server) -> dict[str, Any]:
     """Wait for an opponent at a time control: a seek, which the page polls until it is paired."""
     try:
@@ -216,7 +216,7 @@ def _seek_id(seek_id: str) -> str:
     return seek_id
 
 
-@router.post("/api/quickmatch/{seek_id}/poll")
+@router.post("/api/quickmatch/{seek_id}/poll", response_model=contract.Waiting | contract.Paired)
 async def poll_seek(seek_id: str, body: SeekSecret, server: Server) -> dict[str, Any]:
     """Where the seek stands: paired (with the game, the seat and its token, once) or still waiting, and for how long."""
     try:
@@ -225,7 +225,7 @@ async def poll_seek(seek_id: str, body: SeekSecret, server: Server) -> dict[str,
         raise HTTPException(404, str(error)) from None
 
 
-@router.post("/api/quickmatch/{seek_id}/cancel")
+@router.post("/api/quickmatch/{seek_id}/cancel", response_model=contract.Paired | contract.Withdrawn)
 async def cancel_seek(seek_id: str, body: SeekSecret, server: Server) -> dict[str, Any]:
     """Stop waiting; if a match was made meanwhile, it is handed over instead."""
     try:
@@ -235,7 +235,7 @@ async def cancel_seek(seek_id: str, body: SeekSecret, server: Server) -> dict[st
     return paired or {"matched": False, "cancelled": True}
 
 
-@router.post("/api/quickmatch/{seek_id}/computer")
+@router.post("/api/quickmatch/{seek_id}/computer", response_model=contract.Paired)
 async def play_the_computer(seek_id: str, body: SeekSecret, account: Writer, server: Server) -> dict[str, Any]:
     """Nobody came: stop waiting and play the AI level nearest your rating, with the same clock (rated if the seek was)."""
     quickmatch = server.quickmatch

@@ -7,16 +7,17 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException
 
+from . import contract
 from .dependencies import Server, quota
 from .protocol import ProtocolError
 from .ratings import FAMILIES, ai_ratings, rating_view
-from .views import summary_view
+from .views import held_seat, summary_view
 
 router = APIRouter(prefix="/api")
 PROFILE_GAMES = 100  # the most recent games a profile lists
 
 
-@router.get("/players/{name}", dependencies=[quota("intent", "requests")])  # each loads up to PROFILE_GAMES games
+@router.get("/players/{name}", response_model=contract.Profile, dependencies=[quota("intent", "requests")])  # each loads up to PROFILE_GAMES games
 async def profile(name: str, server: Server) -> dict[str, Any]:
     """A player's page: each family's rating (provisional while uncertain), its history, and their latest games."""
     account = await asyncio.to_thread(server.accounts.find, name[:64])
@@ -30,7 +31,7 @@ async def profile(name: str, server: Server) -> dict[str, Any]:
             stored = await server.load(game_id)
         except ProtocolError:
             continue  # damaged: the profile lists what it can
-        games.append({**summary_view(stored), "seat": seat, "rating": stored.rating})
+        games.append({**summary_view(stored), "seat": held_seat(seat), "rating": stored.rating})
     return {
         "name": account.name,
         "ratings": {family: rating_view(ratings.get(family)) for family in FAMILIES},
@@ -39,7 +40,7 @@ async def profile(name: str, server: Server) -> dict[str, Any]:
     }
 
 
-@router.get("/leaderboard")
+@router.get("/leaderboard", response_model=contract.Leaderboard)
 async def leaderboard(server: Server, family: str = "realtime") -> dict[str, Any]:
     """The best established ratings of a family, with the AI's levels at their fixed ratings among them."""
     if family not in FAMILIES:

@@ -15,6 +15,9 @@ from collections.abc import Mapping
 
 from fastapi import WebSocket
 
+from ..core.errors import QuiltmakerError
+from ..core.moves import Move
+
 MAX_MESSAGE_BYTES = 4096
 MAX_CLIENT_ID = 64
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")  # ids are secrets.token_urlsafe: nothing else reaches the database
@@ -63,6 +66,37 @@ def read_message(raw: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(message, dict):
         raise ProtocolError("malformed", 'messages are JSON objects such as {"type": "move", ...}')
     return message
+
+
+def move_of(message: Mapping[str, Any]) -> Any:
+    """The move a ``move`` intent asks for, as text: its ``move``, or the text of its ``placement`` or ``special``.
+
+    The page sends a purchase as a placement, ``{"patch": 12, "orientation":
+    "R1", "row": 4, "col": 4}`` (the patch's top-left square), and a special
+    patch as its square, ``{"row": 4, "col": 4}``: it names squares by number
+    and leaves the notation to the core (:meth:`Move.place`, :meth:`Move.special`).
+    """
+    try:
+        if "placement" in message:
+            patch, orientation, row, col = _fields(message["placement"], "placement", ("patch", "orientation", "row", "col"))
+            if type(patch) is not int:
+                raise ProtocolError("malformed", "a placement's 'patch' is a whole number")
+            return Move.place(patch, orientation, row, col).text()
+        if "special" in message:
+            row, col = _fields(message["special"], "special", ("row", "col"))
+            return Move.special((row, col)).text()
+    except QuiltmakerError as error:
+        raise ProtocolError("malformed", str(error)) from None
+    return message.get("move")
+
+
+def _fields(value: Any, name: str, fields: tuple[str, ...]) -> list[Any]:
+    """The fields of an intent's object, in order; its ``row`` and ``col`` whole numbers."""
+    if not isinstance(value, dict) or set(value) != set(fields):
+        raise ProtocolError("malformed", f"{name!r} is an object with {', '.join(repr(field) for field in fields)}")
+    if not all(type(value[coordinate]) is int for coordinate in ("row", "col")):
+        raise ProtocolError("malformed", f"a {name}'s 'row' and 'col' are whole numbers")
+    return [value[field] for field in fields]
 
 
 def client_id_of(message: Mapping[str, Any]) -> str | None:

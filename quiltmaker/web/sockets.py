@@ -9,6 +9,7 @@ from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from . import contract
 from .accounts import SESSION_COOKIE, same_origin
 from .dependencies import Server
 from .games import GameServer
@@ -27,7 +28,7 @@ async def play(socket: WebSocket, game_id: str, server: Server) -> None:
     try:
         stored = await server.load(game_id)
     except ProtocolError as error:
-        await socket.send_json({"type": "error", "id": None, "code": error.code, "message": str(error)})
+        await socket.send_text(contract.wire({"type": "error", "id": None, "code": error.code, "message": str(error)}))
         await socket.close(code=4404)
         return
     connection = Connection(socket, client=socket.client.host if socket.client else "", session=socket.cookies.get(SESSION_COOKIE))
@@ -39,7 +40,7 @@ async def play(socket: WebSocket, game_id: str, server: Server) -> None:
             if raw["type"] == "websocket.disconnect":
                 break
             reply = await _reply(server, game_id, connection, raw)
-            await socket.send_json(reply)
+            await socket.send_text(contract.wire(reply))
     except WebSocketDisconnect:
         pass
     finally:

@@ -22,7 +22,7 @@ from ..core.position import NO_BONUS, Position
 from ..tutorial import LESSONS, facts, marked_squares, progress, tutor_moves
 from .round import rules
 from .round.clocks import clock_view
-from .round.game import StoredGame
+from .round.game import BOTH_SEATS, StoredGame
 from .words import turn_reason
 
 
@@ -172,6 +172,7 @@ def state_view(
         "mode": stored.mode,
         "status": stored.status,
         "rematch": stored.rematch,
+        "rematch_seats": rules.rematch_of(stored).seats,
         "variant": position.variant,
         "names": stored.names,
         "ai": ai,
@@ -273,6 +274,7 @@ def board_view(game: Game, ply: int, names: list[str]) -> dict[str, Any]:
         "buttons": list(position.buttons),
         "income": list(position.income),
         "on_top": position.on_top,
+        "shared_space": shared_space(position),
         "specials": [s for s in track.special_spaces if position.specials >> s & 1],
         "bonus": position.bonus if position.bonus != NO_BONUS else -1,
         "pending": position.pending,
@@ -284,6 +286,13 @@ def board_view(game: Game, ply: int, names: list[str]) -> dict[str, Any]:
     }
 
 
+def shared_space(position: Position) -> dict[str, Any] | None:
+    """Both tokens on one space: whose is on top, and whether that player moves next for it (the rules' :attr:`Position.to_move`)."""
+    if position.times[0] != position.times[1]:
+        return None
+    return {"on_top": position.on_top, "moves_first": position.to_move == position.on_top}
+
+
 def replay_view(stored: StoredGame) -> dict[str, Any]:
     """The board after every ply of a game, the start first, for the replay (the page keeps no rules to rebuild them)."""
     game = stored.game
@@ -292,6 +301,11 @@ def replay_view(stored: StoredGame) -> dict[str, Any]:
         "variant": game.position.variant,
         "positions": [{"ply": ply, **board_view(game, ply, stored.names)} for ply in range(len(game.moves) + 1)],
     }
+
+
+def held_seat(stored_seat: str) -> int | str:
+    """A seat an account holds, as the page reads it: 0, 1 or "both" (the accounts' table keeps it as text)."""
+    return stored_seat if stored_seat == BOTH_SEATS else int(stored_seat)
 
 
 def summary_view(stored: StoredGame) -> dict[str, Any]:

@@ -216,11 +216,12 @@ def move_text(patch: int, transform: str, anchor: int) -> str:
 
 
 def ghost(page: Page) -> tuple[str, str] | None:
-    """The ghost's (move text, "true"/"false") or None without one."""
+    """The ghost's (move text, "true"/"false") or None without one (the page composes no move text: the test does)."""
     node = page.get_by_test_id("ghost")
     if node.count() == 0:
         return None
-    return node.get_attribute("data-move") or "", node.get_attribute("data-legal") or ""
+    patch, orientation, square = (node.get_attribute(f"data-{name}") or "" for name in ("patch", "orientation", "square"))
+    return f"{patch}{orientation}@{square}", node.get_attribute("data-legal") or ""
 
 
 def ghost_transform(page: Page) -> str:

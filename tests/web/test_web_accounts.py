@@ -86,7 +86,7 @@ def test_a_guests_games_are_claimed_with_their_tokens_and_only_with_them(fresh: 
     assert fresh.post("/api/account/claim", json={"games": claims}).json() == {"claimed": [mine["id"]]}
     signed_in = create(fresh, mode="ai", level="beginner", seat=1)
     listed = fresh.get("/api/account/games").json()["games"]
-    assert {(g["id"], g["seat"]) for g in listed} == {(mine["id"], "0"), (signed_in["id"], "1")}
+    assert {(g["id"], g["seat"]) for g in listed} == {(mine["id"], 0), (signed_in["id"], 1)}
     names = fresh.get(f"/api/games/{signed_in['id']}").json()["names"]
     assert names[1] == "Ada", "a signed-in player plays under the account's name"
 

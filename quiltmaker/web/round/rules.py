@@ -185,13 +185,16 @@ class Rematch:
     names: list[str]
     ai_seat: int | None
     token_hashes: list[str | None]
+    seats: list[int]  # the seat each seat's player (and token) takes in the rematch
 
 
 def rematch_of(game: StoredGame) -> Rematch:
-    swap = game.mode != "local"
-    hashes = [game.token_hashes[1], game.token_hashes[0]] if swap else list(game.token_hashes)
+    seats = [0, 1] if game.mode == "local" else [1, 0]
+    hashes: list[str | None] = [None, None]
+    for seat, new_seat in enumerate(seats):
+        hashes[new_seat] = game.token_hashes[seat]
     ai_seat = None if game.ai_seat is None else 1 - game.ai_seat
-    return Rematch([game.names[1], game.names[0]], ai_seat, hashes)
+    return Rematch([game.names[1], game.names[0]], ai_seat, hashes, seats)
 
 
 def allows(rule: Callable[..., object], *args: Any) -> bool:

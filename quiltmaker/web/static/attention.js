@@ -2,28 +2,30 @@
 // Your turn while the tab is in the background: the favicon shows it, and, if
 // the player allowed it, the browser's Notification API says so once per turn.
 import { $ } from "./common.js";
-import { canAct, nameOf, ui } from "./store.js";
+import { canAct, nameOf, ui, update } from "./store.js";
 
 const NOTIFY_KEY = "quiltmaker.notify";
 const ICON_IDLE = "data:image/svg+xml," + encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="2" y="2" width="12" height="12" rx="2" fill="#2f6f5e"/></svg>');
 const ICON_TURN = "data:image/svg+xml," + encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="2" y="2" width="12" height="12" rx="2" fill="#2f6f5e"/><circle cx="12" cy="4" r="4" fill="#d55e00"/></svg>');
-let notifiedVersion = -1;
 
 function notifying() {
   return localStorage.getItem(NOTIFY_KEY) === "on" && "Notification" in window && Notification.permission === "granted";
 }
 
-/** The favicon and, in a background tab, a notification: called after every drawing of the page. */
+/** The favicon: a dot while it is this browser's turn (drawn with the page). */
 export function renderAttention() {
-  const mine = canAct();
   const icon = document.querySelector("link[rel=icon]");
   if (icon instanceof HTMLLinkElement) {
-    const href = mine ? ICON_TURN : ICON_IDLE;
+    const href = canAct() ? ICON_TURN : ICON_IDLE;
     if (icon.href !== href) icon.href = href;
   }
+}
+
+/** A state has been shown: in a background tab, say once that it is this browser's turn now. */
+export function noticeTurn() {
   const s = ui.state;
-  if (mine && s && document.hidden && notifying() && notifiedVersion !== s.version) {
-    notifiedVersion = s.version;
+  if (s && canAct() && document.hidden && notifying() && ui.notified !== s.version) {
+    update({ notified: s.version });
     new Notification("Your turn in quiltmaker", { body: `${nameOf(0)} vs ${nameOf(1)}: it is your move.`, tag: `quiltmaker-${s.id}` });
   }
 }

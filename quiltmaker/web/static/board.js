@@ -1,18 +1,23 @@
 // @ts-check
 // The board: the time track, the circle of patches, each player's panel and
 // quilt, and what lies over a quilt (the ghost, the hint's squares, the cursor).
-import { $, el, fill, findAll, formatNumber, icon, plural, SEAT_COLOURS, shapeNode, tokenBadge } from "./common.js";
+import { $, drawnAs, el, fill, findAll, formatNumber, icon, plural, SEAT_COLOURS, shapeNode, tokenBadge } from "./common.js";
 import { buildQuilt, cellsOverlay, paintQuilt } from "./quilt.js";
-import { arriving, bonusArea, buyEntry, canAct, canPlace, isAiSeat, isMine, legal, nameOf, possessive, shownJudgement, specialsPending, ui, view } from "./store.js";
+import { arriving, bonusArea, buyEntry, canAct, canPlace, isAiSeat, isMine, legal, nameOf, possessive, shownJudgement, specialsPending, ui, update, view } from "./store.js";
 import { ghostNode } from "./hand.js";
 import { clockBadge } from "./clock.js";
 
+/** The position drawn (store.js's view()): the live game's, or a replayed one. @typedef {NonNullable<ReturnType<typeof view>>} View */
+
 // ---------------------------------------------------------------- time track
 
+/** @param {View | null} v */
 export function renderTrack(v) {
   const track = $("track");
   const s = ui.state;
   if (!v || !ui.catalogue) return;
+  const { analysed: _, ...shown } = v;
+  if (drawnAs(track, [shown, v.live && arriving(), s?.names, s?.variant, ui.seat, ui.replay.analysisState])) return;
   const last = ui.catalogue.last_space;
   track.setAttribute("aria-label", `Time track, spaces 0 to ${last}`);
   const variant = s?.variant || ui.catalogue.default_variant;
@@ -51,9 +56,9 @@ export function renderTrack(v) {
   let caption = "";
   if (v.times) {
     caption = `${nameOf(0)} (0) on space ${v.times[0]}, ${nameOf(1)} (1) on space ${v.times[1]}.`;
-    if (v.times[0] === v.times[1]) {
-      const mover = v.times[0] < last ? " and moves first" : "";
-      caption += ` Same space: ${possessive(v.on_top)} token is on top${mover}.`;
+    if (v.shared_space) {
+      const mover = v.shared_space.moves_first ? " and moves first" : "";
+      caption += ` Same space: ${possessive(v.shared_space.on_top)} token is on top${mover}.`;
     }
   } else if (!v.live) {
     caption = ui.replay.analysisState === "loading" ? "Times of past positions are being computed…" : "Times of past positions come with the analysis at the end of the game.";
@@ -63,11 +68,12 @@ export function renderTrack(v) {
 
 // ---------------------------------------------------------------- the patch circle
 
+/** @param {import("./contract").CataloguePatch} patch */
 function patchFacts(patch) {
   return `costs ${plural(patch.cost, "button")}, ${patch.time} time, income ${patch.income}, ${plural(patch.size ?? patch.orientations[0].cells.length, "square")}`;
 }
 
-let circleKey = "";
+/** @param {View | null} v */
 export function renderCircle(v) {
   const box = $("circle");
   if (!v || !ui.catalogue) return;
@@ -77,7 +83,7 @@ export function renderCircle(v) {
   // finger would break its touch drag (the pointer is captured by that element).
   const judged = v.live ? null : shownJudgement();
   const key = JSON.stringify([v.circle, v.offered, acting, v.live && canAct(), v.live && legal().buys, ui.state?.version, v.ply, ui.hint?.best_move_patch, judged?.better_patch]);
-  if (key === circleKey && box.childElementCount) {
+  if (key === box.dataset.key && box.childElementCount) {
     for (const node of findAll(".offer", box)) {
       const held = !!ui.hold && ui.hold.patch === Number(node.dataset.patch);
       node.classList.toggle("held", held);
@@ -85,7 +91,7 @@ export function renderCircle(v) {
     }
     return;
   }
-  circleKey = key;
+  box.dataset.key = key; // what the circle shows, kept by the circle itself
   const items = (v.circle || []).map((id, index) => {
     const patch = ui.patches.get(id);
     if (!patch) return el("span", { class: "circle-item" }, `#${id}`);
@@ -138,31 +144,42 @@ export function renderCircle(v) {
 
 // ---------------------------------------------------------------- players and quilts
 
+/** Build the panel and quilt of `seat` (0 or 1), once the catalogue has come. @param {number} seat */
 export function buildPlayerPanel(seat) {
   const panel = $(`player-${seat}`);
   const head = el("header", { class: "player-head" });
   const stats = el("dl", { class: "stats" });
   panel.append(head, stats);
-  const quilt = buildQuilt(panel, seat);
-  ui.quilts[seat] = { ...quilt, head, stats, panel };
+  const quilt = buildQuilt(panel, /** @type {0 | 1} */ (seat));
+  update((page) => { page.quilts[seat] = { ...quilt, head, stats, panel }; });
 }
 
-/** A score as players read it (−147), or nothing yet. */
+/** A score as players read it (−147), or nothing yet. @param {number | null | undefined} value */
 function score(value) {
   return typeof value === "number" ? formatNumber(value) : value;
 }
 
+/**
+ * A term and its value (a dash when there is none yet) for a player's stats.
+ * @param {string} label @param {string | number | null | undefined} value @param {string} testid @param {string} title
+ */
 function stat(label, value, testid, title) {
   return [el("dt", { title }, label), el("dd", { "data-testid": testid }, value === null || value === undefined ? "–" : String(value))];
 }
 
+/** @param {View | null} v */
 export function renderPlayers(v) {
   const s = ui.state;
+  const catalogue = ui.catalogue;
+  const { analysed: _, ...shown } = v ?? {};
+  const inputs = [shown, s && [s.version, s.status, s.result?.winner, s.mode, s.presence, s.bonus, s.ai, s.names, !!s.clock], ui.seat, canAct(), specialsPending(), !!ui.hold];
   for (const seat of [0, 1]) {
     const q = ui.quilts[seat];
+    if (drawnAs(q.panel, inputs)) continue;
     const grid = v?.quilts?.[seat];
-    const empty = paintQuilt(q, grid);
-    if (!s) continue;
+    paintQuilt(q, grid);
+    // With a state there is a view, and the catalogue came before the state.
+    if (!s || !v || !catalogue) continue;
     const toMove = v.to_move === seat && !s.result;
     q.panel.classList.toggle("to-move", toMove);
     // This browser's quilt (in pass-and-play, the one of the player to move): first on a phone.
@@ -177,18 +194,18 @@ export function renderPlayers(v) {
       const here = !!s.presence?.[seat];
       tags.push(el("span", { class: `tag presence ${here ? "here" : "away"}`, "data-testid": `presence-${seat}` }, here ? "● here" : "○ away"));
     }
-    if (v.live && s.bonus === seat) tags.push(el("span", { class: "tag bonus", title: `completed a ${bonusArea()} area first` }, `${bonusArea()} bonus +${ui.catalogue.bonus_points}`));
+    if (v.live && s.bonus === seat) tags.push(el("span", { class: "tag bonus", title: `completed a ${bonusArea()} area first` }, `${bonusArea()} bonus +${catalogue.bonus_points}`));
     fill(q.head, tokenBadge(seat), el("h2", { class: "player-name" }, nameOf(seat)), tags, clockBadge(seat));
-    const penalty = ui.catalogue.empty_square_penalty;
+    const rows = v.score_breakdown?.[seat];
     fill(q.stats,
       stat("Buttons", v.buttons?.[seat], `buttons-${seat}`, "buttons held: money now, points at the end"),
       stat("Income", v.income?.[seat], `income-${seat}`, "buttons paid each time you cross a button-income space"),
       stat("Space", v.times?.[seat], `space-${seat}`, "position on the time track"),
-      stat("Empty", `${empty} (−${empty * penalty})`, `empty-${seat}`, `empty squares, ${penalty} points each at the end`),
+      stat("Empty", rows ? `${rows.empty} (${formatNumber(rows.penalty)})` : null, `empty-${seat}`, `empty squares, ${catalogue.empty_square_penalty} points each at the end`),
       stat("Score now", score(v.scores?.[seat]), `score-${seat}`, "the score if the game ended now: buttons, minus the empty squares"),
       stat("Forecast", score(v.forecast?.[seat]), `forecast-${seat}`, "the score if this player only advanced from now on, collecting income"),
       // The server's score and what it is made of, in words, so that "−157" at the start explains itself.
-      v.score_breakdown?.[seat] ? scoreWords(seat, v.score_breakdown[seat]) : null,
+      rows ? scoreWords(seat, rows) : null,
     );
     const acting = v.live && canAct() && s.to_move === seat;
     q.board.classList.toggle("acting", acting);
@@ -198,12 +215,14 @@ export function renderPlayers(v) {
   }
 }
 
+/** @param {number} seat @param {import("./contract").ScoreRows} part */
 function scoreWords(seat, part) {
   const bonus = part.bonus ? ` + ${part.bonus} bonus` : "";
   return el("dd", { class: "score-explained", "data-testid": `score-explained-${seat}` },
     `Score now: ${plural(part.buttons, "button")} − ${-part.penalty} for ${plural(part.empty, "empty square")}${bonus} = ${score(part.total)}`);
 }
 
+/** @param {number} seat @param {boolean} acting */
 function boardLabel(seat, acting) {
   let text = `Quilt of ${nameOf(seat)}`;
   if (acting && ui.hold) text += ": arrow keys move the patch, R turns, F flips, Enter places, Escape cancels";
@@ -215,6 +234,7 @@ export function renderOverlays() {
   const last = view()?.last_move;
   for (const seat of [0, 1]) {
     const q = ui.quilts[seat];
+    /** @type {(HTMLElement | null)[]} */
     const parts = [];
     const s = ui.state;
     const live = ui.replay.ply === null;

@@ -3,23 +3,22 @@
 // lines come from the server, are shown as text (never as markup), and the
 // player can turn the chat off (kept in this browser).
 import { $, el, findAll } from "./common.js";
-import { nameOf, ui } from "./store.js";
+import { nameOf, ui, update } from "./store.js";
 import { say } from "./notices.js";
 import { sendChat } from "./intents.js";
 
 const OFF_KEY = "quiltmaker.chat-off";
-/** @type {{id: number, seat: number, text: string, at: string}[]} */
-const lines = [];
 
 export function chatOff() {
   return localStorage.getItem(OFF_KEY) === "on";
 }
 
 /** New lines from the server (each once, in order). */
+/** @param {import("./contract").ChatLine[]} fresh */
 export function onChatLines(fresh) {
-  for (const line of fresh) if (!lines.some((l) => l.id === line.id)) lines.push(line);
-  lines.sort((a, b) => a.id - b.id);
-  renderChat();
+  const known = new Set(ui.chat.map((line) => line.id));
+  const lines = [...ui.chat, ...fresh.filter((line) => !known.has(line.id))].sort((a, b) => a.id - b.id);
+  update({ chat: lines });
 }
 
 export function renderChat() {
@@ -31,14 +30,15 @@ export function renderChat() {
   $("chat-off", HTMLInputElement).checked = off;
   $("chat-body").hidden = off;
   const list = $("chat-lines");
-  if (list.childElementCount !== lines.length) {
+  if (list.childElementCount !== ui.chat.length) {
     list.replaceChildren(
-      ...lines.map((line) => el("li", { class: `chat-line seat-${line.seat}` }, el("strong", {}, `${nameOf(line.seat)}: `), line.text)),
+      ...ui.chat.map((line) => el("li", { class: `chat-line seat-${line.seat}` }, el("strong", {}, `${nameOf(line.seat)}: `), line.text)),
     );
     list.scrollTop = list.scrollHeight;
   }
 }
 
+/** @param {string} text */
 function send(text) {
   const line = text.trim();
   if (!line) return;
@@ -55,6 +55,6 @@ export function startChat() {
   for (const button of findAll(".quick-phrases .phrase")) button.addEventListener("click", () => send(button.textContent || ""));
   $("chat-off", HTMLInputElement).addEventListener("change", (event) => {
     localStorage.setItem(OFF_KEY, /** @type {HTMLInputElement} */ (event.target).checked ? "on" : "off");
-    renderChat();
+    update({}); // the choice is kept by the browser: draw what follows from it
   });
 }

@@ -4,26 +4,31 @@
 // runs out. The page only counts the running clock down between two states, from
 // the moment each state arrived (so a wrong clock on this computer changes nothing).
 
-import { api, el } from "./common.js";
-import { isMine, nameOf, ui } from "./store.js";
+import { api, el, findAll } from "./common.js";
+import { isMine, nameOf, ui, update } from "./store.js";
 import { banner } from "./notices.js";
 import { lowTimeTone } from "./sound.js";
 
 const TICK_MS = 200;
-/** Seats already warned of low time on this page, for the state's version in which the clock last started. */
-const warned = new Map();
 
-/** Seconds a seat has left now (null without a clock): the state's figure, less the time since it came if it runs. */
+/** @typedef {import("./contract").Clock["kind"]} ClockKind */
+
+/**
+ * Seconds a seat has left now (null without a clock): the state's figure, less the time since it came if it runs.
+ * @param {number} seat @returns {number | null}
+ */
 export function secondsLeft(seat) {
   const clock = ui.state?.clock;
   if (!clock) return null;
   const base = clock.remaining[seat];
   if (clock.running !== seat) return base;
-  const arrived = ui.state.receivedAt ?? performance.now();
-  return Math.max(0, base - (performance.now() - arrived) / 1000);
+  return Math.max(0, base - (performance.now() - ui.receivedAt) / 1000);
 }
 
-/** A clock as players read it: 9:58, 1:02:03, 8.4 under ten seconds; days and hours for correspondence. */
+/**
+ * A clock as players read it: 9:58, 1:02:03, 8.4 under ten seconds; days and hours for correspondence.
+ * @param {number} seconds @param {ClockKind} kind
+ */
 export function clockText(seconds, kind) {
   if (kind === "correspondence" && seconds >= 3600) {
     const days = Math.floor(seconds / 86400);
@@ -39,7 +44,7 @@ export function clockText(seconds, kind) {
   return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
 }
 
-/** A seat's clock for its player's heading (null in a game without a clock); the ticker keeps it current. */
+/** A seat's clock for its player's heading (null in a game without a clock); the ticker keeps it current. @param {number} seat */
 export function clockBadge(seat) {
   if (!ui.state?.clock) return null;
   const badge = el("span", { class: "clock", "data-seat": String(seat), "data-testid": `clock-${seat}`, role: "timer" });
@@ -47,7 +52,9 @@ export function clockBadge(seat) {
   return badge;
 }
 
+/** @param {HTMLElement} badge @param {number} seat */
 function paint(badge, seat) {
+  if (!ui.state?.clock) return; // drawn only while the game has a clock
   const clock = ui.state.clock;
   const left = secondsLeft(seat) ?? 0;
   const text = clockText(left, clock.kind);
@@ -60,6 +67,7 @@ function paint(badge, seat) {
   badge.setAttribute("aria-label", `${nameOf(seat)}'s clock: ${spoken(left, clock.kind)}${running ? ", running" : ""}`);
 }
 
+/** @param {number} seconds @param {ClockKind} kind */
 function spoken(seconds, kind) {
   if (kind === "correspondence" && seconds >= 3600) return `${clockText(seconds, kind)} left`;
   const whole = Math.ceil(seconds);
@@ -68,45 +76,45 @@ function spoken(seconds, kind) {
   return `${m ? `${m} minute${m > 1 ? "s" : ""} ` : ""}${s} second${s === 1 ? "" : "s"} left`;
 }
 
-/** The version whose state was asked for again once its running clock reached zero. */
-let refreshed = -1;
-
 /**
  * Redraw every clock, and warn this browser's player once when their own running clock gets low.
  * When the running clock reaches zero here, ask the server for the state again: it decides what
  * that means (a real-time game it ends itself; a correspondence game becomes claimable).
+ * @param {(state: import("./contract").GameState) => void} onFresh
  */
 function tick(onFresh) {
-  const clock = ui.state?.clock;
-  if (!clock) return;
-  for (const badge of document.querySelectorAll(".clock[data-seat]")) paint(badge, Number(/** @type {HTMLElement} */ (badge).dataset.seat));
+  if (!ui.state?.clock) return;
+  const clock = ui.state.clock;
+  for (const badge of findAll(".clock[data-seat]")) paint(badge, Number(badge.dataset.seat));
   const seat = clock.running;
-  if (seat !== null && !ui.state.result && (secondsLeft(seat) ?? 1) <= 0 && refreshed !== ui.state.version) {
-    refreshed = ui.state.version;
+  if (seat !== null && !ui.state.result && (secondsLeft(seat) ?? 1) <= 0 && ui.refreshed !== ui.state.version) {
+    update({ refreshed: ui.state.version });
     const id = ui.state.id;
     setTimeout(async () => {
       try {
         const { body } = await api(`/api/games/${encodeURIComponent(id)}`);
-        body.receivedAt = performance.now();
-        onFresh(body);
+        onFresh(/** @type {import("./contract").GameState} */ (body));
       } catch {
-        refreshed = -1; // try again on a later tick
+        update({ refreshed: -1 }); // try again on a later tick
       }
     }, clock.kind === "realtime" ? 1000 : 0); // a real-time game's end normally arrives by itself first
   }
   if (seat === null || ui.state.result || !isMine(seat) || ui.seat === "both") return;
   const left = secondsLeft(seat) ?? Infinity;
   const key = `${ui.state.id}:${seat}`;
-  if (left < clock.low && left > 0 && !warned.has(key)) {
-    warned.set(key, true);
+  if (left < clock.low && left > 0 && !ui.warned.has(key)) {
+    update((page) => { page.warned.add(key); });
     banner(`Your clock: ${spoken(left, clock.kind)}.`, "clock", 6000);
     lowTimeTone();
-  } else if (left >= clock.low) {
-    warned.delete(key); // an increment took it back up: warn again next time
+  } else if (left >= clock.low && ui.warned.has(key)) {
+    update((page) => { page.warned.delete(key); }); // an increment took it back up: warn again next time
   }
 }
 
-/** Start the ticker; ``onFresh`` takes a state fetched when a clock ran out. */
+/**
+ * Start the ticker; ``onFresh`` takes a state fetched when a clock ran out.
+ * @param {(state: import("./contract").GameState) => void} onFresh
+ */
 export function startClocks(onFresh) {
   setInterval(() => tick(onFresh), TICK_MS);
 }

@@ -6,16 +6,11 @@
 export const STORAGE_KEY = "quiltmaker.games";
 
 /**
- * The quilt board as the catalogue describes it: its size and the letters of its
- * columns (square names are the core's: column letter, then row number).
+ * The style sheet's measures from the catalogue: the quilt's size and the time track's spaces.
+ * @param {import("./contract").Catalogue} catalogue
  */
-export const geometry = { size: 0, columns: "" };
-
-/** Take the board's size and column letters from the catalogue, for the scripts and the style sheet. */
 export function setBoard(catalogue) {
-  geometry.size = catalogue.board_size;
-  geometry.columns = catalogue.columns;
-  document.documentElement.style.setProperty("--board", String(geometry.size));
+  document.documentElement.style.setProperty("--board", String(catalogue.board_size));
   document.documentElement.style.setProperty("--spaces", String(catalogue.last_space + 1));
 }
 
@@ -55,7 +50,13 @@ export function findAll(selector, root = document) {
 
 // ---------------------------------------------------------------- storage
 
-/** All seats this browser holds: {gameId: {token, seat, invite?, created?}}. */
+/**
+ * A seat this browser holds in a game: its token (none for a game listed from the account),
+ * which seat, the invitation to pass on, when it was stored, whether it is a lesson's.
+ * @typedef {{ token?: string, seat?: import("./page").SeatHeld, invite?: string, created?: number, lesson?: number, fromAccount?: boolean }} HeldGame
+ */
+
+/** All seats this browser holds, by game id. @returns {Record<string, HeldGame>} */
 export function loadGames() {
   try {
     const value = JSON.parse(localStorage.getItem(STORAGE_KEY) || "{}");
@@ -65,12 +66,14 @@ export function loadGames() {
   }
 }
 
+/** @param {string} id @param {HeldGame} entry */
 export function saveGame(id, entry) {
   const games = loadGames();
   games[id] = { ...(games[id] || {}), ...entry };
   localStorage.setItem(STORAGE_KEY, JSON.stringify(games));
 }
 
+/** @param {string} id */
 export function forgetGame(id) {
   const games = loadGames();
   delete games[id];
@@ -79,8 +82,14 @@ export function forgetGame(id) {
 
 // ---------------------------------------------------------------- HTTP
 
+/** What went wrong, in words, whatever was thrown. @param {unknown} error */
+export function errorText(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** An error from the API, carrying the HTTP status and the server's message. */
 export class ApiError extends Error {
+  /** @param {number} status @param {string} message @param {unknown} [body] */
   constructor(status, message, body) {
     super(message);
     this.status = status;
@@ -108,7 +117,7 @@ export async function api(path, options = {}) {
   try {
     response = await fetch(path, init);
   } catch (error) {
-    throw new ApiError(0, `cannot reach the server (${error.message})`);
+    throw new ApiError(0, `cannot reach the server (${errorText(error)})`);
   }
   let body = null;
   const text = await response.text();
@@ -125,24 +134,21 @@ export async function api(path, options = {}) {
   return { status: response.status, body };
 }
 
-/** The readable reason of a failed request, whatever shape the server gave it. */
+/**
+ * The readable reason of a failed request, whatever shape the server gave it.
+ * @param {any} body @param {Response} response
+ */
 function explain(body, response) {
   if (body && typeof body === "object") {
     if (typeof body.message === "string") return body.message;
     if (typeof body.detail === "string") return body.detail;
     if (Array.isArray(body.detail)) {
       // FastAPI validation errors: [{loc, msg}, ...]
-      return body.detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
+      return body.detail.map((/** @type {{ loc?: string[], msg: string }} */ d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
     }
   }
   if (typeof body === "string" && body.length < 300) return body;
   return `${response.status} ${response.statusText}`;
-}
-
-// ---------------------------------------------------------------- squares
-
-export function squareName(row, col) {
-  return `${geometry.columns[col]}${row + 1}`;
 }
 
 // ---------------------------------------------------------------- colours
@@ -150,6 +156,7 @@ export function squareName(row, col) {
 // Patch colours: 33 well separated hues (golden angle), light enough for the
 // dark patch outlines to show. Colour is never the only cue: patches also get
 // outlines, and the id is in each square's label.
+/** @param {number} id */
 export function patchColour(id) {
   const hue = Math.round((id * 137.508 + 20) % 360);
   const light = [72, 62, 80][id % 3];
@@ -164,7 +171,22 @@ export const SEAT_SHAPES = ["circle", "diamond"];
 
 // ---------------------------------------------------------------- DOM
 
-/** Create an element: el("div", {class: "x", "data-testid": "y"}, child, "text", ...). */
+/**
+ * What `el` and `fill` take as children: nodes, text, numbers, nothing, and lists of them.
+ * @typedef {Node | string | number | boolean | null | undefined} Leaf
+ * @typedef {Leaf | Leaf[]} Child
+ */
+
+/**
+ * Create an element: el("div", {class: "x", "data-testid": "y"}, child, "text", ...).
+ * Attributes: `class`, `style` (an object), `on...` (a listener), `text`, and any other
+ * (true: present; null, undefined, false: left out).
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, any>} [attrs]
+ * @param {...Child} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {
@@ -182,7 +204,36 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** Replace the children of a node. */
+/**
+ * Whether `node` already shows what `inputs` describe, noting them on it when not: a part of
+ * the page that is costly to draw (and to lay out again) redraws only when what it shows
+ * changed, and keeps what it shows on its own element, not in a variable of a module.
+ * @param {HTMLElement} node @param {unknown} inputs everything the drawing reads, as JSON
+ */
+export function drawnAs(node, inputs) {
+  // undefined kept apart from null (JSON would write both as null): a seat not told yet is not a spectator's.
+  const key = JSON.stringify(inputs, (_, value) => (value === undefined ? "(undefined)" : value));
+  if (node.dataset.drawn === key) return true;
+  node.dataset.drawn = key;
+  return false;
+}
+
+/**
+ * Set a node's text only when it changes: the page is drawn again after every change of its
+ * store, and text written again would be read out again by a screen reader and churn the DOM.
+ * @param {Node} node @param {string} text
+ */
+export function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+/**
+ * Replace the children of a node.
+ * @template {Element} N
+ * @param {N} node
+ * @param {...Child} children
+ * @returns {N}
+ */
 export function fill(node, ...children) {
   node.replaceChildren();
   for (const child of children.flat()) {
@@ -192,12 +243,17 @@ export function fill(node, ...children) {
   return node;
 }
 
-/** A small token badge: a coloured shape with the seat number, never colour alone. */
+/** A small token badge: a coloured shape with the seat number, never colour alone. @param {number} seat */
 export function tokenBadge(seat, extraClass = "") {
   return el("span", { class: `token token-${seat} ${extraClass}`.trim(), "aria-hidden": "true" }, String(seat));
 }
 
-/** A patch shape drawn as a small grid of cells; `cells` are [row, col] pairs. */
+/**
+ * A patch shape drawn as a small grid of cells.
+ * @param {number} patchId
+ * @param {readonly (readonly number[])[]} cells [row, col] pairs
+ * @param {number} cellSize in pixels
+ */
 export function shapeNode(patchId, cells, cellSize) {
   const height = Math.max(...cells.map((c) => c[0])) + 1;
   const width = Math.max(...cells.map((c) => c[1])) + 1;
@@ -220,17 +276,14 @@ export function shapeNode(patchId, cells, cellSize) {
   return node;
 }
 
-/** A small drawn icon (no font has them all): "time" is an hourglass. */
+/** A small drawn icon (no font has them all): "time" is an hourglass. @param {string} name */
 export function icon(name) {
   return el("span", { class: `icon icon-${name}`, "aria-hidden": "true" });
 }
 
-/** A unique id for an intent (crypto.randomUUID needs a secure context). */
-let intentCounter = 0;
+/** A unique id for an intent: 96 random bits (crypto.randomUUID needs a secure context; this does not). */
 export function uniqueId() {
-  intentCounter += 1;
-  const random = Math.random().toString(36).slice(2, 8);
-  return `c${Date.now().toString(36)}-${intentCounter}-${random}`;
+  return Array.from(crypto.getRandomValues(new Uint8Array(12)), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 /**
@@ -245,6 +298,7 @@ export function formatNumber(value, { sign = false, digits = 0 } = {}) {
   return value < 0 ? `−${text}` : sign ? `+${text}` : text;
 }
 
+/** "3 buttons", "1 button". @param {number} n @param {string} word */
 export function plural(n, word, many = `${word}s`) {
   return `${n} ${n === 1 ? word : many}`;
 }

@@ -5,21 +5,29 @@
 // message that is shown to the player. This module starts the page (the
 // catalogue, the socket, the server's messages, the controls); docs/web.md
 // names the other modules.
-import { $, api, el, find, loadGames, saveGame, setBoard } from "./common.js";
+import { $, api, el, errorText, saveGame, setBoard } from "./common.js";
 import { GameSocket } from "./socket.js";
-import { bonusArea, isMine, nameOf, reducedMotion, render, replayTarget, setConfirmsMoves, setRenderer, storedEntry, ui } from "./store.js";
-import { banner, say } from "./notices.js";
-import { advance, confirmMove, sendIntent, setSocket, withdrawMove } from "./intents.js";
+import { replayTarget, setConfirmsMoves, setRenderer, storedEntry, ui, update } from "./store.js";
+import { say } from "./notices.js";
+import { advance, confirmMove, sendIntent, withdrawMove } from "./intents.js";
 import { cancelHold, flipHold, placeHold, turnHold } from "./hand.js";
 import { buildPlayerPanel } from "./board.js";
-import { loadAnalysis, setReplay } from "./review.js";
+import { setReplay } from "./review.js";
 import { drawAll, renderActions, renderHelp } from "./panels.js";
-import { capture, play } from "./motion.js";
-import { setSoundOn, soundFor, soundOn } from "./sound.js";
+import { setSoundOn, soundOn } from "./sound.js";
 import { startAttention } from "./attention.js";
+import { showInTurn } from "./arrivals.js";
 import { onChatLines, startChat } from "./chat.js";
 import { startClocks } from "./clock.js";
 import { onBoardClick, onBoardFocus, onBoardKey, onContextMenu, onGlobalKey, onOfferClick, onOfferKey, onOfferPointerDown, onPointerMove, onPointerUp, onWheel } from "./input.js";
+
+/** @typedef {import("./contract").GameState} GameState */
+/** @typedef {import("./contract").Catalogue} Catalogue */
+/**
+ * What the game's socket brings: the server's messages, as the contract has them.
+ * @typedef {import("./contract").Welcome | import("./contract").StateMessage | import("./contract").Ack | import("./contract").Refused
+ *   | import("./contract").Hint | import("./contract").ChatLines | import("./contract").Sent} GameMessage
+ */
 
 // ================================================================ start
 
@@ -29,7 +37,7 @@ async function main() {
     say("This page needs a game id in its address: /game/ID.", "error");
     return;
   }
-  ui.id = decodeURIComponent(match[1]);
+  update({ id: decodeURIComponent(match[1]) });
   const spectate = `${location.origin}/game/${encodeURIComponent(ui.id)}`;
   $("spectate-link", HTMLAnchorElement).href = spectate;
   $("spectate-link", HTMLAnchorElement).textContent = spectate;
@@ -52,8 +60,8 @@ async function main() {
     () => ({ type: "hello", token: storedEntry()?.token ?? null }),
     { message: onMessage, status: onConnection },
   );
-  setSocket(socket);
   setRenderer(drawAll);
+  update({ socket });
   socket.connect();
 }
 
@@ -74,7 +82,7 @@ async function joinIfInvited() {
     saveGame(ui.id, { token: body.token, seat: body.seat, created: Date.now() });
     say(`You joined the game: ${body.seat === 0 ? "you move first" : "your friend moves first"}.`, "info");
   } catch (error) {
-    say(`Could not join with this invitation: ${error.message}. You are watching instead.`, "error");
+    say(`Could not join with this invitation: ${errorText(error)}. You are watching instead.`, "error");
   }
 }
 
@@ -82,13 +90,12 @@ async function loadCatalogue() {
   // The page cannot draw patches without the catalogue: keep trying.
   for (let attempt = 0; ; attempt++) {
     try {
-      const { body } = await api("/api/catalogue");
-      ui.catalogue = body;
-      setBoard(body);
-      for (const patch of body.patches) ui.patches.set(patch.id, patch);
+      const catalogue = /** @type {Catalogue} */ ((await api("/api/catalogue")).body);
+      setBoard(catalogue);
+      update({ catalogue, patches: new Map(catalogue.patches.map((patch) => [patch.id, patch])) });
       return;
     } catch (error) {
-      say(`Could not load the patches: ${error.message}. Retrying…`, "error");
+      say(`Could not load the patches: ${errorText(error)}. Retrying…`, "error");
       await new Promise((resolve) => setTimeout(resolve, Math.min(1000 * 2 ** attempt, 10000)));
     }
   }
@@ -96,8 +103,13 @@ async function loadCatalogue() {
 
 // ================================================================ server messages
 
-function onConnection(status, attempts, reason) {
-  ui.connection = status;
+/**
+ * @param {import("./socket.js").SocketStatus} status
+ * @param {number} [attempts] made so far (reconnecting)
+ * @param {string} [reason] why the connection dropped
+ */
+function onConnection(status, attempts = 0, reason = "") {
+  update({ connection: status });
   if (ui.missing) return;
   const node = $("connection");
   node.dataset.status = status;
@@ -110,24 +122,28 @@ function onConnection(status, attempts, reason) {
   renderActions();
 }
 
+/** @param {GameMessage} message */
 function onMessage(message) {
   switch (message.type) {
     case "welcome":
-      ui.seat = message.seat === undefined ? null : message.seat;
-      render();
+      // The contract's seat is a number: the server sends 0 or 1.
+      update({ seat: /** @type {import("./page").SeatHeld} */ (message.seat === undefined ? null : message.seat) });
       break;
     case "state":
-      message.state.receivedAt = performance.now(); // the running clock counts down from here (clock.js)
       showInTurn(message.state);
       break;
     case "ack": {
-      const intent = ui.pending.get(message.id);
-      ui.pending.delete(message.id);
-      if (intent?.kind === "rematch") rematchAcked = true; // its state, with the new game's id, may still be on the way
-      const words = intent?.kind === "move" ? `Played ${intent.text}.` : intent?.kind === "undo" ? "Move taken back." : null;
+      const id = message.id;
+      const intent = id ? ui.pending.get(id) : undefined;
+      const words = intent?.kind === "move" ? `Played: ${intent.text}.` : intent?.kind === "undo" ? "Move taken back." : null;
       // The ack can come before its state: then the words wait for it (a new state clears the old words).
-      if (words && (ui.state?.version ?? -1) < message.version) afterAck = { version: message.version, words };
-      else if (words) say(ui.state?.result ? "" : words, "ok");
+      const early = !!words && (ui.state?.version ?? -1) < message.version;
+      update((page) => {
+        if (id) page.pending.delete(id);
+        if (intent?.kind === "rematch") page.rematchAcked = true; // its state, with the new game's id, may still be on the way
+        if (early && words) page.afterAck = { version: message.version, words };
+      });
+      if (words && !early) say(ui.state?.result ? "" : words, "ok");
       break;
     }
     case "hint":
@@ -143,20 +159,16 @@ function onMessage(message) {
       break;
     default:
       // Unknown messages are shown, never dropped silently.
-      say(`The server sent an unexpected message (${String(message.type)}).`, "error");
+      say(`The server sent an unexpected message (${String(/** @type {{type: unknown}} */ (message).type)}).`, "error");
   }
 }
 
+/** @param {"resign" | "abort" | null} kind */
 function askEnding(kind) {
-  ui.ending = kind;
-  render();
+  update({ ending: kind });
 }
 
-/** Words for an acknowledged intent whose state has not arrived yet: {version, words}. */
-let afterAck = null;
-/** This browser asked for the rematch, and the server took it. */
-let rematchAcked = false;
-
+/** @type {Record<string, string>} */
 const ERROR_TITLES = {
   illegal: "Not allowed",
   lesson: "Not what this lesson asks",
@@ -174,44 +186,9 @@ const ERROR_TITLES = {
   time: "Out of time",
 };
 
-// ================================================================ the other side's moves, one at a time
-
-/** At least this long between two moves of the other side (the AI's, an opponent's), so each is seen. */
-const PACE_MS = 700;
-const waiting = [];
-let showing = false;
-let lastOtherShown = 0;
-
-/**
- * Show a state when its turn comes: a move by someone else, right after another
- * such move, waits until the one before has been seen (the AI's several moves
- * in a row play out one by one, never as a jump). With reduced motion, or for
- * this browser's own moves and bigger jumps (a reload), at once.
- */
-async function showInTurn(state) {
-  waiting.push(state);
-  if (showing) return;
-  showing = true;
-  try {
-    while (waiting.length) {
-      const next = waiting.shift();
-      const previous = ui.state;
-      const byOther = !!previous && next.version === previous.version + 1 && !!next.last_move && !isMine(next.last_move.player);
-      if (byOther && !reducedMotion()) {
-        const wait = lastOtherShown + PACE_MS - Date.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      }
-      onState(next);
-      if (byOther) lastOtherShown = Date.now();
-    }
-  } finally {
-    showing = false;
-  }
-}
-
 /** The server has no game at this address: say so plainly, with the way back, and stop. */
 function showMissing() {
-  ui.missing = true;
+  update({ missing: true });
   $("game").hidden = true;
   $("missing").hidden = false;
   $("game-title").textContent = "No such game";
@@ -220,120 +197,34 @@ function showMissing() {
   document.body.classList.remove("offline");
 }
 
+/** @param {import("./contract").Refused} message */
 function onError(message) {
   if (message.code === "not_found" && !ui.state) {
     showMissing();
     return;
   }
   const intent = message.id ? ui.pending.get(message.id) : null;
-  if (message.id) ui.pending.delete(message.id);
-  if (message.code === "forbidden" && ui.seat === undefined) ui.seat = null; // the hello was refused: watching
+  update((page) => {
+    if (message.id) page.pending.delete(message.id);
+    if (message.code === "forbidden" && page.seat === undefined) page.seat = null; // the hello was refused: watching
+  });
   const title = ERROR_TITLES[message.code] || "Error";
   // A lesson's refusal speaks of the move in words; the notation would only distract.
   const what = intent && message.code !== "lesson" ? ` (${intent.text})` : "";
   say(`${title}${what}: ${message.message || message.code}`, "error");
 }
 
-/** Seats seen here at least once on this page: the next arrival is "back", not "joined". */
-const seenHere = new Set();
-
-/** Online: say when the other player opens the game, leaves it, and comes back. */
-function noticePresence(previous, state) {
-  if (state.mode !== "online" || state.result) return;
-  for (const seat of [0, 1]) {
-    if (isMine(seat)) continue;
-    const here = !!state.presence?.[seat];
-    const was = previous ? !!previous.presence?.[seat] : here;
-    if (here && !was) banner(`${nameOf(seat)} ${seenHere.has(seat) ? "is back" : "joined the game"}.`, "presence", 6000);
-    else if (!here && was) banner(`${nameOf(seat)} left the game.`, "presence", 8000);
-    if (here) seenHere.add(seat);
-  }
-}
-
-function onState(state) {
-  const previous = ui.state;
-  noticePresence(previous, state);
-  // Where the moving things are before the new state is drawn (only for a live, one-move step).
-  const motion = ui.replay.ply === null ? capture(previous, state) : null;
-  ui.state = state;
-  const changed = !previous || previous.version !== state.version;
-  if (changed) {
-    // A new position: whatever was in hand or hinted belongs to the old one.
-    if (ui.hold) cancelHold(null);
-    ui.cursor = null;
-    ui.hint = null;
-    ui.confirming = null;
-    ui.arrivedAt = Date.now(); // the last move's squares and token are drawn arriving for a moment
-    if (previous) {
-      say("", "info"); // what the line said was about the position before
-      noticeChanges(previous, state);
-    }
-    if (afterAck && state.version >= afterAck.version) {
-      if (!state.result) say(afterAck.words, "ok");
-      afterAck = null;
-    }
-  }
-  // A spectator of a live game whose replay shows the latest move follows on.
-  if (ui.replay.ply !== null && ui.replay.ply >= (state.moves || []).length) ui.replay.ply = null;
-  if (changed) {
-    // After a keyboard placement the focus sat on a quilt: bring it back to the patches.
-    queueMicrotask(() => {
-      const active = document.activeElement;
-      if (active?.classList?.contains("quilt-board") && !active.classList.contains("acting")) {
-        (find(".offer.affordable") || $("advance", HTMLButtonElement))?.focus();
-      }
-    });
-  }
-  if (state.result && !(previous && previous.result)) {
-    ui.replay.analysisState = "idle";
-    ui.replay.analysis = null;
-    ui.replay.positions = null;
-  }
-  if (state.result && ui.replay.analysisState === "idle") loadAnalysis();
-  if (state.rematch && !(previous && previous.rematch)) onRematch(state.rematch, !!previous);
-  render();
-  play(motion);
-  soundFor(previous, state);
-}
-
-/** The next game exists: keep this seat's token for it, and go there if this browser asked for it. */
-function onRematch(id, live) {
-  const entry = storedEntry();
-  if (entry && entry.token && !loadGames()[id]) {
-    // The server moved each token to the other seat (pass-and-play keeps both).
-    const seat = typeof entry.seat === "number" ? 1 - entry.seat : entry.seat;
-    saveGame(id, { token: entry.token, seat, created: Date.now() });
-  }
-  const asked = rematchAcked || [...ui.pending.values()].some((intent) => intent.kind === "rematch");
-  if (asked) {
-    location.assign(`/game/${encodeURIComponent(id)}`);
-  } else if (live) {
-    // Only an online game has an opponent in another browser; elsewhere it was this player in another tab.
-    const who = ui.state?.mode === "online" && typeof ui.seat === "number" ? "Your opponent has" : ui.seat === null ? "The players have" : "You have";
-    banner(`${who} started a rematch: follow the link under the final score.`, "rematch", 15000);
-  }
-}
-
-/** Banners for events worth a pause: the bonus area and the end of the game. */
-function noticeChanges(previous, state) {
-  if (previous.bonus === -1 && state.bonus !== -1 && state.bonus !== null && state.bonus !== undefined) {
-    const who = isMine(state.bonus) ? "You complete" : `${nameOf(state.bonus)} completes`;
-    const takes = isMine(state.bonus) ? "take" : "takes";
-    banner(`${who} a ${bonusArea()} area and ${takes} the bonus: +${ui.catalogue.bonus_points} points.`, "bonus", 12000);
-  }
-  if (!previous.result && state.result) {
-    const winner = state.result.winner;
-    banner(`Game over: ${nameOf(winner)} ${isMine(winner) && ui.seat !== "both" ? "(you) " : ""}wins.`, "over", 15000);
-  }
-}
-
+/** @param {import("./contract").Hint} message */
 function onHint(message) {
-  ui.hint = { ...message, version: message.version ?? ui.state?.version };
   say("", "info");
-  ui.pending.delete(message.id);
-  render();
+  const id = message.id;
+  update((page) => {
+    page.hint = { ...message, version: message.version ?? ui.state?.version };
+    if (id) page.pending.delete(id);
+  });
 }
 
+/** @param {string} text @param {string} what it is, for the message ("Invitation link") */
 async function copyText(text, what) {
   try {
     if (navigator.clipboard && window.isSecureContext) await navigator.clipboard.writeText(text);
@@ -349,7 +240,7 @@ async function copyText(text, what) {
     }
     say(`${what} copied.`, "ok");
   } catch (error) {
-    say(`Could not copy the ${what.toLowerCase()} (${error.message}): select it and copy it by hand.`, "error");
+    say(`Could not copy the ${what.toLowerCase()} (${errorText(error)}): select it and copy it by hand.`, "error");
   }
 }
 
@@ -374,7 +265,6 @@ function bindControls() {
   $("withdraw-move").addEventListener("click", () => withdrawMove());
   $("confirm-setting").addEventListener("change", (event) => {
     setConfirmsMoves(/** @type {HTMLInputElement} */ (event.target).checked);
-    render();
   });
   startAttention();
   startChat();
@@ -408,7 +298,7 @@ function bindControls() {
   document.addEventListener("pointerup", onPointerUp);
   document.addEventListener("pointercancel", () => {
     if (ui.hold?.drag) {
-      ui.hold.drag = null;
+      update((page) => { if (page.hold) page.hold.drag = null; });
       $("floater").hidden = true;
       document.body.classList.remove("dragging");
     }
@@ -418,4 +308,4 @@ function bindControls() {
   window.addEventListener("wheel", onWheel, { passive: false });
 }
 
-main().catch((error) => say(`The page failed to start: ${error.message}`, "error"));
+main().catch((error) => say(`The page failed to start: ${errorText(error)}`, "error"));

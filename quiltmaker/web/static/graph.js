@@ -9,14 +9,20 @@ const SVG = "http://www.w3.org/2000/svg";
  * The evaluation graph: player 0's win probability after every ply.
  * `onPick(ply)` is called when the graph is clicked; `judgements` (the server's
  * marked moves) are drawn as marks on the line.
+ * @param {readonly import("./contract").AnalysedPosition[]} positions every ply's, the start first
+ * @param {number | null} current the ply shown
+ * @param {string[]} names the players'
+ * @param {(ply: number) => void} onPick
+ * @param {readonly import("./contract").Judgement[]} [judgements]
+ * @returns {SVGSVGElement}
  */
 export function evalGraph(positions, current, names, onPick, judgements = []) {
   const width = 520;
   const height = 130;
   const pad = { left: 34, right: 8, top: 10, bottom: 18 };
   const plies = positions.length - 1;
-  const x = (ply) => pad.left + (plies > 0 ? (ply / plies) * (width - pad.left - pad.right) : 0);
-  const y = (p) => pad.top + (1 - p) * (height - pad.top - pad.bottom);
+  const x = (/** @type {number} */ ply) => pad.left + (plies > 0 ? (ply / plies) * (width - pad.left - pad.right) : 0);
+  const y = (/** @type {number} */ p) => pad.top + (1 - p) * (height - pad.top - pad.bottom);
 
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
@@ -24,12 +30,14 @@ export function evalGraph(positions, current, names, onPick, judgements = []) {
   svg.setAttribute("data-testid", "eval-graph");
   svg.setAttribute("role", "img");
   const last = positions[positions.length - 1];
+  const shown = current === null ? undefined : positions[current];
   svg.setAttribute(
     "aria-label",
     `Evaluation graph: ${names[0]}'s chance of winning after each of ${plies} moves; ` +
-      `${Math.round((positions[current]?.win_probability_player0 ?? 0.5) * 100)}% at the position shown, ` +
+      `${Math.round((shown?.win_probability_player0 ?? 0.5) * 100)}% at the position shown, ` +
       `${Math.round((last?.win_probability_player0 ?? 0.5) * 100)}% at the end. Click to jump to a move.`,
   );
+  /** @param {string} tag @param {Record<string, string | number>} attrs @param {string} [text] */
   const add = (tag, attrs, text) => {
     const node = document.createElementNS(SVG, tag);
     for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
@@ -72,6 +80,7 @@ export function evalGraph(positions, current, names, onPick, judgements = []) {
   return svg;
 }
 
+/** @param {string} text what is loading */
 export function spinner(text) {
   return el("p", { class: "loading" }, el("span", { class: "spinner", "aria-hidden": "true" }), ` ${text}`);
 }

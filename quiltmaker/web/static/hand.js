@@ -2,11 +2,14 @@
 // The patch in hand: picking it up, turning and flipping it by the catalogue's
 // tables, moving it over the quilt, sending the placement. Green means the
 // server listed the anchor: the page computes no shapes and no legality.
-import { $, geometry, el, squareName } from "./common.js";
-import { buyEntry, canAct, canPlace, legalAnchors, render, ui } from "./store.js";
+import { $, el } from "./common.js";
+import { boardSize, buyEntry, canAct, canPlace, legalAnchors, squareName, ui, update } from "./store.js";
 import { announce, say } from "./notices.js";
 import { proposeMove } from "./intents.js";
 
+/** @typedef {import("./page").Hold} Hold */
+
+/** Pick up patch `patchId` from the circle, if it may be bought now. @param {number} patchId @param {Hold["via"]} how */
 export function startHold(patchId, how) {
   const patch = ui.patches.get(patchId);
   if (!patch || !canAct()) return;
@@ -24,104 +27,119 @@ export function startHold(patchId, how) {
   }
   const anchors = legalAnchors(patchId, oi);
   const start = anchors.length ? Math.min(...anchors) : 0;
-  ui.hold = { patch: patchId, oi, row: Math.floor(start / geometry.size), col: start % geometry.size, drag: null, via: how };
-  clampHold();
+  const size = boardSize();
   say("", "info"); // a new try: what was said of the last one (a refusal) no longer applies
+  update({ hold: clamped({ patch: patchId, oi, row: Math.floor(start / size), col: start % size, drag: null, via: how }) });
   announce(`Picked up patch ${patchId}. ${holdDescription()}`);
-  render();
 }
 
+/** Put the patch in hand back; `reason` is said (none: silently). @param {string | null} [reason] */
 export function cancelHold(reason = "Patch put back.") {
   if (!ui.hold) return;
-  ui.hold = null;
   $("floater").hidden = true;
   document.body.classList.remove("dragging");
   if (reason) {
     announce(reason);
     say(reason, "info"); // seen too, and it replaces whatever the line said before
   }
-  render();
+  update({ hold: null });
 }
 
-function holdPatch() {
-  return ui.hold ? ui.patches.get(ui.hold.patch) : null;
+/** The orientation of a hold (the patch in hand by default), from the catalogue. @param {Readonly<Hold> | null} [hold] */
+export function holdOrientation(hold = ui.hold) {
+  return hold ? ui.patches.get(hold.patch)?.orientations[hold.oi] ?? null : null;
 }
 
-export function holdOrientation() {
-  const patch = holdPatch();
-  return patch ? patch.orientations[ui.hold.oi] : null;
+/** A hold moved to keep the whole patch inside the quilt. @param {Hold} hold @returns {Hold} */
+function clamped(hold) {
+  const o = holdOrientation(hold);
+  if (!o) return hold;
+  const size = boardSize();
+  return { ...hold, row: Math.max(0, Math.min(size - o.height, hold.row)), col: Math.max(0, Math.min(size - o.width, hold.col)) };
 }
 
-/** Keep the whole patch inside the quilt. */
-export function clampHold() {
-  const o = holdOrientation();
-  if (!o) return;
-  ui.hold.row = Math.max(0, Math.min(geometry.size - o.height, ui.hold.row));
-  ui.hold.col = Math.max(0, Math.min(geometry.size - o.width, ui.hold.col));
+/**
+ * Change the patch in hand (fields to set), kept inside the quilt; true when it moved or turned.
+ * @param {Partial<Hold>} change
+ */
+export function moveHold(change) {
+  const hold = ui.hold;
+  if (!hold) return false;
+  const next = clamped({ ...hold, ...change });
+  if (next.row === hold.row && next.col === hold.col && next.oi === hold.oi && next.drag === hold.drag) return false;
+  update({ hold: next });
+  return true;
 }
 
 export function holdIsLegal() {
   if (!ui.hold) return false;
-  return legalAnchors(ui.hold.patch, ui.hold.oi).includes(ui.hold.row * geometry.size + ui.hold.col);
+  return legalAnchors(ui.hold.patch, ui.hold.oi).includes(ui.hold.row * boardSize() + ui.hold.col);
 }
 
 export function holdDescription() {
-  const o = holdOrientation();
-  if (!o) return "";
-  return `Orientation ${o.transform} at ${squareName(ui.hold.row, ui.hold.col)}: ${holdIsLegal() ? "fits" : "not allowed here"}.`;
+  const hold = ui.hold;
+  const o = holdOrientation(hold);
+  if (!hold || !o) return "";
+  return `Orientation ${o.transform} at ${squareName(hold.row, hold.col)}: ${holdIsLegal() ? "fits" : "not allowed here"}.`;
 }
 
+/** @param {number} quarterTurns */
 export function turnHold(quarterTurns) {
-  if (!ui.hold) return;
-  const patch = holdPatch();
-  // Turn about the patch's centre, so it stays under the pointer.
-  const before = holdOrientation();
+  const hold = ui.hold;
+  const patch = hold && ui.patches.get(hold.patch);
+  if (!hold || !patch) return;
   // The catalogue says where each quarter turn leads (the rules' own tables): the page computes no shapes.
-  let next = ui.hold.oi;
+  let next = hold.oi;
   for (let i = 0; i < ((quarterTurns % 4) + 4) % 4; i++) next = patch.orientations[next].turned;
-  moveHoldKeepingCentre(before, patch.orientations[next]);
-  ui.hold.oi = next;
-  clampHold();
-  announce(holdDescription());
-  render();
+  reorient(hold, patch, next);
 }
 
 export function flipHold() {
-  if (!ui.hold) return;
-  const patch = holdPatch();
-  const before = holdOrientation();
-  const next = patch.orientations[ui.hold.oi].flipped;
-  moveHoldKeepingCentre(before, patch.orientations[next]);
-  ui.hold.oi = next;
-  clampHold();
-  announce(holdDescription());
-  render();
+  const hold = ui.hold;
+  const patch = hold && ui.patches.get(hold.patch);
+  if (!hold || !patch) return;
+  reorient(hold, patch, patch.orientations[hold.oi].flipped);
 }
 
-function moveHoldKeepingCentre(before, after) {
-  ui.hold.row += Math.floor((before.height - after.height) / 2);
-  ui.hold.col += Math.floor((before.width - after.width) / 2);
+/**
+ * Put the patch in hand in orientation `oi`, about its centre, so that it stays under the pointer.
+ * @param {Readonly<Hold>} hold @param {import("./contract").CataloguePatch} patch @param {number} oi
+ */
+function reorient(hold, patch, oi) {
+  const before = patch.orientations[hold.oi];
+  const after = patch.orientations[oi];
+  moveHold({
+    oi,
+    row: hold.row + Math.floor((before.height - after.height) / 2),
+    col: hold.col + Math.floor((before.width - after.width) / 2),
+  });
+  announce(holdDescription());
 }
 
 /** Send the placement in hand, legal-looking or not: the server explains a refusal. */
 export function placeHold() {
-  if (!ui.hold) return;
   const o = holdOrientation();
-  const text = `${ui.hold.patch}${o.transform}@${squareName(ui.hold.row, ui.hold.col)}`;
-  proposeMove(text, `Place patch ${ui.hold.patch} at ${squareName(ui.hold.row, ui.hold.col)}`);
+  if (!ui.hold || !o) return;
+  const { patch, row, col } = ui.hold;
+  const placement = { patch, orientation: o.transform, row, col };
+  proposeMove({ placement }, `Place patch ${patch} at ${squareName(row, col)}`);
 }
 
-/** The ghost: the patch in hand at its anchor, green where the server allows it. */
+/** The ghost: the patch in hand at its anchor, green where the server allows it (null: nothing in hand). */
 export function ghostNode() {
-  const o = holdOrientation();
+  const hold = ui.hold;
+  const o = holdOrientation(hold);
+  if (!hold || !o) return null;
   const ok = holdIsLegal();
-  const unit = 100 / geometry.size;
+  const unit = 100 / boardSize();
   const node = el("div", {
     class: `ghost ${ok ? "legal" : "illegal"}`,
     "data-testid": "ghost",
     "data-legal": ok ? "true" : "false",
-    "data-move": `${ui.hold.patch}${o.transform}@${squareName(ui.hold.row, ui.hold.col)}`,
-    style: { top: `${ui.hold.row * unit}%`, left: `${ui.hold.col * unit}%`, width: `${o.width * unit}%`, height: `${o.height * unit}%` },
+    "data-patch": hold.patch,
+    "data-orientation": o.transform,
+    "data-square": squareName(hold.row, hold.col),
+    style: { top: `${hold.row * unit}%`, left: `${hold.col * unit}%`, width: `${o.width * unit}%`, height: `${o.height * unit}%` },
   });
   for (const [r, c] of o.cells) {
     node.append(el("span", {

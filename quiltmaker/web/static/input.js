@@ -1,93 +1,103 @@
 // @ts-check
 // Pointer and keyboard input: drags and taps of patches onto the quilt, keys
 // for turning, flipping, placing, advancing and stepping through a replay.
-import { $, geometry, fill, find, findAll, shapeNode, squareName } from "./common.js";
-import { buyEntry, canAct, legal, replayAvailable, replayTarget, specialsPending, ui, whyNotAct } from "./store.js";
+import { $, fill, find, findAll, shapeNode } from "./common.js";
+import { boardSize, buyEntry, canAct, legal, replayAvailable, replayTarget, specialsPending, squareName, ui, update, whyNotAct } from "./store.js";
 import { announce, say } from "./notices.js";
 import { advance, confirmMove, proposeMove, withdrawMove } from "./intents.js";
-import { cancelHold, clampHold, flipHold, holdDescription, holdIsLegal, holdOrientation, placeHold, startHold, turnHold } from "./hand.js";
-import { renderOverlays } from "./board.js";
+import { cancelHold, flipHold, holdDescription, holdIsLegal, holdOrientation, moveHold, placeHold, startHold, turnHold } from "./hand.js";
 import { setReplay } from "./review.js";
-import { renderActions } from "./panels.js";
+
+/**
+ * The element matching `selector` at or above an event's target, or null (also when the
+ * target is no element: a key pressed on the document).
+ * @param {Event} event @param {string} selector
+ * @returns {HTMLElement | null}
+ */
+function closestTo(event, selector) {
+  return event.target instanceof Element ? /** @type {HTMLElement | null} */ (event.target.closest(selector)) : null;
+}
 
 // ================================================================ pointer input
 
-/** The square under a point of the acting quilt, or null; `slack` squares around it count as on it. */
+/**
+ * The square under a point of the acting quilt, or null; `slack` squares around it count as on it.
+ * @param {number} seat @param {number} x @param {number} y
+ */
 function squareAt(seat, x, y, slack = 0.6) {
   const rect = ui.quilts[seat].board.getBoundingClientRect();
-  const size = rect.width / geometry.size;
+  const squares = boardSize();
+  const size = rect.width / squares;
   const col = Math.floor((x - rect.left) / size);
   const row = Math.floor((y - rect.top) / size);
-  if (col < -slack * 2 || row < -slack * 2 || col >= geometry.size + slack * 2 || row >= geometry.size + slack * 2) return null;
+  if (col < -slack * 2 || row < -slack * 2 || col >= squares + slack * 2 || row >= squares + slack * 2) return null;
   return { row, col, size };
 }
 
-/** Put the patch in hand under the pointer (its centre on the pointer). */
+/** Put the patch in hand under the pointer (its centre on the pointer). @param {number} x @param {number} y @param {string} pointerType */
 function aimAt(x, y, pointerType) {
   const s = ui.state;
-  if (!ui.hold || !s) return false;
   const o = holdOrientation();
+  // A patch is in hand only while its player may act: someone is to move.
+  if (!ui.hold || !o || !s || s.to_move === null) return false;
   // A finger would hide the patch: hold it a little above the touch.
   const lift = pointerType === "touch" && ui.hold.drag ? 1.2 : 0;
   const probe = squareAt(s.to_move, x, y);
   if (!probe) return false;
   const at = squareAt(s.to_move, x, y - lift * probe.size);
   if (!at) return false;
-  const row = at.row - Math.floor((o.height - 1) / 2);
-  const col = at.col - Math.floor((o.width - 1) / 2);
-  const before = `${ui.hold.row},${ui.hold.col}`;
-  ui.hold.row = row;
-  ui.hold.col = col;
-  clampHold();
-  if (`${ui.hold.row},${ui.hold.col}` !== before) {
-    renderOverlays();
-    renderActions();
-  }
+  moveHold({ row: at.row - Math.floor((o.height - 1) / 2), col: at.col - Math.floor((o.width - 1) / 2) });
   return true;
 }
 
+/** @param {number} x @param {number} y @param {boolean} visible */
 function showFloater(x, y, visible) {
   const floater = $("floater");
-  if (!visible || !ui.hold) {
+  const hold = ui.hold;
+  const o = holdOrientation(hold);
+  if (!visible || !hold || !o) {
     floater.hidden = true;
     return;
   }
-  const o = holdOrientation();
-  if (floater.dataset.key !== `${ui.hold.patch}:${ui.hold.oi}`) {
-    fill(floater, shapeNode(ui.hold.patch, o.cells, 18));
-    floater.dataset.key = `${ui.hold.patch}:${ui.hold.oi}`;
+  if (floater.dataset.key !== `${hold.patch}:${hold.oi}`) {
+    fill(floater, shapeNode(hold.patch, o.cells, 18));
+    floater.dataset.key = `${hold.patch}:${hold.oi}`;
   }
   floater.hidden = false;
   floater.style.left = `${x - (o.width * 18) / 2}px`;
   floater.style.top = `${y - (o.height * 18) / 2}px`;
 }
 
+/** @param {PointerEvent} event */
 export function onOfferPointerDown(event) {
   if (ui.confirming) return; // a move waits for confirmation: nothing moves it
-  const offer = event.target.closest(".offer");
+  const offer = closestTo(event, ".offer");
   if (!offer || event.button !== 0) return;
   const id = Number(offer.dataset.patch);
   if (offer.dataset.affordable !== "true") {
     const buy = buyEntry(id);
-    if (!canAct()) say(whyNotAct(), "error");
+    if (!canAct()) say(whyNotAct() ?? "", "error"); // not null: it cannot act
     else say(`You cannot buy patch ${id}: ${buy?.reason || "not possible now"}.`, "error");
     return;
   }
   event.preventDefault(); // no text selection or native drag image
   startHold(id, "pointer");
-  ui.hold.drag = { startX: event.clientX, startY: event.clientY, moved: false, type: event.pointerType };
+  if (!ui.hold) return;
+  moveHold({ drag: { startX: event.clientX, startY: event.clientY, moved: false, type: event.pointerType } });
   document.body.classList.add("dragging");
 }
 
+/** @param {PointerEvent} event */
 export function onPointerMove(event) {
   if (ui.confirming) return; // a move waits for confirmation: nothing moves it
   if (!ui.hold) return;
   const drag = ui.hold.drag;
-  if (drag && !drag.moved && Math.hypot(event.clientX - drag.startX, event.clientY - drag.startY) > 6) drag.moved = true;
+  if (drag && !drag.moved && Math.hypot(event.clientX - drag.startX, event.clientY - drag.startY) > 6) moveHold({ drag: { ...drag, moved: true } });
   const over = aimAt(event.clientX, event.clientY, event.pointerType);
-  showFloater(event.clientX, event.clientY, !!drag && drag.moved && !over);
+  showFloater(event.clientX, event.clientY, !!ui.hold?.drag?.moved && !over);
 }
 
+/** @param {PointerEvent} event */
 export function onPointerUp(event) {
   if (ui.confirming) return; // a move waits for confirmation: nothing moves it
   if (!ui.hold || event.button !== 0) return;
@@ -98,7 +108,7 @@ export function onPointerUp(event) {
   if (drag) {
     // Aimed while still dragging: a finger's patch is held above it, and must land where it was shown.
     if (drag.moved && overBoard) aimAt(event.clientX, event.clientY, event.pointerType);
-    ui.hold.drag = null;
+    moveHold({ drag: null });
     document.body.classList.remove("dragging");
     $("floater").hidden = true;
     if (!drag.moved) return; // a click on the offer: keep holding, wait for a click on the quilt
@@ -124,28 +134,31 @@ export function onPointerUp(event) {
   cancelHold();
 }
 
+/** Whether the pointer is over the quilt of the player to move. @param {MouseEvent} event */
 function isOverBoard(event) {
   const s = ui.state;
+  if (!s || s.to_move === null) return false;
   const rect = ui.quilts[s.to_move].board.getBoundingClientRect();
   return event.clientX >= rect.left && event.clientX < rect.right && event.clientY >= rect.top && event.clientY < rect.bottom;
 }
 
-let wheelRest = 0;
+/** @param {WheelEvent} event */
 export function onWheel(event) {
   if (ui.confirming) return; // a move waits for confirmation: nothing moves it
   if (!ui.hold) return;
   const s = ui.state;
-  const overBoard = isOverBoard(event) || event.target.closest?.(".offer");
+  const overBoard = isOverBoard(event) || closestTo(event, ".offer");
   if (!overBoard && !ui.hold.drag) return;
   event.preventDefault();
   // Touchpads send a stream of small deltas: turn once per notch-sized step.
   const now = Date.now();
-  if (now - wheelRest < 180) return;
-  wheelRest = now;
+  if (now - ui.wheelAt < 180) return;
+  update({ wheelAt: now });
   turnHold(event.deltaY > 0 ? 1 : -1);
   if (s) aimAt(event.clientX, event.clientY, "mouse");
 }
 
+/** @param {MouseEvent} event */
 export function onContextMenu(event) {
   if (ui.confirming) return; // a move waits for confirmation: nothing moves it
   if (!ui.hold) return;
@@ -154,37 +167,39 @@ export function onContextMenu(event) {
   aimAt(event.clientX, event.clientY, "mouse");
 }
 
-/** A click on an empty square places a pending special patch. */
+/** A click on an empty square places a pending special patch. @param {MouseEvent} event */
 export function onBoardClick(event) {
   if (ui.confirming) return; // a move waits for confirmation: nothing moves it
-  const square = event.target.closest?.(".sq");
-  if (!square || ui.hold || !specialsPending()) return;
-  const seat = Number(square.closest(".quilt-board").dataset.seat);
-  if (seat !== ui.state.to_move) return;
-  placeSpecial(square.dataset.square);
+  const square = closestTo(event, ".sq");
+  const s = ui.state;
+  if (!square || ui.hold || !specialsPending() || !s) return;
+  const seat = Number(/** @type {HTMLElement} */ (square.closest(".quilt-board")).dataset.seat);
+  if (seat !== s.to_move) return;
+  placeSpecial(Number(square.dataset.row), Number(square.dataset.col));
 }
 
-function placeSpecial(name) {
-  const specials = legal().specials || [];
-  // The server's own move for that square; another square is sent as it is, so that the server says why not.
-  const listed = specials.find((special) => special.square === name.toLowerCase());
-  proposeMove(listed ? listed.move : `S@${name}`, `Place the special patch on ${name.toLowerCase()}`);
+/** Any square is sent: the server says why one is not allowed. @param {number} row @param {number} col */
+function placeSpecial(row, col) {
+  proposeMove({ special: { row, col } }, `Place the special patch on ${squareName(row, col)}`);
 }
 
 // ================================================================ keyboard
 
+/** @param {number} seat */
 export function onBoardFocus(seat) {
   const s = ui.state;
   if (!s || seat !== s.to_move || ui.hold || !specialsPending() || ui.cursor) return;
   const first = (legal().specials || [])[0];
-  const at = first ? first.cell : [4, 4];
-  ui.cursor = { row: at[0], col: at[1] };
-  renderOverlays();
-  announce(`Special patch: ${squareName(ui.cursor.row, ui.cursor.col)}. Arrow keys move, Enter places.`);
+  const middle = Math.floor(boardSize() / 2);
+  const [row, col] = first ? first.cell : [middle, middle];
+  update({ cursor: { row, col } });
+  announce(`Special patch: ${squareName(row, col)}. Arrow keys move, Enter places.`);
 }
 
+/** @type {Partial<Record<string, [number, number]>>} a key's step, [rows, columns] */
 const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
+/** @param {KeyboardEvent} event @param {number} seat */
 export function onBoardKey(event, seat) {
   if (ui.confirming) return; // a move waits for confirmation: nothing moves it
   const s = ui.state;
@@ -193,12 +208,8 @@ export function onBoardKey(event, seat) {
   if (ui.hold) {
     if (step) {
       event.preventDefault();
-      ui.hold.row += step[0];
-      ui.hold.col += step[1];
-      clampHold();
+      moveHold({ row: ui.hold.row + step[0], col: ui.hold.col + step[1] });
       announce(`${squareName(ui.hold.row, ui.hold.col)}: ${holdIsLegal() ? "fits" : "not allowed here"}.`);
-      renderOverlays();
-      renderActions();
     } else if (event.key === "Enter" || event.key === " ") {
       event.preventDefault();
       placeHold();
@@ -207,22 +218,25 @@ export function onBoardKey(event, seat) {
   }
   if (specialsPending()) {
     if (!ui.cursor) onBoardFocus(seat);
+    const cursor = ui.cursor;
+    if (!cursor) return;
     if (step) {
       event.preventDefault();
-      ui.cursor.row = Math.max(0, Math.min(geometry.size - 1, ui.cursor.row + step[0]));
-      ui.cursor.col = Math.max(0, Math.min(geometry.size - 1, ui.cursor.col + step[1]));
-      const value = s.quilts[seat][ui.cursor.row][ui.cursor.col];
-      announce(`${squareName(ui.cursor.row, ui.cursor.col)}: ${value === null ? "empty" : "covered"}.`);
-      renderOverlays();
+      const last = boardSize() - 1;
+      const row = Math.max(0, Math.min(last, cursor.row + step[0]));
+      const col = Math.max(0, Math.min(last, cursor.col + step[1]));
+      update({ cursor: { row, col } });
+      announce(`${squareName(row, col)}: ${s.quilts[seat][row][col] === null ? "empty" : "covered"}.`);
     } else if (event.key === "Enter" || event.key === " ") {
       event.preventDefault();
-      placeSpecial(squareName(ui.cursor.row, ui.cursor.col));
+      placeSpecial(cursor.row, cursor.col);
     }
   }
 }
 
+/** @param {KeyboardEvent} event */
 export function onOfferKey(event) {
-  const offer = event.target.closest?.(".offer");
+  const offer = closestTo(event, ".offer");
   if (!offer) return;
   if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
     // Arrow keys move between the patches on offer.
@@ -235,25 +249,29 @@ export function onOfferKey(event) {
   }
 }
 
-/** A keyboard "click" (Enter or Space) on an offer picks the patch up and moves to the quilt. */
+/** A keyboard "click" (Enter or Space) on an offer picks the patch up and moves to the quilt. @param {MouseEvent} event */
 export function onOfferClick(event) {
   if (ui.confirming) return; // a move waits for confirmation: nothing moves it
-  const offer = event.target.closest?.(".offer");
+  const offer = closestTo(event, ".offer");
   if (!offer || event.detail !== 0) return; // pointer clicks are handled by pointerdown
   const id = Number(offer.dataset.patch);
   if (offer.dataset.affordable !== "true") {
     const buy = buyEntry(id);
-    say(canAct() ? `You cannot buy patch ${id}: ${buy?.reason || "not possible now"}.` : whyNotAct(), "error");
+    say(canAct() ? `You cannot buy patch ${id}: ${buy?.reason || "not possible now"}.` : whyNotAct() ?? "", "error");
     return;
   }
   startHold(id, "keyboard");
-  ui.quilts[ui.state.to_move].board.focus();
+  const s = ui.state;
+  if (!s || s.to_move === null) return;
+  ui.quilts[s.to_move].board.focus();
 }
 
+/** @param {EventTarget | null} target */
 function isTyping(target) {
   return target instanceof Element && !!target.closest("input:not([type=checkbox]):not([type=radio]), textarea, select, [contenteditable]");
 }
 
+/** @param {KeyboardEvent} event */
 export function onGlobalKey(event) {
   if (isTyping(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
   const key = event.key;
@@ -298,7 +316,7 @@ export function onGlobalKey(event) {
     return;
   }
   // Arrow keys step through the replay, unless they already mean something where the focus is.
-  if (replayAvailable() && !ui.hold && !event.target.closest?.(".offer, .quilt-board.acting")) {
+  if (replayAvailable() && !ui.hold && !closestTo(event, ".offer, .quilt-board.acting")) {
     const k = replayTarget();
     if (key === "ArrowLeft") setReplay(k - 1);
     else if (key === "ArrowRight") setReplay(k + 1);

@@ -2,18 +2,14 @@
 // Intents to the server: every action of the player goes out through here, with
 // the version it was decided on and an id that its reply repeats.
 import { plural, uniqueId } from "./common.js";
-import { confirmsMoves, legal, render, ui } from "./store.js";
+import { confirmsMoves, legal, ui, update } from "./store.js";
 import { announce, say } from "./notices.js";
 
-/** The game's socket, once the entry module has opened it. */
-let socket = null;
+/** @typedef {import("./page").MoveIntent} MoveIntent */
 
-export function setSocket(gameSocket) {
-  socket = gameSocket;
-}
-
-export function sendMove(text) {
-  sendIntent({ type: "move", move: text }, { kind: "move", text });
+/** @param {MoveIntent} move @param {string} words what it does, for the messages */
+export function sendMove(move, words) {
+  sendIntent({ type: "move", ...move }, { kind: "move", text: words });
 }
 
 /**
@@ -21,51 +17,54 @@ export function sendMove(text) {
  * (Board Game Arena's "confirm turn"), held here, unseen by the opponent, until
  * the player confirms it or changes their mind.
  */
-export function proposeMove(text, words) {
+/** @param {MoveIntent} move @param {string} words */
+export function proposeMove(move, words) {
   if (!confirmsMoves()) {
-    sendMove(text);
+    sendMove(move, words);
     return;
   }
-  ui.confirming = { text, words };
+  update({ confirming: { move, words } });
   announce(`${words}? Enter confirms, Escape changes it.`);
-  render();
 }
 
 export function confirmMove() {
   const move = ui.confirming;
   if (!move) return;
-  ui.confirming = null;
-  sendMove(move.text);
-  render();
+  update({ confirming: null });
+  sendMove(move.move, move.words);
 }
 
 export function withdrawMove() {
   if (!ui.confirming) return;
-  ui.confirming = null;
   say("Not sent: change your move.", "info");
-  render();
+  update({ confirming: null });
 }
 
+/**
+ * Send an intent, stamped with the state's version and a fresh id; kept as pending until its reply.
+ * @param {{ type: string }} message the intent's own fields
+ * @param {import("./page").Pending} intent what it was, in words for the messages
+ */
 export function sendIntent(message, intent) {
   const s = ui.state;
   if (!s) return;
   const id = uniqueId();
   const full = { ...message, version: s.version, id };
-  if (!socket || !socket.send(full)) {
+  if (!ui.socket || !ui.socket.send(full)) {
     say("Not connected to the server: your action was not sent. Reconnecting…", "error");
     return;
   }
-  ui.pending.set(id, intent);
-  if (intent.kind === "move") say(`Sending ${intent.text}…`, "info");
+  update((page) => { page.pending.set(id, intent); });
+  if (intent.kind === "move") say(`Sending: ${intent.text}…`, "info");
 }
 
-/** Send a chat line (no version: chat is not part of the game's log); false when not connected. */
+/** Send a chat line (no version: chat is not part of the game's log); false when not connected. @param {string} text */
 export function sendChat(text) {
-  return !!socket && socket.send({ type: "chat", text, id: uniqueId() });
+  return !!ui.socket && ui.socket.send({ type: "chat", text, id: uniqueId() });
 }
 
 export function advance() {
   const a = legal().advance;
   if (!a) return;
-  proposeMove(a.move || "A", `Advance ${plural(a.spaces, "space")} and take ${plural(a.buttons, "button")}`);
+  proposeMove({ move: a.move }, `Advance ${plural(a.spaces, "space")} and take ${plural(a.buttons, "button")}`);
 }

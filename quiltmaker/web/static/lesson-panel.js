@@ -2,10 +2,11 @@
 // The lesson panel of a lesson game: what the lesson says, its steps ticked off
 // as the server finds them done, and the way on. It also points at the part of
 // the board the lesson is about.
-import { $, el, fill, find } from "./common.js";
+import { $, el, errorText, fill, find } from "./common.js";
 import { ui } from "./store.js";
 import { startLesson } from "./lessons.js";
 
+/** @type {Record<string, string[]>} what each of the lesson's spotlights lights up */
 const SPOTLIGHTS = {
   circle: [".circle-panel"],
   track: [".track-panel"],
@@ -21,9 +22,10 @@ export function renderLesson() {
   renderTask(lesson);
   for (const node of document.querySelectorAll(".spotlight")) node.classList.remove("spotlight");
   if (!lesson) return;
-  const spotlight = lesson.done ? (ui.state?.result ? ["#result"] : []) : SPOTLIGHTS[lesson.spotlight] || [];
+  const spotlight = lesson.done ? (ui.state?.result ? ["#result"] : []) : (lesson.spotlight ? SPOTLIGHTS[lesson.spotlight] : null) || [];
   for (const selector of spotlight) find(selector)?.classList.add("spotlight");
   const current = lesson.steps.findIndex((step) => !step.done);
+  const next = lesson.next; // a local, so the button's listener keeps it known not null
   const key = JSON.stringify([lesson, ui.state?.version]);
   if (panel.dataset.key === key) return; // unchanged: keep focus and scroll as they are
   panel.dataset.key = key;
@@ -48,8 +50,8 @@ export function renderLesson() {
     el(
       "div",
       { class: "lesson-actions" },
-      lesson.done && lesson.next
-        ? el("button", { type: "button", class: "primary", "data-testid": "next-lesson", onclick: () => begin(lesson.next) }, `Next lesson: ${lesson.next} of ${lesson.count}`)
+      lesson.done && next
+        ? el("button", { type: "button", class: "primary", "data-testid": "next-lesson", onclick: () => begin(next) }, `Next lesson: ${next} of ${lesson.count}`)
         : null,
       lesson.done && !lesson.next ? el("a", { class: "button primary", href: "/?level=beginner#new-game", "data-testid": "tutorial-finished" }, "Play the beginner level") : null,
       el("button", { type: "button", "data-testid": "restart-lesson", onclick: () => begin(lesson.number) }, "Start this lesson again"),
@@ -58,7 +60,10 @@ export function renderLesson() {
   );
 }
 
-/** The step to do now, in one line beside the turn (the phone layout shows it there, the whole lesson further down). */
+/**
+ * The step to do now, in one line beside the turn (the phone layout shows it there, the whole lesson further down).
+ * @param {import("./contract").Lesson | null | undefined} lesson
+ */
 function renderTask(lesson) {
   const line = $("lesson-task");
   const step = lesson?.steps.find((s) => !s.done);
@@ -73,12 +78,13 @@ function renderTask(lesson) {
   );
 }
 
+/** @param {number} number the lesson's */
 async function begin(number) {
   try {
     await startLesson(number);
   } catch (error) {
     const message = $("message");
-    message.textContent = `The lesson could not be started: ${error.message}`;
+    message.textContent = `The lesson could not be started: ${errorText(error)}`;
     message.dataset.kind = "error";
   }
 }

@@ -6,7 +6,7 @@ import { api, loadGames, saveGame } from "./common.js";
 
 const LESSONS_KEY = "quiltmaker.lessons";
 
-/** The lesson games of this browser: {lessonNumber: gameId}, the latest game of each lesson. */
+/** The lesson games of this browser: {lessonNumber: gameId}, the latest game of each lesson. @returns {Record<string, string>} */
 export function lessonGames() {
   try {
     const value = JSON.parse(localStorage.getItem(LESSONS_KEY) || "{}");
@@ -19,11 +19,12 @@ export function lessonGames() {
   }
 }
 
+/** @param {number} number @param {string} id */
 function rememberLesson(number, id) {
   localStorage.setItem(LESSONS_KEY, JSON.stringify({ ...lessonGames(), [number]: id }));
 }
 
-/** Start lesson `number` afresh on the server and go to it. */
+/** Start lesson `number` afresh on the server and go to it. @param {number} number */
 export async function startLesson(number) {
   const { body } = await api("/api/games", { json: { mode: "lesson", lesson: number } });
   saveGame(body.id, { token: body.token, seat: body.seat, created: Date.now(), lesson: number });
@@ -31,7 +32,7 @@ export async function startLesson(number) {
   location.assign(`/game/${encodeURIComponent(body.id)}`);
 }
 
-/** Open lesson `number` where this browser left it, or start it. */
+/** Open lesson `number` where this browser left it, or start it. @param {number} number */
 export async function openLesson(number) {
   const id = lessonGames()[number];
   if (id) location.assign(`/game/${encodeURIComponent(id)}`);

@@ -3,34 +3,57 @@
 // (pushed by the server over /ws/lobby whenever they change), and quick match: a seek the
 // page polls every second until the server pairs it, with the computer offered after a while.
 // Who may accept what, and who is paired with whom, the server decides.
-import { $, api, el, fill, saveGame } from "./common.js";
+import { $, api, el, errorText, fill, saveGame } from "./common.js";
 import { GameSocket } from "./socket.js";
+import { lobby, update } from "./lobby-store.js";
+
+/** @typedef {import("./contract").Paired} Paired */
+/** @typedef {import("./contract").Waiting} Waiting */
 
 const POLL_MS = 1000;
-/** @type {{seek: string, secret: string} | null} */
-let seeking = null;
-let pollTimer = 0;
 
+/** @param {string} text */
 function say(text, kind = "info") {
   const line = $("quick-message");
   line.textContent = text;
   line.dataset.kind = kind;
 }
 
-/** Keep the seat and open the game: the same as creating one. */
+/** Keep the seat and open the game: the same as creating one. @param {string} game @param {string} token @param {0 | 1 | "both"} seat */
 function openSeat(game, token, seat) {
   saveGame(game, { token, seat, created: Date.now() });
   location.assign(`/game/${encodeURIComponent(game)}`);
 }
 
-// ---------------------------------------------------------------- challenges, games being played, online
+// ---------------------------------------------------------------- drawing
 
-function showLobby(lobby) {
-  const challenges = lobby.challenges || [];
+/** The live lobby and the quick match card, as the store holds them. */
+export function renderLive() {
+  const clocks = lobby.catalogue?.clocks.presets ?? [];
+  const select = $("quick-clock", HTMLSelectElement);
+  if (clocks.length && !select.options.length) {
+    fill(select, clocks.map((p) => el("option", { value: p.control, selected: p.control === "10+5" }, p.words)));
+  }
+  $("quick-rated-field").hidden = !lobby.account; // a rated quick match needs an account
+  const waiting = lobby.seek?.waiting ?? null;
+  $("quick-form").hidden = !!lobby.seek;
+  $("quick-waiting").hidden = !lobby.seek;
+  $("quick-status").textContent = waiting
+    ? `Looking for an opponent rated ${waiting.rating - waiting.range} to ${waiting.rating + waiting.range}… (${Math.floor(Number(waiting.waited))} s)`
+    : "Looking for an opponent…";
+  const offer = $("quick-computer", HTMLButtonElement);
+  offer.hidden = !waiting || waiting.waited < waiting.fallback.after;
+  if (waiting) offer.textContent = `Nobody yet: play quiltmaker ${waiting.fallback.level} (rated ${waiting.fallback.rating}) instead`;
+  renderChallenges();
+}
+
+function renderChallenges() {
+  const live = lobby.live;
+  if (!live) return;
   fill(
     $("challenge-list"),
-    challenges.length
-      ? challenges.map((c) =>
+    live.challenges.length
+      ? live.challenges.map((c) =>
           el(
             "li",
             { "data-challenge": c.id },
@@ -42,108 +65,100 @@ function showLobby(lobby) {
         )
       : el("li", { class: "hint-text" }, "No open challenges: offer one with the form (online, anyone from the lobby), or try a quick match."),
   );
-  const playing = lobby.playing || [];
   fill(
     $("playing-list"),
-    playing.length
-      ? playing.map((g) => el("li", {}, el("a", { href: `/game/${encodeURIComponent(g.id)}` }, g.names.join(" vs ")), ` · ${g.clock || "no clock"}${g.rated ? " · rated" : ""}`))
+    live.playing.length
+      ? live.playing.map((g) => el("li", {}, el("a", { href: `/game/${encodeURIComponent(g.id)}` }, g.names.join(" vs ")), ` · ${g.clock || "no clock"}${g.rated ? " · rated" : ""}`))
       : el("li", { class: "hint-text" }, "No games from the lobby being played right now."),
   );
-  const online = lobby.online || [];
-  const seekers = lobby.seeking || 0;
   $("online-now").textContent =
-    `${online.length ? `Online now: ${online.join(", ")}.` : "Nobody signed in is online right now."}` +
-    (seekers ? ` ${seekers} looking for a quick match.` : "");
+    `${live.online.length ? `Online now: ${live.online.join(", ")}.` : "Nobody signed in is online right now."}` +
+    (live.seeking ? ` ${live.seeking} looking for a quick match.` : "");
 }
 
+/** @param {string} id */
 async function accept(id) {
   try {
-    const { body } = await api(`/api/games/${encodeURIComponent(id)}/accept`, { json: {} });
-    openSeat(body.id, body.token, body.seat);
+    const body = /** @type {import("./contract").SeatTaken} */ ((await api(`/api/games/${encodeURIComponent(id)}/accept`, { json: {} })).body);
+    openSeat(body.id ?? id, body.token, body.seat);
   } catch (error) {
-    say(`Could not accept: ${error.message}`, "error");
+    say(`Could not accept: ${errorText(error)}`, "error");
   }
 }
 
 // ---------------------------------------------------------------- quick match
 
-function waitingShown(on) {
-  $("quick-form").hidden = on;
-  $("quick-waiting").hidden = !on;
-}
-
 async function startSeek() {
   say("");
-  const rated = !$("quick-rated-field").hidden && $("quick-rated", HTMLInputElement).checked;
+  const rated = !!lobby.account && $("quick-rated", HTMLInputElement).checked;
   try {
     const { body } = await api("/api/quickmatch", { json: { clock: $("quick-clock", HTMLSelectElement).value, rated } });
-    seeking = { seek: body.seek, secret: body.secret };
-    waitingShown(true);
+    const seek = /** @type {import("./contract").Seek} */ (body);
+    update({ seek: { seek: seek.seek, secret: seek.secret, waiting: null } });
     poll();
   } catch (error) {
-    say(`Could not start looking: ${error.message}`, "error");
+    say(`Could not start looking: ${errorText(error)}`, "error");
   }
 }
 
 async function poll() {
-  if (!seeking) return;
+  const ticket = lobby.seek;
+  if (!ticket) return;
   try {
-    const { body } = await api(`/api/quickmatch/${encodeURIComponent(seeking.seek)}/poll`, { json: { secret: seeking.secret } });
-    if (body.matched) {
-      seeking = null;
-      openSeat(body.game, body.token, body.seat);
+    const { body } = await api(`/api/quickmatch/${encodeURIComponent(ticket.seek)}/poll`, { json: { secret: ticket.secret } });
+    const answer = /** @type {Waiting | Paired} */ (body);
+    if (lobby.seek !== ticket) return; // withdrawn meanwhile
+    if (answer.matched) {
+      update({ seek: null });
+      openSeat(answer.game, answer.token, answer.seat);
       return;
     }
-    $("quick-status").textContent = `Looking for an opponent rated ${body.rating - body.range} to ${body.rating + body.range}… (${Math.floor(body.waited)} s)`;
-    const offer = $("quick-computer", HTMLButtonElement);
-    offer.hidden = body.waited < body.fallback.after;
-    offer.textContent = `Nobody yet: play quiltmaker ${body.fallback.level} (rated ${body.fallback.rating}) instead`;
+    update({ seek: { ...ticket, waiting: answer } });
   } catch (error) {
-    seeking = null;
-    waitingShown(false);
-    say(error.message, "error");
+    update({ seek: null });
+    say(errorText(error), "error");
     return;
   }
-  pollTimer = window.setTimeout(poll, POLL_MS);
+  update({ pollTimer: window.setTimeout(poll, POLL_MS) });
 }
 
+/** @param {"cancel" | "computer"} kind */
 async function stopSeek(kind) {
-  if (!seeking) return;
-  const ticket = seeking;
-  seeking = null;
-  clearTimeout(pollTimer);
+  const ticket = lobby.seek;
+  if (!ticket) return;
+  clearTimeout(lobby.pollTimer);
+  update({ seek: null, pollTimer: 0 });
   try {
     const { body } = await api(`/api/quickmatch/${encodeURIComponent(ticket.seek)}/${kind}`, { json: { secret: ticket.secret } });
-    if (body.matched) {
-      openSeat(body.game, body.token, body.seat); // a person came after all, or the computer's game
-      return;
-    }
+    const answer = /** @type {Paired | import("./contract").Withdrawn} */ (body);
+    if (answer.matched) openSeat(answer.game, answer.token, answer.seat); // a person came after all, or the computer's game
   } catch (error) {
-    say(error.message, "error");
+    say(errorText(error), "error");
   }
-  waitingShown(false);
 }
 
-/** Wire the quick match card and the live lobby; `clocks` are the catalogue's presets. */
-export function startLobbyLive(clocks) {
-  fill(
-    $("quick-clock", HTMLSelectElement),
-    (clocks?.presets || []).map((p) => el("option", { value: p.control, selected: p.control === "10+5" }, p.words)),
-  );
+// ---------------------------------------------------------------- wiring
+
+/** Wire the quick match card (the live lobby opens once the page knows who is signed in: connectLive). */
+export function startLobbyLive() {
   $("quick-start").addEventListener("click", startSeek);
   $("quick-cancel").addEventListener("click", () => stopSeek("cancel"));
   $("quick-computer").addEventListener("click", () => stopSeek("computer"));
+}
+
+/**
+ * Open the lobby's socket (again): the server sends the lobby as this viewer sees it (which
+ * challenges they may accept, whether they are online), so a sign-in or sign-out opens it anew.
+ */
+export function connectLive() {
+  lobby.liveSocket?.close();
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const socket = new GameSocket(`${scheme}://${location.host}/ws/lobby`, () => ({ type: "hello" }), {
-    message: (message) => {
-      if (message.type === "lobby") showLobby(message);
+    message: (/** @type {{ type: string }} */ message) => {
+      if (message.type === "lobby") update({ live: /** @type {import("./contract").Lobby} */ (message) });
     },
     status: () => {},
   });
+  update({ liveSocket: socket });
   socket.connect();
-}
-
-/** Signed in or not: a rated quick match needs an account. */
-export function setQuickRated(signedIn) {
-  $("quick-rated-field").hidden = !signedIn;
 }

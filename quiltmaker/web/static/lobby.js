@@ -1,9 +1,14 @@
 // @ts-check
-// The lobby: create a game, list the games this browser holds a seat in.
-import { $, api, el, fill, forgetGame, formatNumber, loadGames, saveGame } from "./common.js";
+// The lobby: create a game, list the games this browser holds a seat in. Its state is
+// in one store (lobby-store.js), drawn by drawLobby() after every change.
+import { $, api, el, errorText, fill, findAll, forgetGame, formatNumber, loadGames, saveGame } from "./common.js";
 import { lessonGames, openLesson, startLesson } from "./lessons.js";
-import { startAccount } from "./account.js";
-import { setQuickRated, startLobbyLive } from "./lobby-live.js";
+import { renderAccount, startAccount } from "./account.js";
+import { connectLive, renderLive, startLobbyLive } from "./lobby-live.js";
+import { lobby, setRenderer, update } from "./lobby-store.js";
+
+/** @typedef {import("./contract").GameSummary} GameSummary */
+/** @typedef {import("./contract").DamagedGame} DamagedGame */
 
 const form = $("new-game", HTMLFormElement);
 const modeSelect = $("mode", HTMLSelectElement);
@@ -14,11 +19,7 @@ const clockSelect = $("clock", HTMLSelectElement);
 const message = $("lobby-message");
 const gamesBox = $("your-games");
 
-let levels = [];
-let lessons = []; // {number, title}, from the catalogue
-let signedIn = false;
-let lessonDone = {}; // lesson number -> whether this browser's game of it is done (the server says)
-
+/** @param {string} text */
 function say(text, kind = "info") {
   message.textContent = text;
   message.dataset.kind = kind;
@@ -26,37 +27,61 @@ function say(text, kind = "info") {
 
 // ---------------------------------------------------------------- the form
 
+/** The whole lobby, from the store. */
+function drawLobby() {
+  renderFields();
+  renderLevels();
+  renderLessons();
+  renderGames();
+  renderLeaderboard();
+  renderAccount();
+  renderLive();
+}
+
+/** The form's choices that decide which of its fields show, into the store. */
+function readForm() {
+  update({ form: { mode: modeSelect.value, clock: clockSelect.value, offer: $("offer", HTMLSelectElement).value, level: levelSelect.value } });
+}
+
 /** Show only the fields that mean something for the chosen mode. */
-function updateFields() {
-  const mode = modeSelect.value;
+function renderFields() {
+  const { mode, clock, offer } = lobby.form;
+  const signedIn = !!lobby.account;
   $("level-field").hidden = mode !== "ai";
   $("seat-field").hidden = mode === "local";
   $("name0-label").textContent = mode === "local" ? "First player's name" : "Your name";
   $("name1-label").textContent = mode === "online" ? "Your friend's name" : "Second player's name";
   const clocked = mode === "online" || mode === "ai";
   $("clock-field").hidden = !clocked;
-  $("custom-clock").hidden = !clocked || clockSelect.value !== "custom";
+  $("custom-clock").hidden = !clocked || clock !== "custom";
   // A rated game needs a clock and an account (the server checks both again).
-  $("rated-field").hidden = !clocked || !clockSelect.value || !signedIn;
-  $("rated-hint").hidden = !clocked || !clockSelect.value || signedIn;
+  $("rated-field").hidden = !clocked || !clock || !signedIn;
+  $("rated-hint").hidden = !clocked || !clock || signedIn;
   // Online: who may take the second seat (a lobby challenge needs a clock).
-  const offer = $("offer", HTMLSelectElement).value;
   $("offer-field").hidden = mode !== "online";
   $("opponent").hidden = mode !== "online" || offer !== "named";
   $("within").hidden = mode !== "online" || offer !== "open";
-  $("offer-hint").hidden = mode !== "online" || offer === "invite" || !!clockSelect.value;
+  $("offer-hint").hidden = mode !== "online" || offer === "invite" || !!clock;
   $("name1-field").hidden = mode === "ai" || (mode === "online" && offer !== "invite");
+  levelDescription.textContent = lobby.catalogue?.levels.find((l) => l.name === lobby.form.level)?.description ?? "";
 }
 
-/** The time controls the server offers (its catalogue), then a custom one. */
-function showClocks(clocks) {
-  const presets = Array.isArray(clocks?.presets) ? clocks.presets : [];
+/** The catalogue's time controls and levels, built once it has come (rebuilt, a select would lose the choice). */
+function renderLevels() {
+  const catalogue = lobby.catalogue;
+  if (!catalogue || form.dataset.built) return;
+  form.dataset.built = "catalogue"; // what the selects offer, kept by the form itself
   fill(
     clockSelect,
     el("option", { value: "" }, "no clock"),
-    presets.map((preset) => el("option", { value: preset.control }, preset.words)),
+    catalogue.clocks.presets.map((preset) => el("option", { value: preset.control }, preset.words)),
     el("option", { value: "custom" }, "custom real-time…"),
   );
+  clockSelect.value = lobby.form.clock;
+  const levels = catalogue.levels;
+  if (!levels.length) return;
+  fill(levelSelect, levels.map((level) => el("option", { value: level.name }, `${level.name} (rated ${level.rating})`)));
+  levelSelect.value = lobby.form.level;
 }
 
 /** The clock asked for: a preset's name, "minutes+seconds" for a custom one (the server checks its bounds), or null. */
@@ -68,34 +93,20 @@ function chosenClock() {
   return `${Number.isFinite(minutes) ? Math.round(minutes * 100) / 100 : 0}+${Number.isFinite(increment) ? Math.round(increment) : 0}`;
 }
 
-function describeLevel() {
-  const level = levels.find((l) => l.name === levelSelect.value);
-  levelDescription.textContent = level && level.description ? level.description : "";
-}
-
-async function loadLevels() {
+async function loadCatalogue() {
   try {
-    const { body } = await api("/api/catalogue");
-    levels = Array.isArray(body.levels) ? body.levels : [];
-    lessons = Array.isArray(body.lessons) ? body.lessons : [];
-    showClocks(body.clocks);
-    startLobbyLive(body.clocks);
-    showLessons();
-    if (levels.length) {
-      fill(
-        levelSelect,
-        levels.map((level) => el("option", { value: level.name }, typeof level.rating === "number" ? `${level.name} (rated ${level.rating})` : level.name)),
-      );
-      // A link may choose the level (the tutorial's last lesson sends a new player to the beginner).
-      const wanted = new URLSearchParams(location.search).get("level");
-      levelSelect.value = levels.some((l) => l.name === wanted) ? wanted : levels.some((l) => l.name === "casual") ? "casual" : levels[0].name;
-    }
-    describeLevel();
+    const catalogue = /** @type {import("./contract").Catalogue} */ ((await api("/api/catalogue")).body);
+    const levels = catalogue.levels;
+    // A link may choose the level (the tutorial's last lesson sends a new player to the beginner).
+    const wanted = new URLSearchParams(location.search).get("level");
+    const level = levels.find((l) => l.name === wanted) ?? levels.find((l) => l.name === "casual") ?? levels[0];
+    update({ catalogue, form: { ...lobby.form, level: level ? level.name : "" } });
   } catch (error) {
-    say(`Could not load the list of computer levels: ${error.message}`, "error");
+    say(`Could not load the list of computer levels: ${errorText(error)}`, "error");
   }
 }
 
+/** @param {SubmitEvent} event */
 async function createGame(event) {
   event.preventDefault();
   const submit = $("create-game", HTMLButtonElement);
@@ -115,11 +126,12 @@ async function createGame(event) {
     const other = mode === "ai" ? "" : name1 || "Guest";
     names = seat === 0 ? [mine, other] : [other, mine];
   }
+  /** @type {Record<string, unknown>} */
   const request = { mode, variant: $("variant", HTMLSelectElement).value, seed: null, seat, names };
   if (mode === "ai") request.level = levelSelect.value;
   const clock = chosenClock();
   if (clock) request.clock = clock;
-  if (clock && signedIn && $("rated", HTMLInputElement).checked) request.rated = true;
+  if (clock && lobby.account && $("rated", HTMLInputElement).checked) request.rated = true;
   const offer = $("offer", HTMLSelectElement).value;
   if (mode === "online" && offer !== "invite") {
     request.offer = offer;
@@ -130,27 +142,39 @@ async function createGame(event) {
   submit.disabled = true;
   say("Creating the game…");
   try {
-    const { body } = await api("/api/games", { json: request });
-    const entry = { token: body.token, seat: body.seat, created: Date.now() };
-    if (body.invite) entry.invite = body.invite;
-    saveGame(body.id, entry);
-    location.assign(`/game/${encodeURIComponent(body.id)}`);
+    const body = /** @type {import("./contract").SeatTaken} */ ((await api("/api/games", { json: request })).body);
+    const id = body.id ?? "";
+    saveGame(id, { token: body.token, seat: body.seat, created: Date.now(), ...(body.invite ? { invite: body.invite } : {}) });
+    location.assign(`/game/${encodeURIComponent(id)}`);
   } catch (error) {
-    say(`The game could not be created: ${error.message}`, "error");
+    say(`The game could not be created: ${errorText(error)}`, "error");
     submit.disabled = false;
   }
 }
 
 // ---------------------------------------------------------------- the leaderboard
 
-async function showLeaderboard(family) {
-  for (const tab of document.querySelectorAll("#leaderboard .tab")) tab.setAttribute("aria-pressed", String(/** @type {HTMLElement} */ (tab).dataset.family === family));
-  const list = $("leaderboard-list");
+/** @param {string} family */
+async function loadLeaderboard(family) {
+  update({ leaderboard: { family, entries: lobby.leaderboard.family === family ? lobby.leaderboard.entries : null, error: null } });
   try {
-    const { body } = await api(`/api/leaderboard?family=${encodeURIComponent(family)}`);
+    const board = /** @type {import("./contract").Leaderboard} */ ((await api(`/api/leaderboard?family=${encodeURIComponent(family)}`)).body);
+    if (lobby.leaderboard.family === family) update({ leaderboard: { family, entries: board.entries, error: null } });
+  } catch (error) {
+    if (lobby.leaderboard.family === family) update({ leaderboard: { family, entries: null, error: errorText(error) } });
+  }
+}
+
+function renderLeaderboard() {
+  const { family, entries, error } = lobby.leaderboard;
+  for (const tab of findAll("#leaderboard .tab")) tab.setAttribute("aria-pressed", String(tab.dataset.family === family));
+  const list = $("leaderboard-list");
+  if (error) {
+    fill(list, el("li", { class: "message", "data-kind": "error" }, `Could not load the leaderboard: ${error}`));
+  } else if (entries) {
     fill(
       list,
-      (body.entries || []).map((entry) =>
+      entries.map((entry) =>
         el(
           "li",
           { class: entry.computer ? "computer" : "" },
@@ -161,14 +185,14 @@ async function showLeaderboard(family) {
         ),
       ),
     );
-  } catch (error) {
-    fill(list, el("li", { class: "message", "data-kind": "error" }, `Could not load the leaderboard: ${error.message}`));
   }
 }
 
 // ---------------------------------------------------------------- learn to play
 
-function showLessons() {
+function renderLessons() {
+  const lessons = lobby.catalogue?.lessons ?? [];
+  const lessonDone = lobby.lessonDone;
   const held = lessonGames();
   const list = $("lesson-list");
   fill(
@@ -194,18 +218,20 @@ function showLessons() {
   button.onclick = () => go(() => (next ? openLesson(next.number) : startLesson(1)));
 }
 
+/** @param {() => Promise<void>} action */
 async function go(action) {
   try {
     await action();
   } catch (error) {
     const line = $("learn-message");
-    line.textContent = `The lesson could not be opened: ${error.message}`;
+    line.textContent = `The lesson could not be opened: ${errorText(error)}`;
     line.dataset.kind = "error";
   }
 }
 
 // ---------------------------------------------------------------- your games
 
+/** @param {GameSummary | DamagedGame} game */
 function describeStatus(game) {
   if (game.status === "corrupt") return "damaged on the server: it cannot be opened";
   if (game.status === "aborted") return "aborted: no result";
@@ -225,48 +251,69 @@ function describeStatus(game) {
   return `${names[game.to_move] ?? `player ${game.to_move}`} to move`;
 }
 
+/** @type {Record<string, string>} */
 const MODE_NAMES = { ai: "against the computer", local: "pass-and-play", online: "online" };
 
-async function showGames() {
+/**
+ * This browser's games and, signed in, the account's (playable here without a token of this
+ * browser), with the server's summaries; the lessons' progress on the way.
+ */
+async function loadHeldGames() {
   const stored = loadGames();
   const lessonIds = new Set(Object.values(lessonGames()));
-  await showLessonProgress(lessonIds);
+  await loadLessonProgress(lessonIds);
   // Lesson games are listed under "Learn to play", not here.
   const local = Object.keys(stored).filter((id) => !stored[id].lesson && !lessonIds.has(id));
-  // Signed in: the account's games too, playable here without a token of this browser.
+  /** @type {GameSummary[]} */
   let held = [];
-  if (signedIn) {
+  if (lobby.account) {
     try {
-      held = (await api("/api/account/games")).body.games || [];
+      held = /** @type {import("./contract").AccountGames} */ ((await api("/api/account/games")).body).games;
     } catch {
       held = [];
     }
   }
-  for (const game of held) if (!stored[game.id]) stored[game.id] = { seat: game.seat === "both" ? "both" : Number(game.seat), fromAccount: true };
+  for (const game of held) if (!stored[game.id]) saveGame(game.id, { seat: game.seat, fromAccount: true });
   const ids = [...local, ...held.map((g) => g.id).filter((id) => !local.includes(id) && !lessonIds.has(id))];
+  if (!ids.length) {
+    update({ games: { state: "done", ids, summaries: [], error: null } });
+    return;
+  }
+  update({ games: { state: "loading", ids, summaries: [], error: null } });
+  try {
+    const query = ids.map(encodeURIComponent).join(",");
+    const list = /** @type {import("./contract").GameList} */ ((await api(`/api/games?ids=${query}`)).body);
+    update({ games: { state: "done", ids, summaries: list.games, error: null } });
+  } catch (error) {
+    update({ games: { state: "error", ids, summaries: [], error: errorText(error) } });
+  }
+}
+
+function renderGames() {
+  const { state, ids, summaries, error } = lobby.games;
+  if (state === "error") {
+    fill(gamesBox, el("p", { class: "message", "data-kind": "error" }, `Could not load your games: ${error}`));
+    return;
+  }
   if (!ids.length) {
     fill(gamesBox, el("p", { class: "hint-text" }, "No games yet: start one with the form."));
     return;
   }
-  fill(gamesBox, el("p", { class: "hint-text" }, el("span", { class: "spinner", "aria-hidden": "true" }), " Loading your games…"));
-  let summaries = [];
-  try {
-    const query = ids.map(encodeURIComponent).join(",");
-    const { body } = await api(`/api/games?ids=${query}`);
-    summaries = (body && body.games) || [];
-  } catch (error) {
-    fill(gamesBox, el("p", { class: "message", "data-kind": "error" }, `Could not load your games: ${error.message}`));
+  if (state === "loading") {
+    fill(gamesBox, el("p", { class: "hint-text" }, el("span", { class: "spinner", "aria-hidden": "true" }), " Loading your games…"));
     return;
   }
+  const stored = loadGames();
   const byId = new Map(summaries.map((g) => [g.id, g]));
   // Newest first: the server's creation time, else when this browser stored it.
   const order = ids.slice().sort((a, b) => created(byId.get(b), stored[b]) - created(byId.get(a), stored[a]));
   const list = el("ul", { class: "game-list" });
   for (const id of order) {
     const game = byId.get(id);
-    const seat = stored[id].seat;
-    const seatText = seat === "both" ? "both seats" : seat === null || seat === undefined ? "watching" : `you play as ${game?.names?.[seat] ?? "one seat"}`;
-    const title = game ? (game.names || []).join(" vs ") || id : id;
+    const summary = game && game.status !== "corrupt" ? game : null;
+    const seat = stored[id]?.seat;
+    const seatText = seat === "both" ? "both seats" : seat === null || seat === undefined ? "watching" : `you play as ${summary?.names[seat] ?? "one seat"}`;
+    const title = summary ? summary.names.join(" vs ") || id : id;
     const forget = el(
       "button",
       {
@@ -275,7 +322,7 @@ async function showGames() {
         "aria-label": `Forget game ${title} in this browser`,
         onclick: () => {
           forgetGame(id);
-          showGames();
+          update({ games: { ...lobby.games, ids: lobby.games.ids.filter((other) => other !== id) } });
         },
       },
       "forget",
@@ -288,7 +335,7 @@ async function showGames() {
         el(
           "span",
           { class: "game-meta" },
-          game ? `${MODE_NAMES[game.mode] || game.mode}${game.clock ? ` (${game.clock})` : ""} · ${describeStatus(game)} · ${seatText}` : "not found on this server",
+          game ? `${summary ? `${MODE_NAMES[summary.mode] || summary.mode}${summary.clock ? ` (${summary.clock})` : ""} · ` : ""}${describeStatus(game)} · ${seatText}` : "not found on this server",
         ),
         forget,
       ),
@@ -297,41 +344,38 @@ async function showGames() {
   fill(gamesBox, list);
 }
 
-async function showLessonProgress(lessonIds) {
+/** @param {Set<string>} lessonIds */
+async function loadLessonProgress(lessonIds) {
   if (!lessonIds.size) return;
   try {
-    const { body } = await api(`/api/games?ids=${[...lessonIds].map(encodeURIComponent).join(",")}`);
-    lessonDone = {};
-    for (const game of body.games || []) if (game.lesson?.done) lessonDone[game.lesson.number] = true;
+    const list = /** @type {import("./contract").GameList} */ ((await api(`/api/games?ids=${[...lessonIds].map(encodeURIComponent).join(",")}`)).body);
+    /** @type {Record<number, boolean>} */
+    const done = {};
+    for (const game of list.games) if (game.status !== "corrupt" && game.lesson?.done) done[game.lesson.number] = true;
+    update({ lessonDone: done });
   } catch {
     // Progress is a convenience: without it the lessons are listed as not done.
   }
-  showLessons();
 }
 
+/** @param {GameSummary | DamagedGame | undefined} game @param {import("./common.js").HeldGame | undefined} entry */
 function created(game, entry) {
-  if (game && game.created) {
-    const t = typeof game.created === "number" ? game.created * (game.created < 1e12 ? 1000 : 1) : Date.parse(game.created);
+  if (game && game.status !== "corrupt" && game.created) {
+    const t = Date.parse(game.created);
     if (!Number.isNaN(t)) return t;
   }
   return (entry && entry.created) || 0;
 }
 
-modeSelect.addEventListener("change", updateFields);
-clockSelect.addEventListener("change", updateFields);
-$("offer").addEventListener("change", updateFields);
-levelSelect.addEventListener("change", describeLevel);
+setRenderer(drawLobby);
+for (const control of [modeSelect, clockSelect, levelSelect, $("offer", HTMLSelectElement)]) control.addEventListener("change", readForm);
 form.addEventListener("submit", createGame);
-updateFields();
-loadLevels();
-startAccount((account) => {
-  signedIn = !!account;
-  setQuickRated(signedIn);
-  if (account) $("profile-link", HTMLAnchorElement).href = `/player/${encodeURIComponent(account.name)}`;
-  updateFields();
-  showGames();
+for (const tab of findAll("#leaderboard .tab")) tab.addEventListener("click", () => loadLeaderboard(tab.dataset.family || "realtime"));
+readForm();
+loadCatalogue();
+startLobbyLive();
+loadLeaderboard("realtime");
+startAccount(() => {
+  connectLive(); // the lobby as this viewer sees it now
+  loadHeldGames();
 });
-for (const tab of document.querySelectorAll("#leaderboard .tab")) {
-  tab.addEventListener("click", () => showLeaderboard(/** @type {HTMLElement} */ (tab).dataset.family || "realtime"));
-}
-showLeaderboard("realtime");

@@ -5,19 +5,32 @@
 // up over each button space crossed. Only the drawing moves: every fact (which
 // squares, which space, how many buttons) comes from the states. With the system's
 // reduced-motion setting nothing moves.
-import { el, find, patchColour, squareName } from "./common.js";
-import { isMine, oneMoveLater, reducedMotion } from "./store.js";
+import { el, find, patchColour } from "./common.js";
+import { isMine, oneMoveLater, reducedMotion, squareName } from "./store.js";
 
 const FLIGHT_MS = 520;
 
 /**
+ * What `capture` saw before the new state was drawn: the move, and where its pieces started.
+ * @typedef {object} Motion
+ * @property {import("./contract").LastMove} last
+ * @property {DOMRect | null} patchFrom the bought patch in the circle (the other side's purchase only)
+ * @property {DOMRect | null} neutralFrom
+ * @property {DOMRect | null} specialFrom the time track's space the special patch came from
+ * @property {number | null} bonusTo the seat that has just taken the bonus
+ */
+
+/**
  * Before a new state is drawn: where what will move is now. Returns what `play` needs,
  * or null when there is nothing to show (a first state, a jump of several moves, reduced motion).
+ * @param {Readonly<import("./contract").GameState> | null} previous
+ * @param {import("./contract").GameState} state
+ * @returns {Motion | null}
  */
 export function capture(previous, state) {
   const last = state.last_move;
   if (reducedMotion() || !previous || !last || !oneMoveLater(previous, state)) return null;
-  const rect = (node) => node?.getBoundingClientRect() || null;
+  const rect = (/** @type {HTMLElement | null} */ node) => node?.getBoundingClientRect() || null;
   return {
     last,
     // Your own patch is already where your hand put it; the other side's travels there.
@@ -28,12 +41,12 @@ export function capture(previous, state) {
   };
 }
 
-/** After the new state is drawn: play the motions `capture` prepared. */
+/** After the new state is drawn: play the motions `capture` prepared. @param {Motion | null} motion */
 export function play(motion) {
   if (!motion) return;
   const { last } = motion;
   const target = cellsRect(last.player, last.cells);
-  if (motion.patchFrom && target) fly(piece(last.cells, patchColour(last.patch)), motion.patchFrom, target, "flying-patch");
+  if (motion.patchFrom && target && last.patch !== null) fly(piece(last.cells, patchColour(last.patch)), motion.patchFrom, target, "flying-patch");
   if (motion.specialFrom && target) fly(piece(last.cells, "#3b2a1a"), motion.specialFrom, target, "flying-special");
   slide(find("[data-testid=neutral-token]"), motion.neutralFrom);
   for (const [space, buttons] of last.income_paid || []) popUp(find(`#track [data-space="${space}"]`), `+${buttons}`);
@@ -44,7 +57,11 @@ export function play(motion) {
   }
 }
 
-/** The screen rectangle covering these squares of a seat's quilt. */
+/**
+ * The screen rectangle covering these squares of a seat's quilt.
+ * @param {number} seat
+ * @param {readonly (readonly number[])[]} cells
+ */
 function cellsRect(seat, cells) {
   const rects = cells
     .map(([r, c]) => find(`[data-testid="square-${seat}-${squareName(r, c)}"]`)?.getBoundingClientRect())
@@ -57,7 +74,11 @@ function cellsRect(seat, cells) {
   return new DOMRect(left, top, right - left, bottom - top);
 }
 
-/** The move's squares as a small drawing, in the orientation they were laid in. */
+/**
+ * The move's squares as a small drawing, in the orientation they were laid in.
+ * @param {readonly (readonly number[])[]} cells
+ * @param {string} colour
+ */
 function piece(cells, colour) {
   const top = Math.min(...cells.map(([r]) => r));
   const left = Math.min(...cells.map(([, c]) => c));
@@ -70,7 +91,10 @@ function piece(cells, colour) {
   return node;
 }
 
-/** Move `node` from the rectangle `from` to `to` (both on screen), then remove it. */
+/**
+ * Move `node` from the rectangle `from` to `to` (both on screen), then remove it.
+ * @param {HTMLElement} node @param {DOMRect} from @param {DOMRect} to @param {string} testid
+ */
 function fly(node, from, to, testid) {
   const box = el("div", { class: "motion", "data-testid": testid, "aria-hidden": "true", style: {
     left: `${to.left}px`, top: `${to.top}px`, width: `${to.width}px`, height: `${to.height}px`,
@@ -91,7 +115,10 @@ function fly(node, from, to, testid) {
   animation.oncancel = () => box.remove();
 }
 
-/** Animate a drawn node from where it was (`from`, a rectangle) to where it is now. */
+/**
+ * Animate a drawn node from where it was (`from`, a rectangle) to where it is now.
+ * @param {HTMLElement | null} node @param {DOMRect | null} from
+ */
 function slide(node, from, duration = 420) {
   if (!node || !from) return;
   const now = node.getBoundingClientRect();
@@ -101,7 +128,7 @@ function slide(node, from, duration = 420) {
   node.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }], { duration, easing: "ease-out" });
 }
 
-/** A short-lived label over a node: the buttons an income space paid. */
+/** A short-lived label over a node: the buttons an income space paid. @param {HTMLElement | null} node @param {string} text */
 function popUp(node, text) {
   if (!node) return;
   const at = node.getBoundingClientRect();

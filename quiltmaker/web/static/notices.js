@@ -1,8 +1,9 @@
 // @ts-check
 // Words to the player: the message line, the screen reader's announcements, banners.
 import { $, uniqueId } from "./common.js";
-import { render, ui } from "./store.js";
+import { update } from "./store.js";
 
+/** The message line. @param {string} text @param {string} [kind] "info", "ok" or "error" */
 export function say(text, kind = "info") {
   const node = $("message");
   node.textContent = text;
@@ -11,16 +12,14 @@ export function say(text, kind = "info") {
   node.setAttribute("aria-live", kind === "error" ? "assertive" : "polite");
 }
 
+/** Said by a screen reader only. @param {string} text */
 export function announce(text) {
   $("announce").textContent = text;
 }
 
+/** A banner shown for `ms` milliseconds. @param {string} text @param {string} kind @param {number} ms */
 export function banner(text, kind, ms) {
   const id = uniqueId();
-  ui.banners.push({ id, text, kind });
-  render();
-  setTimeout(() => {
-    ui.banners = ui.banners.filter((b) => b.id !== id);
-    render();
-  }, ms);
+  update((page) => { page.banners.push({ id, text, kind }); });
+  setTimeout(() => update((page) => { page.banners = page.banners.filter((b) => b.id !== id); }), ms);
 }

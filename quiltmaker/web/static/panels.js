@@ -2,15 +2,17 @@
 // Everything around the board (the header, banners, whose turn, the action
 // buttons, the hint, links, the final score, the move list, the help) and
 // drawAll(), which draws the whole page from the store.
-import { $, el, fill, find, formatNumber, plural, squareName, tokenBadge } from "./common.js";
-import { bonusArea, canAct, confirmsMoves, legal, nameOf, render, replayAvailable, specialsPending, storedEntry, ui, view } from "./store.js";
+import { $, drawnAs, el, fill, find, formatNumber, plural, setText, tokenBadge } from "./common.js";
+import { bonusArea, canAct, confirmsMoves, legal, nameOf, replayAvailable, specialsPending, squareName, storedEntry, ui, update, view } from "./store.js";
 import { sendIntent } from "./intents.js";
-import { holdIsLegal } from "./hand.js";
+import { holdIsLegal, holdOrientation } from "./hand.js";
 import { renderCircle, renderOverlays, renderPlayers, renderTrack } from "./board.js";
 import { renderReplay, setReplay } from "./review.js";
 import { renderLesson } from "./lesson-panel.js";
 import { renderAttention } from "./attention.js";
 import { renderChat } from "./chat.js";
+
+/** @typedef {import("./board.js").View} View */
 
 export function drawAll() {
   const v = view();
@@ -34,7 +36,7 @@ export function drawAll() {
   renderAttention();
 }
 
-/** Re-rendering replaces buttons; put keyboard focus back on their successor. */
+/** Re-rendering replaces buttons; put keyboard focus back on their successor. @param {() => void} draw */
 function keepFocus(draw) {
   const active = document.activeElement instanceof HTMLElement ? document.activeElement : null;
   // Only a keyboard user's focus is carried over: a pointer user never asked for a focus ring.
@@ -50,12 +52,13 @@ function keepFocus(draw) {
 
 function renderHeader() {
   const s = ui.state;
-  $("version").textContent = s ? `v${s.version}` : "";
-  if (!s) return;
+  setText($("version"), s ? `v${s.version}` : "");
+  if (!s || drawnAs($("game-title"), [s.names, s.mode, s.lesson?.number, s.ai?.level, s.clock?.words, s.rating?.family, s.variant, ui.seat])) return;
   if (s.lesson) {
     fill($("game-title"), el("strong", {}, `Learn to play · lesson ${s.lesson.number} of ${s.lesson.count}`), ` · ${nameOf(0)} against the ${nameOf(1).toLowerCase()}`);
     return;
   }
+  /** @type {Record<string, string>} a lesson's title is drawn above */
   const modes = { ai: `against quiltmaker ${s.ai?.level ?? ""}`.trim(), local: "pass-and-play", online: "online" };
   const seat = ui.seat === "both" ? "you play both seats" : ui.seat === null ? "you are watching" : ui.seat === undefined ? "" : `you play as ${nameOf(ui.seat)}`;
   fill(
@@ -65,13 +68,13 @@ function renderHeader() {
   );
 }
 
-/** A rated game's result: each person's rating before and after, as the server settled it. */
+/** A rated game's result: each person's rating before and after, as the server settled it. @param {Readonly<import("./contract").GameState>} s */
 function ratingChanges(s) {
   const changes = s.rating?.changes;
   if (!changes || !changes.some((c) => c)) return s.rating && !s.rating.settled ? el("p", { class: "hint-text" }, "Rating the game…") : null;
   return el("p", { class: "rating-changes", "data-testid": "rating-changes" },
     [0, 1].filter((seat) => changes[seat]).flatMap((seat, index) => {
-      const [before, after] = changes[seat];
+      const [before, after] = /** @type {[number, number]} kept by the filter */ (changes[seat]);
       const delta = after - before;
       return [index ? " · " : "", `${nameOf(seat)} ${before} → ${after} `, el("span", { class: `rating-change ${delta >= 0 ? "up" : "down"}` }, `(${delta >= 0 ? "+" : "−"}${Math.abs(delta)})`)];
     }));
@@ -103,16 +106,16 @@ function renderBanners() {
 
 // ---------------------------------------------------------------- whose turn
 
-let turnKey = "";
+/** @param {View | null} v */
 function renderTurn(v) {
   const s = ui.state;
   const node = $("turn");
   // The turn box is a live region: redraw it only when it says something new,
   // so a screen reader does not repeat it after every message.
   const key = JSON.stringify([s?.version, s?.status, v?.live, ui.seat, ui.connection === "open", s?.ai?.thinking, s?.lesson?.done, s?.claimable_by]);
-  if (key === turnKey) return;
-  turnKey = key;
-  if (!s) {
+  if (key === node.dataset.key) return;
+  node.dataset.key = key;
+  if (!s || !v) { // with a state there is always a view
     node.textContent = ui.connection === "open" ? "Waiting for the game…" : "Connecting to the game…";
     return;
   }
@@ -135,10 +138,10 @@ function renderTurn(v) {
     const p = s.to_move;
     const who = canAct() ? (ui.seat === "both" ? `${nameOf(p)}'s turn` : "Your turn") : `${nameOf(p)} to move`;
     fill(node,
-      el("p", { class: "turn-main" }, tokenBadge(p), ` ${who}`),
+      el("p", { class: "turn-main" }, p === null ? null : tokenBadge(p), ` ${who}`), // a game being played: someone is to move
       s.turn_reason ? el("p", { class: "turn-reason" }, `Why: ${s.turn_reason}.`.replace(/\.\.$/, ".")) : null,
       ui.seat === null ? el("p", { class: "turn-reason" }, "You are watching this game.") : null,
-      s.claimable_by !== null && s.claimable_by !== undefined && s.claimable_by === ui.seat
+      s.claimable_by !== null && s.claimable_by !== undefined && s.claimable_by === ui.seat && s.clock // claimable: a clock ran out
         ? el("p", { class: "turn-reason", "data-testid": "claimable" }, `${nameOf(p)} is past their time (${s.clock.words}): you may claim the win, or wait for the move.`)
         : null);
   }
@@ -190,20 +193,20 @@ export function renderActions() {
     $("ending-yes").textContent = ui.ending === "resign" ? "Resign" : "Abort";
   }
 
-  const holding = !!ui.hold;
+  const hold = ui.hold;
+  const holding = !!hold;
   $("hold-controls").hidden = !holding || !!ui.confirming;
   $("hold-controls").closest(".turn-panel")?.classList.toggle("holding", holding && !ui.confirming);
-  if (holding) {
-    const patch = ui.patches.get(ui.hold.patch);
-    const o = patch.orientations[ui.hold.oi];
+  const o = holdOrientation(hold);
+  if (hold && o) {
     const ok = holdIsLegal();
     fill($("hold-label"),
-      `Patch ${ui.hold.patch}, ${orientationWords(o.transform)}, at ${squareName(ui.hold.row, ui.hold.col)}: `,
+      `Patch ${hold.patch}, ${orientationWords(o.transform)}, at ${squareName(hold.row, hold.col)}: `,
       el("strong", { class: ok ? "ok" : "bad" }, ok ? "fits ✓" : "not allowed here ✗"));
   }
 }
 
-/** An orientation's name (R0..R3 turned clockwise, F0..F3 mirrored first) in words. */
+/** An orientation's name (R0..R3 turned clockwise, F0..F3 mirrored first) in words. @param {string} transform */
 function orientationWords(transform) {
   const turns = ["", "turned once", "turned twice", "turned three times"][Number(transform.slice(1))] || "";
   if (transform[0] === "F") return turns ? `flipped and ${turns}` : "flipped";
@@ -224,7 +227,7 @@ function renderHintBox() {
     el("p", {}, el("strong", {}, "Hint: "), h.best_move_words, el("code", {}, ` ${h.best_move}`)),
     (h.best_move_why || []).length ? el("ul", { class: "hint-why", "data-testid": "hint-why" }, h.best_move_why.map((why) => el("li", {}, why))) : null,
     el("p", { class: "caption" }, `Chance of winning with it: ${prob}; expected margin ${margin} points.`),
-    el("button", { type: "button", class: "link-button", onclick: () => { ui.hint = null; render(); } }, "dismiss"));
+    el("button", { type: "button", class: "link-button", onclick: () => update({ hint: null }) }, "dismiss"));
 }
 
 function renderLinks() {
@@ -232,9 +235,10 @@ function renderLinks() {
   const entry = storedEntry();
   const waiting = s && s.mode === "online" && s.status === "waiting";
   const invite = $("invite");
-  invite.hidden = !(waiting && entry && entry.invite);
-  if (!invite.hidden) {
-    const link = `${location.origin}/game/${encodeURIComponent(ui.id)}?invite=${encodeURIComponent(entry.invite)}`;
+  const code = waiting ? entry?.invite : undefined;
+  invite.hidden = !code;
+  if (code) {
+    const link = `${location.origin}/game/${encodeURIComponent(ui.id)}?invite=${encodeURIComponent(code)}`;
     $("invite-link", HTMLAnchorElement).href = link;
     $("invite-link", HTMLAnchorElement).textContent = link;
   }
@@ -244,15 +248,17 @@ function renderLinks() {
 
 function renderResult() {
   const s = ui.state;
+  const c = ui.catalogue;
   const box = $("result");
-  if (!s || !s.result) {
+  if (!s || !s.result || !c) { // the catalogue comes before any state
     box.hidden = true;
     return;
   }
   box.hidden = false;
   const r = s.result;
   const b = r.breakdown || [];
-  const penalty = ui.catalogue.empty_square_penalty;
+  const penalty = c.empty_square_penalty;
+  /** @type {(label: string, get: (part: import("./contract").ScoreRows, seat: number) => string | number, cls?: string) => HTMLElement} */
   const row = (label, get, cls = "") =>
     el("tr", { class: cls }, el("th", { scope: "row" }, label), [0, 1].map((p) => el("td", { "data-testid": `result-${cls || label.split(" ")[0].toLowerCase()}-${p}` }, b[p] ? get(b[p], p) : "–")));
   fill(box,
@@ -261,7 +267,7 @@ function renderResult() {
       ? el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins: ${nameOf(1 - r.winner)} ${r.by === "time" ? "ran out of time" : "resigned"}. The scores as they stood:`)
       : el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins${(r.scores || []).length === 2 ? `, ${formatNumber(r.scores[r.winner])} to ${formatNumber(r.scores[1 - r.winner])}` : ""}.`),
     ratingChanges(s),
-    r.tiebreak ? el("p", { class: "tiebreak", "data-testid": "tiebreak" }, `Tied on points: ${nameOf(r.winner)} wins the tie-break by reaching space ${ui.catalogue.last_space} first.`) : null,
+    r.tiebreak ? el("p", { class: "tiebreak", "data-testid": "tiebreak" }, `Tied on points: ${nameOf(r.winner)} wins the tie-break by reaching space ${c.last_space} first.`) : null,
     el("table", { class: "score-table" },
       el("thead", {}, el("tr", {}, el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, "Score")), [0, 1].map((p) => el("th", { scope: "col" }, tokenBadge(p), ` ${nameOf(p)}`)))),
       el("tbody", {},
@@ -276,6 +282,7 @@ function renderResult() {
 /** A link to the rematch once it exists; before that, the button that starts it (players only). */
 function rematchOffer() {
   const s = ui.state;
+  if (!s) return null; // drawn with the result only
   if (s.rematch) {
     const watching = ui.seat === null || ui.seat === undefined;
     return el("p", { class: "rematch", "data-testid": "rematch-started" },
@@ -299,10 +306,11 @@ function renderMoves() {
   const moves = ui.state?.moves || [];
   const replaying = replayAvailable();
   const current = ui.replay.ply;
+  if (drawnAs(list, [ui.state?.version, moves.length, ui.state?.names, replaying, current])) return;
   // Each move as a sentence, its notation after it; in a replay, a button that shows the position after it.
   const items = moves.map((m, i) => {
     const content = [
-      tokenBadge(m.player, "small"),
+      m.player === null ? null : tokenBadge(m.player, "small"), // every move played has its player
       el("span", { class: "move-summary" }, `${nameOf(m.player)} ${m.summary || m.move}`),
       el("code", { class: "move-text" }, m.move),
     ];
@@ -313,15 +321,17 @@ function renderMoves() {
   });
   if (!items.length) items.push(el("li", { class: "caption empty-list" }, "No moves yet."));
   fill(list, items);
-  if (moves.length !== ui.lastMovesLength && current === null) list.scrollTop = list.scrollHeight;
-  ui.lastMovesLength = moves.length;
+  // The list says how many moves it showed last (the drawing's own memory): a new one scrolls into view.
+  if (String(moves.length) !== list.dataset.shown && current === null) list.scrollTop = list.scrollHeight;
+  list.dataset.shown = String(moves.length);
   if (current !== null) list.querySelector(".current")?.scrollIntoView({ block: "nearest" });
 }
 
 // ---------------------------------------------------------------- help
 
 export function renderHelp() {
-  const c = ui.catalogue || {};
+  const c = ui.catalogue;
+  if (!c) return;
   const size = c.bonus_size;
   fill($("help-list"),
     el("li", {}, el("span", { class: "mark-income" }, "◉"), " Each time your token crosses a button space on the time track, you are paid your quilt's ", el("strong", {}, "income"), ": the buttons printed on your patches."),

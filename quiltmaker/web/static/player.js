@@ -1,15 +1,29 @@
 // @ts-check
 // A player's page: each family's rating, its history as a graph, and the games played, each linked to its replay.
-// Everything comes from GET /api/players/{name}; the page computes no rating.
-import { $, api, el, fill } from "./common.js";
+// Everything comes from GET /api/players/{name}; the page computes no rating. Its state is
+// one store (page-store.js), drawn by drawPlayer() after every change.
+import { $, api, el, errorText, fill } from "./common.js";
+import { createStore } from "./page-store.js";
 
+/** @typedef {import("./contract").Profile} Profile */
+/** @typedef {import("./contract").Rating} Rating */
+/** @typedef {import("./contract").RatingChange} RatingChange */
+/** @typedef {import("./contract").GameSummary} GameSummary */
+
+/** @type {Record<string, string>} */
 const FAMILY_NAMES = { realtime: "Real-time", correspondence: "Correspondence" };
+/** @type {Record<string, string>} */
 const FAMILY_COLOURS = { realtime: "#0072B2", correspondence: "#D55E00" };
 
+const store = createStore(/** @type {import("./page").PlayerPage} */ ({ profile: null, error: null }));
+const page = store.state;
+
+/** @param {Rating} r */
 function ratingText(r) {
   return `${r.rating}${r.provisional ? "?" : ""}`;
 }
 
+/** @param {Profile["ratings"]} ratings */
 function showRatings(ratings) {
   fill(
     $("rating-cards"),
@@ -25,7 +39,10 @@ function showRatings(ratings) {
   );
 }
 
-/** The rating after each rated game, one line per family, as an SVG graph with its numbers in a table for screen readers. */
+/**
+ * The rating after each rated game, one line per family, as an SVG graph with its numbers in a table for screen readers.
+ * @param {RatingChange[]} history
+ */
 function showHistory(history) {
   const box = $("rating-history");
   if (!history.length) {
@@ -38,9 +55,10 @@ function showHistory(history) {
   const values = history.flatMap((h) => [h.before, h.after]);
   const low = Math.floor((Math.min(...values) - 20) / 50) * 50;
   const high = Math.ceil((Math.max(...values) + 20) / 50) * 50;
-  const x = (i) => pad.left + (history.length === 1 ? 0.5 : i / (history.length - 1)) * (width - pad.left - pad.right);
-  const y = (v) => pad.top + (1 - (v - low) / (high - low)) * (height - pad.top - pad.bottom);
+  const x = (/** @type {number} */ i) => pad.left + (history.length === 1 ? 0.5 : i / (history.length - 1)) * (width - pad.left - pad.right);
+  const y = (/** @type {number} */ v) => pad.top + (1 - (v - low) / (high - low)) * (height - pad.top - pad.bottom);
   const ns = "http://www.w3.org/2000/svg";
+  /** @param {string} tag @param {Record<string, string | number>} attrs @param {string} [text] */
   const node = (tag, attrs, text) => {
     const n = document.createElementNS(ns, tag);
     for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
@@ -53,7 +71,7 @@ function showHistory(history) {
     svg.append(node("text", { x: 4, y: y(tick) + 4 }, String(Math.round(tick))));
   }
   for (const family of Object.keys(FAMILY_NAMES)) {
-    const points = history.map((h, i) => [h, i]).filter(([h]) => h.family === family);
+    const points = /** @type {[RatingChange, number][]} */ (history.map((h, i) => [h, i])).filter(([h]) => h.family === family);
     if (!points.length) continue;
     const d = points.map(([h, i], k) => `${k ? "L" : "M"}${x(i).toFixed(1)},${y(h.after).toFixed(1)}`).join(" ");
     svg.append(node("path", { class: "line", d, stroke: FAMILY_COLOURS[family] }));
@@ -69,6 +87,7 @@ function showHistory(history) {
   fill(box, svg, table);
 }
 
+/** @param {GameSummary} game @param {GameSummary["seat"]} seat */
 function resultText(game, seat) {
   if (game.status === "aborted") return "aborted";
   if (!game.result) return game.status === "waiting" ? "waiting for the opponent" : "being played";
@@ -78,6 +97,7 @@ function resultText(game, seat) {
   return `${game.result.winner === mine ? "won" : "lost"}${how}`;
 }
 
+/** @param {GameSummary[]} games */
 function showGames(games) {
   const list = $("played");
   if (!games.length) {
@@ -105,18 +125,28 @@ function showGames(games) {
   );
 }
 
+/** The page, from the store. */
+function drawPlayer() {
+  const profile = page.profile;
+  if (page.error) {
+    $("player-title").textContent = "No such player";
+    $("player-message").textContent = page.error;
+  }
+  if (!profile) return;
+  document.title = `${profile.name} · quiltmaker`;
+  $("player-title").textContent = profile.name;
+  showRatings(profile.ratings);
+  showHistory(profile.history);
+  showGames(profile.games);
+}
+
 async function main() {
+  store.setRenderer(drawPlayer);
   const name = decodeURIComponent(location.pathname.split("/").pop() || "");
   try {
-    const { body } = await api(`/api/players/${encodeURIComponent(name)}`);
-    document.title = `${body.name} · quiltmaker`;
-    $("player-title").textContent = body.name;
-    showRatings(body.ratings);
-    showHistory(body.history);
-    showGames(body.games);
+    store.update({ profile: /** @type {Profile} */ ((await api(`/api/players/${encodeURIComponent(name)}`)).body) });
   } catch (error) {
-    $("player-title").textContent = "No such player";
-    $("player-message").textContent = error.message;
+    store.update({ error: errorText(error) });
   }
 }
 

@@ -1,11 +1,13 @@
 // @ts-check
 // Going back through a game: past positions as the server drew them
 // (GET /api/games/{id}/positions), and the analysis with its evaluation graph.
-import { $, api, ApiError, el, fill, formatNumber } from "./common.js";
+import { $, api, el, errorText, fill, formatNumber } from "./common.js";
 import { evalGraph, spinner } from "./graph.js";
-import { nameOf, render, replayAvailable, shownJudgement, ui } from "./store.js";
+import { nameOf, replayAvailable, shownJudgement, ui, update } from "./store.js";
 import { say } from "./notices.js";
 import { cancelHold } from "./hand.js";
+
+/** @typedef {import("./contract").Judgement} Judgement */
 
 // ---------------------------------------------------------------- replay
 
@@ -13,7 +15,7 @@ export function renderReplay() {
   const box = $("replay");
   const s = ui.state;
   box.hidden = !replayAvailable();
-  if (box.hidden) return;
+  if (box.hidden || !s) return; // available only with a state
   const total = (s.moves || []).length;
   const k = ui.replay.ply === null ? total : ui.replay.ply;
   $("replay-position").textContent = `${k === 0 ? "start" : `move ${k}`} of ${total}${ui.replay.ply === null ? " (current)" : ""}`;
@@ -51,11 +53,12 @@ export function renderReplay() {
   }
 }
 
+/** @param {number} drop a share of the chance to win */
 function percent(drop) {
   return `${Math.round(drop * 100)}%`;
 }
 
-/** At the position before a marked move: what was played, what the analysis prefers (drawn on the board). */
+/** At the position before a marked move: what was played, what the analysis prefers (drawn on the board). @param {Judgement} j */
 function judgementNote(j) {
   return el("p", { class: `judgement-note ${j.label}`, "data-testid": "judgement-note", role: "status" },
     el("strong", {}, `Move ${j.ply}, a ${j.label}: `),
@@ -64,7 +67,7 @@ function judgementNote(j) {
     j.better_cells.length ? [": ", el("strong", {}, "marked on the board.")] : ".");
 }
 
-/** The game's turning points: each marked move, a click away (the position before it). */
+/** The game's turning points: each marked move, a click away (the position before it). @param {readonly Judgement[]} judgements */
 function judgementList(judgements) {
   if (!judgements.length) return el("p", { class: "caption", "data-testid": "no-judgements" }, "No move lost more than a small part of the chance to win.");
   return el("div", { class: "judgements" },
@@ -78,51 +81,55 @@ function judgementList(judgements) {
         el("span", { class: "game-meta" }, ` −${percent(j.drop)}`)))));
 }
 
-/** Go to position `ply` (null or the last one: the live game). */
+/** Go to position `ply` (null or the last one: the live game). @param {number | null} ply */
 export async function setReplay(ply) {
   const s = ui.state;
   if (!s) return;
   const total = (s.moves || []).length;
   if (ply !== null) ply = Math.max(0, Math.min(total, ply));
   if (ply === null || ply >= total) {
-    ui.replay.ply = null;
-    ui.replay.want = undefined;
-    render();
+    changeReplay({ ply: null, want: undefined });
     return;
   }
   if (ui.hold) cancelHold(null);
   // Remember the wanted position at once, so quick key presses add up while
   // the record is still loading.
-  ui.replay.want = ply;
+  changeReplay({ want: ply });
   const have = ui.replay.positions?.length ?? 0;
   if (have <= ply || (!s.result && have <= total)) {
     if (ui.replay.positionsLoading) return; // the load in flight goes to the latest wanted position
     const ok = await loadPositions();
     if (!ok) {
-      ui.replay.want = undefined;
+      changeReplay({ want: undefined });
       return;
     }
   }
   const want = ui.replay.want;
-  ui.replay.want = undefined;
-  if (want === null || want === undefined) return;
-  ui.replay.ply = Math.min(want, ui.replay.positions.length - 1);
+  const positions = ui.replay.positions;
+  if (want === null || want === undefined || !positions) {
+    changeReplay({ want: undefined });
+    return;
+  }
+  changeReplay({ want: undefined, ply: Math.min(want, positions.length - 1) });
   if ((ui.replay.analysis?.positions?.length ?? 0) <= total && ui.replay.analysisState !== "loading") loadAnalysis();
-  render();
+}
+
+/** @param {Partial<import("./page").ReplayState>} change */
+function changeReplay(change) {
+  update((page) => { page.replay = { ...page.replay, ...change }; });
 }
 
 async function loadPositions() {
   if (ui.replay.positionsLoading) return false;
-  ui.replay.positionsLoading = true;
+  changeReplay({ positionsLoading: true });
   try {
     const { body } = await api(`/api/games/${encodeURIComponent(ui.id)}/positions`);
-    ui.replay.positions = body.positions;
+    changeReplay({ positions: /** @type {import("./contract").Replay} */ (body).positions, positionsLoading: false });
     return true;
   } catch (error) {
-    say(`Could not load the game's positions: ${error.message}`, "error");
+    changeReplay({ positionsLoading: false });
+    say(`Could not load the game's positions: ${errorText(error)}`, "error");
     return false;
-  } finally {
-    ui.replay.positionsLoading = false;
   }
 }
 
@@ -135,22 +142,19 @@ async function loadPositions() {
 export async function loadAnalysis() {
   if (ui.replay.analysisState === "loading") return;
   const poll = !!ui.state?.result;
-  ui.replay.analysisState = "loading";
-  renderReplay();
+  changeReplay({ analysisState: "loading" });
   const started = Date.now();
   try {
     for (;;) {
       const { status, body } = await api(`/api/games/${encodeURIComponent(ui.id)}/analysis`);
-      if (body && Array.isArray(body.positions)) ui.replay.analysis = body;
+      const analysis = /** @type {import("./contract").Analysis} */ (body);
+      if (analysis && Array.isArray(analysis.positions)) changeReplay({ analysis });
       if (status !== 202 || !poll) break;
       if (Date.now() - started > 5 * 60 * 1000) throw new Error("it is taking too long; try again later");
-      render();
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
-    ui.replay.analysisState = "done";
+    changeReplay({ analysisState: "done" });
   } catch (error) {
-    ui.replay.analysisState = "error";
-    ui.replay.analysisError = error instanceof ApiError || error instanceof Error ? error.message : String(error);
+    changeReplay({ analysisState: "error", analysisError: errorText(error) });
   }
-  render();
 }

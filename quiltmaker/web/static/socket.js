@@ -6,20 +6,34 @@
 const MIN_DELAY = 500;
 const MAX_DELAY = 10000;
 
+/** @typedef {"connecting" | "open" | "reconnecting" | "closed"} SocketStatus */
+/**
+ * What a page does with its socket's news: `M` is what its server sends (the JSON is not
+ * checked here), and a reply that is not JSON comes as a "malformed" error.
+ * @template M
+ * @typedef {object} SocketHandlers
+ * @property {(message: M | import("./contract").Refused) => void} message each message the server sends, parsed
+ * @property {(status: SocketStatus, attempts?: number, reason?: string) => void} status the connection's
+ *   state, with the attempts made so far and why it dropped
+ */
+
+/** @template M the messages its server sends */
 export class GameSocket {
   /**
-   * @param {string} url        ws(s)://host/ws/games/{id}
+   * @param {string} url        ws(s)://host/ws/games/{id} (or the lobby's)
    * @param {() => object} hello returns the hello message to send on each connection
-   * @param {object} handlers   {message(obj), status("connecting"|"open"|"reconnecting"|"closed", detail)}
+   * @param {SocketHandlers<M>} handlers
    */
   constructor(url, hello, handlers) {
     this.url = url;
     this.hello = hello;
     this.handlers = handlers;
+    /** @type {WebSocket | null} */
     this.ws = null;
     this.delay = MIN_DELAY;
     this.attempts = 0;
-    this.timer = null;
+    /** @type {number | undefined} the pending reconnection */
+    this.timer = undefined;
     this.stopped = false;
     window.addEventListener("online", () => this.reconnectNow());
   }
@@ -43,6 +57,7 @@ export class GameSocket {
       this.handlers.status("open");
     });
     ws.addEventListener("message", (event) => {
+      /** @type {M} */
       let message;
       try {
         message = JSON.parse(event.data);
@@ -66,6 +81,7 @@ export class GameSocket {
     // "error" is always followed by "close", which does the reconnecting.
   }
 
+  /** @param {string} reason */
   scheduleReconnect(reason) {
     this.attempts += 1;
     this.handlers.status("reconnecting", this.attempts, reason);
@@ -86,9 +102,9 @@ export class GameSocket {
     return !!this.ws && this.ws.readyState === WebSocket.OPEN;
   }
 
-  /** Send a message; returns false (and sends nothing) while disconnected. */
+  /** Send a message; returns false (and sends nothing) while disconnected. @param {object} message */
   send(message) {
-    if (!this.open) return false;
+    if (!this.ws || !this.open) return false;
     this.ws.send(JSON.stringify(message));
     return true;
   }

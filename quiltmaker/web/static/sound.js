@@ -3,16 +3,15 @@
 // a soft knock for a patch sewn on, a chime for buttons earned, a chord at the end.
 // Made with the Web Audio API on the spot: no sound files to download.
 
-import { oneMoveLater } from "./store.js";
+import { oneMoveLater, ui, update } from "./store.js";
 
 const SOUND_KEY = "quiltmaker.sound";
-/** @type {AudioContext | null} */
-let audio = null;
 
 export function soundOn() {
   return localStorage.getItem(SOUND_KEY) === "on";
 }
 
+/** @param {boolean} on */
 export function setSoundOn(on) {
   localStorage.setItem(SOUND_KEY, on ? "on" : "off");
   // A browser lets a page make sound only after the player did something: this click is it.
@@ -20,17 +19,22 @@ export function setSoundOn(on) {
 }
 
 function context() {
-  if (!audio) audio = new AudioContext();
+  if (!ui.audio) update({ audio: new AudioContext() });
+  const audio = /** @type {AudioContext} */ (ui.audio);
   if (audio.state === "suspended") audio.resume();
   return audio;
 }
 
-/** One tone: `frequency` Hz from `start` seconds from now, fading out over `length`. */
+/**
+ * One tone: `frequency` Hz from `start` seconds from now, fading out over `length`.
+ * @param {number} frequency @param {number} start @param {number} length
+ * @param {OscillatorType} [type] @param {number} [volume]
+ */
 function tone(frequency, start, length, type = "sine", volume = 0.18) {
   const ctx = context();
   const oscillator = ctx.createOscillator();
   const gain = ctx.createGain();
-  oscillator.type = /** @type {OscillatorType} */ (type);
+  oscillator.type = type;
   oscillator.frequency.value = frequency;
   const at = ctx.currentTime + start;
   gain.gain.setValueAtTime(volume, at);
@@ -49,7 +53,10 @@ const SOUNDS = {
   end: () => [523, 659, 784].forEach((f, i) => tone(f, i * 0.09, 0.7, "sine", 0.12)),
 };
 
-/** The sounds of a new state: what the last move did (from the state's `last_move`), and the end. */
+/**
+ * The sounds of a new state: what the last move did (from the state's `last_move`), and the end.
+ * @param {import("./contract").GameState | null} previous @param {import("./contract").GameState} state
+ */
 export function soundFor(previous, state) {
   if (!soundOn() || !previous || !oneMoveLater(previous, state)) return;
   const last = state.last_move;

@@ -1,0 +1,145 @@
+// @ts-check
+// A state from the server, shown in its turn: the other side's moves one at a time
+// (never as a jump), then what changed (who came or left, the bonus, the end of the
+// game, a rematch), with the move's motion, its sound and, in a background tab, the
+// notification that it is this browser's turn.
+import { $, find, loadGames, saveGame } from "./common.js";
+import { bonusArea, isMine, nameOf, reducedMotion, storedEntry, ui, update } from "./store.js";
+import { banner, say } from "./notices.js";
+import { cancelHold } from "./hand.js";
+import { loadAnalysis } from "./review.js";
+import { capture, play } from "./motion.js";
+import { soundFor } from "./sound.js";
+import { noticeTurn } from "./attention.js";
+
+/** @typedef {import("./contract").GameState} GameState */
+
+/** At least this long between two moves of the other side (the AI's, an opponent's), so each is seen. */
+const PACE_MS = 700;
+
+/**
+ * Show a state when its turn comes: a move by someone else, right after another
+ * such move, waits until the one before has been seen (the AI's several moves
+ * in a row play out one by one, never as a jump). With reduced motion, or for
+ * this browser's own moves and bigger jumps (a reload), at once.
+ * @param {GameState} state
+ */
+export async function showInTurn(state) {
+  const queued = ui.showing;
+  update((page) => {
+    page.waiting.push(state);
+    page.showing = true;
+  });
+  if (queued) return;
+  try {
+    while (ui.waiting.length) {
+      const next = ui.waiting[0];
+      const previous = ui.state;
+      const byOther = !!previous && next.version === previous.version + 1 && !!next.last_move && !isMine(next.last_move.player);
+      if (byOther && !reducedMotion()) {
+        const wait = ui.lastOtherShown + PACE_MS - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+      update((page) => { page.waiting.shift(); });
+      onState(next);
+      if (byOther) update({ lastOtherShown: Date.now() });
+    }
+  } finally {
+    update({ showing: false });
+  }
+}
+
+/** Online: say when the other player opens the game, leaves it, and comes back. @param {GameState | null} previous @param {GameState} state */
+function noticePresence(previous, state) {
+  if (state.mode !== "online" || state.result) return;
+  for (const seat of [0, 1]) {
+    if (isMine(seat)) continue;
+    const here = !!state.presence?.[seat];
+    const was = previous ? !!previous.presence?.[seat] : here;
+    if (here && !was) banner(`${nameOf(seat)} ${ui.seenHere.has(seat) ? "is back" : "joined the game"}.`, "presence", 6000);
+    else if (!here && was) banner(`${nameOf(seat)} left the game.`, "presence", 8000);
+    if (here && !ui.seenHere.has(seat)) update((page) => { page.seenHere.add(seat); });
+  }
+}
+
+/** @param {GameState} state */
+function onState(state) {
+  const previous = ui.state;
+  noticePresence(previous, state);
+  // Where the moving things are before the new state is drawn (only for a live, one-move step).
+  const motion = ui.replay.ply === null ? capture(previous, state) : null;
+  const changed = !previous || previous.version !== state.version;
+  if (changed && ui.hold) cancelHold(null); // a new position: whatever was in hand belongs to the old one
+  const acknowledged = changed && !!ui.afterAck && state.version >= ui.afterAck.version ? ui.afterAck : null;
+  const over = !!state.result && !previous?.result;
+  update((page) => {
+    page.state = state;
+    page.receivedAt = performance.now(); // the running clock counts down from here (clock.js)
+    if (changed) {
+      // Whatever was hinted or about to be confirmed belongs to the old position too.
+      page.cursor = null;
+      page.hint = null;
+      page.confirming = null;
+      page.arrivedAt = Date.now(); // the last move's squares and token are drawn arriving for a moment
+    }
+    if (acknowledged) page.afterAck = null;
+    // A spectator of a live game whose replay shows the latest move follows on.
+    if (page.replay.ply !== null && page.replay.ply >= state.moves.length) page.replay.ply = null;
+    if (over) page.replay = { ...page.replay, analysisState: "idle", analysis: null, positions: null };
+  });
+  if (changed && previous) {
+    say("", "info"); // what the line said was about the position before
+    noticeChanges(previous, state);
+  }
+  if (acknowledged && !state.result) say(acknowledged.words, "ok");
+  if (changed) {
+    // After a keyboard placement the focus sat on a quilt: bring it back to the patches.
+    queueMicrotask(() => {
+      const active = document.activeElement;
+      if (active?.classList?.contains("quilt-board") && !active.classList.contains("acting")) {
+        (find(".offer.affordable") || $("advance", HTMLButtonElement))?.focus();
+      }
+    });
+  }
+  if (state.result && ui.replay.analysisState === "idle") loadAnalysis();
+  if (state.rematch && !(previous && previous.rematch)) onRematch(state.rematch, !!previous);
+  play(motion);
+  soundFor(previous, state);
+  noticeTurn();
+}
+
+/**
+ * The next game exists: keep this seat's token for it, and go there if this browser asked for it.
+ * @param {string} id the rematch's game @param {boolean} live it started while this page was open
+ */
+function onRematch(id, live) {
+  const s = ui.state;
+  if (!s) return; // called once a state is stored
+  const entry = storedEntry();
+  if (entry && entry.token && !loadGames()[id]) {
+    // The server moved each token to the other seat (pass-and-play keeps both).
+    const seat = typeof entry.seat === "number" ? s.rematch_seats[entry.seat] : entry.seat;
+    saveGame(id, { token: entry.token, seat, created: Date.now() });
+  }
+  const asked = ui.rematchAcked || [...ui.pending.values()].some((intent) => intent.kind === "rematch");
+  if (asked) {
+    location.assign(`/game/${encodeURIComponent(id)}`);
+  } else if (live) {
+    // Only an online game has an opponent in another browser; elsewhere it was this player in another tab.
+    const who = ui.state?.mode === "online" && typeof ui.seat === "number" ? "Your opponent has" : ui.seat === null ? "The players have" : "You have";
+    banner(`${who} started a rematch: follow the link under the final score.`, "rematch", 15000);
+  }
+}
+
+/** Banners for events worth a pause: the bonus area and the end of the game. @param {GameState} previous @param {GameState} state */
+function noticeChanges(previous, state) {
+  if (previous.bonus === -1 && state.bonus !== -1 && state.bonus !== null && state.bonus !== undefined) {
+    const who = isMine(state.bonus) ? "You complete" : `${nameOf(state.bonus)} completes`;
+    const takes = isMine(state.bonus) ? "take" : "takes";
+    banner(`${who} a ${bonusArea()} area and ${takes} the bonus: +${ui.catalogue?.bonus_points} points.`, "bonus", 12000);
+  }
+  if (!previous.result && state.result) {
+    const winner = state.result.winner;
+    banner(`Game over: ${nameOf(winner)} ${isMine(winner) && ui.seat !== "both" ? "(you) " : ""}wins.`, "over", 15000);
+  }
+}
