@@ -54,7 +54,8 @@ docs: $(STAMP)
 # The page's types (static/contract.d.ts), generated from the server's contract (quiltmaker/web/contract):
 # run after changing a message; a test fails while they are out of date.
 types: $(STAMP) $(NODE_STAMP)
-	$(BIN)/python -m quiltmaker.web.contract | scripts/page-types.sh > quiltmaker/web/static/contract.d.ts
+	$(BIN)/python -m quiltmaker.web.contract | scripts/page-types.sh > quiltmaker/web/static/contract.d.ts.new
+	mv quiltmaker/web/static/contract.d.ts.new quiltmaker/web/static/contract.d.ts
 
 bench: $(STAMP)
 	$(BIN)/quiltmaker bench

@@ -299,6 +299,7 @@ class GameServer:
     async def _event_value(self, stored: StoredGame, kind: str, seat: int | None, message: dict[str, Any], now: datetime) -> str:
         """The value of the event an intent asks for, by the round's rules (:func:`.round.rules.check` in the replay)."""
         if kind == "move":
+            rules.may_move(stored, seat)  # first, so that a move out of turn hears so, however it is written
             move = rules.check_move(stored, seat, move_of(message), now)
             rules.check_lesson_move(stored, seat, move)
             return move.text()

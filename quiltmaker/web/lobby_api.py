@@ -10,6 +10,7 @@ posted through one process shows on pages connected to another.
 from __future__ import annotations
 
 import asyncio
+import logging
 import contextlib
 import functools
 import random
@@ -31,6 +32,7 @@ from .protocol import GAME_ID, SEND_SECONDS, ProtocolError
 from .ratings import family_of
 from .store import StoreError
 
+log = logging.getLogger(__name__)
 router = APIRouter()
 PUSH_SECONDS = 1.0
 PLAYING_SHOWN = 20
@@ -142,6 +144,7 @@ async def _send_lobby(viewer: LobbySocket, base: dict[str, Any]) -> None:
 async def _push_lobby(server: GameServer) -> None:
     """While lobby sockets are open here: each second, the lobby again, to every socket whose view changed."""
     ticks = 0
+    failing = False
     while server.lobby_sockets:
         await asyncio.sleep(PUSH_SECONDS)
         ticks += 1
@@ -153,8 +156,11 @@ async def _push_lobby(server: GameServer) -> None:
                     await asyncio.to_thread(server.lobby.seen, viewer.account)
                     viewer.ratings = await _viewer_ratings(server, viewer.account)
             await asyncio.gather(*(_send_lobby(viewer, base) for viewer in viewers))
-        except Exception:  # the database is away: the next second tries again
-            continue
+            failing = False
+        except Exception:  # the database is away (or a bug): said once, and the next second tries again
+            if not failing:
+                log.exception("the lobby could not be sent; trying again each second")
+            failing = True
 
 
 # Accepting a challenge ---------------------------------------------------------------

@@ -76,6 +76,8 @@ def move_of(message: Mapping[str, Any]) -> Any:
     patch as its square, ``{"row": 4, "col": 4}``: it names squares by number
     and leaves the notation to the core (:meth:`Move.place`, :meth:`Move.special`).
     """
+    if sum(key in message for key in ("move", "placement", "special")) > 1:
+        raise ProtocolError("malformed", "a move is one of 'move', 'placement' or 'special', not several")
     try:
         if "placement" in message:
             patch, orientation, row, col = _fields(message["placement"], "placement", ("patch", "orientation", "row", "col"))

@@ -39,8 +39,7 @@ async def play(socket: WebSocket, game_id: str, server: Server) -> None:
             raw = await socket.receive()
             if raw["type"] == "websocket.disconnect":
                 break
-            reply = await _reply(server, game_id, connection, raw)
-            await socket.send_text(contract.wire(reply))
+            await socket.send_text(await _reply(server, game_id, connection, raw))
     except WebSocketDisconnect:
         pass
     finally:
@@ -51,13 +50,15 @@ async def play(socket: WebSocket, game_id: str, server: Server) -> None:
             server.announce_seats(game_id)  # the others (here and in other processes) see this seat go
 
 
-async def _reply(server: GameServer, game_id: str, connection: Connection, raw: Mapping[str, Any]) -> dict[str, Any]:
-    """Read one frame and carry it out; every failure becomes an error reply."""
+async def _reply(server: GameServer, game_id: str, connection: Connection, raw: Mapping[str, Any]) -> str:
+    """Read one frame and carry it out: the reply's text, checked by the contract; every failure becomes an error reply."""
     client_id: Any = None
     try:
         message = read_message(raw)
         client_id = message.get("id") if isinstance(message.get("id"), str) else None
         reply = await server.handle(game_id, connection, message)
+        reply["id"] = client_id
+        return contract.wire(reply)  # a reply that breaks the contract is a bug: the except below says so
     except ProtocolError as error:
         reply = {"type": "error", "code": error.code, "message": str(error)}
         if error.code == "stale":
@@ -72,4 +73,4 @@ async def _reply(server: GameServer, game_id: str, connection: Connection, raw: 
             "message": "the server hit an error doing that; reload to see the game as stored",
         }
     reply["id"] = client_id
-    return reply
+    return contract.wire(reply)

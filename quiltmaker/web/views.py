@@ -173,6 +173,7 @@ def state_view(
         "status": stored.status,
         "rematch": stored.rematch,
         "rematch_seats": rules.rematch_of(stored).seats,
+        "rematch_first": rules.rematch_of(stored).names[0],  # the rematch's seat 0, who moves first in it
         "variant": position.variant,
         "names": stored.names,
         "ai": ai,

@@ -65,3 +65,33 @@ def test_two_players_asking_for_a_quick_match_are_paired_and_the_computer_is_off
     expect(alone.get_by_test_id("game-title")).to_contain_text("against quiltmaker")
     expect(alone.get_by_test_id("game-title")).to_contain_text("10 minutes + 5 seconds a move")
     pages.assert_no_script_errors()
+
+
+def test_the_lobby_follows_signing_in_and_out_without_a_reload(pages: Pages) -> None:
+    """A rated challenge a guest may not accept becomes acceptable once they sign up, and not once they sign out;
+    "Online now" names them while they are signed in: the lobby's socket is opened again as who is signed in changes."""
+    ada, gus = pages.open("ada"), pages.open("gus")
+    sign_up_in_lobby(ada, "Ines")
+    gus.goto("/")
+    ada.get_by_test_id("mode").select_option("online")
+    ada.get_by_test_id("offer").select_option("open")
+    ada.get_by_test_id("clock").select_option("10+5")
+    ada.get_by_test_id("rated").check()
+    ada.get_by_test_id("create-game").click()
+    ada.wait_for_url(GAME_PAGE)
+    challenges = gus.get_by_test_id("challenge-list")
+    expect(challenges).to_contain_text("sign in to play rated games")
+    expect(gus.locator("[data-testid^='accept-']")).to_have_count(0)
+    gus.get_by_test_id("account-name").fill("Olaf")  # on the page as it is: no reload
+    gus.get_by_test_id("account-password").fill("correct horse")
+    gus.get_by_test_id("sign-up").click()
+    expect(gus.locator("[data-testid^='accept-']")).to_be_visible()
+    expect(challenges).not_to_contain_text("sign in to play rated games")
+    expect(gus.get_by_test_id("online-now")).to_contain_text("Olaf")
+    expect(gus.get_by_test_id("account-shown")).to_have_text("Olaf")
+    gus.get_by_test_id("sign-out").click()
+    expect(gus.get_by_test_id("account-message")).to_contain_text("Signed out")
+    expect(gus.locator("[data-testid^='accept-']")).to_have_count(0)
+    expect(challenges).to_contain_text("sign in to play rated games")
+    expect(gus.get_by_test_id("rated-field")).to_be_hidden()
+    pages.assert_no_script_errors()

@@ -262,7 +262,7 @@ def test_online_game_between_two_browsers_with_a_spectator(pages: Pages, server:
     watcher.goto(spectate_url)
     expect(watcher.get_by_test_id("turn")).to_contain_text("Waiting for your friend")
     guest.goto(invite_url)
-    expect(guest.get_by_test_id("message")).to_contain_text("You joined the game: your friend moves first")
+    expect(guest.get_by_test_id("message")).to_contain_text("You joined the game.")
     expect(guest.locator("#game-title")).to_contain_text("you play as Gus")
     assert "invite" not in guest.url  # the one-time code is taken out of the address
     # The game starts for everyone: the host's invitation disappears, the spectator sees whose turn it is.

@@ -68,15 +68,29 @@ def test_a_placement_is_the_move_the_core_names(client: TestClient) -> None:
             ({**placement, "row": 9}, "not a square|leave the quilt"),
             ({"patch": buy["patch"]}, "'placement' is an object"),
             ([], "'placement' is an object"),
+            ({**placement, "row": True}, "whole numbers"),
+            ({**placement, "extra": 1}, "'placement' is an object"),
         ):
             reply = _play(player, {"placement": wrong})
             assert reply["type"] == "error" and reply["code"] == "malformed", reply
             assert re.search(why, reply["message"]), reply
+        both = _play(player, {"placement": placement, "move": "A"})
+        assert both["code"] == "malformed" and "not several" in both["message"], both
+        special = _play(player, {"special": {"row": 0, "col": 0}})
+        assert special["code"] == "illegal" and "S@a1" in special["message"], "a special square is the core's move, refused by the rules"
         assert get_state(client, game["id"])["version"] == 0, "a refused placement changes nothing"
         assert _play(player, {"placement": placement})["type"] == "ack"
         state = player.wait_for(lambda s: s["version"] == 1)
     expected = Move.place(placement["patch"], placement["orientation"], placement["row"], placement["col"])
     assert state["moves"][0]["move"] == expected.text()
+
+
+def test_a_placement_out_of_turn_hears_so_before_it_is_read(client: TestClient) -> None:
+    """The turn is checked first, however the move is written: a waiting game says it waits, not that the move is malformed."""
+    game = create(client, mode="online", seat=0, seed=2)
+    with connect(client, game["id"], game["token"]) as player:
+        reply = _play(player, {"placement": {"patch": 999, "orientation": "R9", "row": -1, "col": 0}})
+    assert reply["code"] == "not_allowed" and "invitation" in reply["message"], reply
 
 
 def test_the_state_says_who_moves_first_on_a_shared_space_and_where_each_seat_goes_in_a_rematch(client: TestClient) -> None:
@@ -85,3 +99,4 @@ def test_the_state_says_who_moves_first_on_a_shared_space_and_where_each_seat_go
     assert online["rematch_seats"] == [1, 0], "online and against the AI each player keeps their token and the seats swap"
     local = get_state(client, create(client, mode="local", seed=1)["id"])
     assert local["rematch_seats"] == [0, 1], "pass-and-play keeps its seats (the players trade names)"
+    assert local["rematch_first"] == local["names"][1] and online["rematch_first"] == online["names"][1], "who moved second starts"

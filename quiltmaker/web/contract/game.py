@@ -252,6 +252,7 @@ class GameState(Board):
     status: Literal["waiting", "playing", "over", "aborted"]
     rematch: str | None
     rematch_seats: list[Seat] = Field(description="the seat each seat's player takes in the rematch")
+    rematch_first: str = Field(description="the name of the player who moves first in the rematch")
     variant: str
     names: list[str]
     ai: AiSeat | None

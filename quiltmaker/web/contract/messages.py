@@ -12,7 +12,7 @@ from .people import Lobby
 
 class Welcome(Model):
     type: Literal["welcome"]
-    seat: int | Literal["both"] | None
+    seat: Seat | Literal["both"] | None
     id: str | None = None
 
 

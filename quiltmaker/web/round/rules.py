@@ -56,6 +56,17 @@ def may_hint(game: StoredGame) -> None:
         raise Refusal("game_over", "the game is over")
 
 
+def may_move(game: StoredGame, seat: int | None) -> None:
+    """Whether ``seat`` (None: the server's own) may move now at all, whatever the move: the game started, not over, its turn."""
+    if game.status == "waiting":
+        raise Refusal("not_allowed", "the game starts when your friend opens the invitation link")
+    if game.is_finished:
+        raise Refusal("game_over", "the game is over")
+    position = game.game.position
+    if seat is not None and seat != position.to_move:
+        raise Refusal("not_your_turn", f"it is not your turn: {turn_reason(position, game.names)}")
+
+
 def check_move(game: StoredGame, seat: int | None, text: Any, at: datetime) -> Move:
     """The move ``text`` sent by ``seat`` (None: the server's own, the computer's or a lesson's script), if it may be played at ``at``.
 
@@ -63,12 +74,7 @@ def check_move(game: StoredGame, seat: int | None, text: Any, at: datetime) -> M
     correspondence move counts until the win is claimed.
     """
     position = game.game.position
-    if game.status == "waiting":
-        raise Refusal("not_allowed", "the game starts when your friend opens the invitation link")
-    if game.is_finished:
-        raise Refusal("game_over", "the game is over")
-    if seat is not None and seat != position.to_move:
-        raise Refusal("not_your_turn", f"it is not your turn: {turn_reason(position, game.names)}")
+    may_move(game, seat)
     if not isinstance(text, str) or len(text) > 64:
         raise Refusal("malformed", "'move' must be the text of a move, such as 'A' or '12R1@e5'")
     try:

@@ -29,8 +29,7 @@ function credentials() {
   return { name: $("account-name", HTMLInputElement).value.trim(), password: $("account-password", HTMLInputElement).value };
 }
 
-/** Take the seats this browser holds into the account: each seat's token proves it. */
-/** @returns {Promise<number>} */
+/** Take the seats this browser holds into the account: each seat's token proves it. @returns {Promise<number>} */
 async function claimGuestGames() {
   const games = Object.entries(loadGames())
     .filter(([, entry]) => entry && typeof entry.token === "string")

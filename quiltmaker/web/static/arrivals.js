@@ -23,17 +23,18 @@ const PACE_MS = 700;
  * in a row play out one by one, never as a jump). With reduced motion, or for
  * this browser's own moves and bigger jumps (a reload), at once.
  * @param {GameState} state
+ * @param {number} at when it arrived (performance.now()): its running clock counts down from then, not from when it is shown
  */
-export async function showInTurn(state) {
+export async function showInTurn(state, at) {
   const queued = ui.showing;
   update((page) => {
-    page.waiting.push(state);
+    page.waiting.push({ state, at });
     page.showing = true;
   });
   if (queued) return;
   try {
     while (ui.waiting.length) {
-      const next = ui.waiting[0];
+      const { state: next, at: arrived } = ui.waiting[0];
       const previous = ui.state;
       const byOther = !!previous && next.version === previous.version + 1 && !!next.last_move && !isMine(next.last_move.player);
       if (byOther && !reducedMotion()) {
@@ -41,7 +42,7 @@ export async function showInTurn(state) {
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       }
       update((page) => { page.waiting.shift(); });
-      onState(next);
+      onState(next, arrived);
       if (byOther) update({ lastOtherShown: Date.now() });
     }
   } finally {
@@ -62,8 +63,8 @@ function noticePresence(previous, state) {
   }
 }
 
-/** @param {GameState} state */
-function onState(state) {
+/** @param {GameState} state @param {number} arrived when it came (performance.now()) */
+function onState(state, arrived) {
   const previous = ui.state;
   noticePresence(previous, state);
   // Where the moving things are before the new state is drawn (only for a live, one-move step).
@@ -74,7 +75,7 @@ function onState(state) {
   const over = !!state.result && !previous?.result;
   update((page) => {
     page.state = state;
-    page.receivedAt = performance.now(); // the running clock counts down from here (clock.js)
+    page.receivedAt = arrived; // the running clock counts down from its arrival (clock.js)
     if (changed) {
       // Whatever was hinted or about to be confirmed belongs to the old position too.
       page.cursor = null;

@@ -13,8 +13,7 @@ export function chatOff() {
   return localStorage.getItem(OFF_KEY) === "on";
 }
 
-/** New lines from the server (each once, in order). */
-/** @param {import("./contract").ChatLine[]} fresh */
+/** New lines from the server (each once, in order). @param {import("./contract").ChatLine[]} fresh */
 export function onChatLines(fresh) {
   const known = new Set(ui.chat.map((line) => line.id));
   const lines = [...ui.chat, ...fresh.filter((line) => !known.has(line.id))].sort((a, b) => a.id - b.id);

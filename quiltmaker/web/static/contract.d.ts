@@ -361,6 +361,10 @@ export interface GameState {
   rating: GameRating | null;
   rematch: string | null;
   /**
+   * the name of the player who moves first in the rematch
+   */
+  rematch_first: string;
+  /**
    * the seat each seat's player takes in the rematch
    */
   rematch_seats: (0 | 1)[];
@@ -591,7 +595,7 @@ export interface Waiting {
 }
 export interface Welcome {
   id?: string | null;
-  seat: number | "both" | null;
+  seat: (0 | 1) | "both" | null;
   type: "welcome";
 }
 export interface Withdrawn {

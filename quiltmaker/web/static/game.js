@@ -13,7 +13,7 @@ import { advance, confirmMove, sendIntent, withdrawMove } from "./intents.js";
 import { cancelHold, flipHold, placeHold, turnHold } from "./hand.js";
 import { buildPlayerPanel } from "./board.js";
 import { setReplay } from "./review.js";
-import { drawAll, renderActions, renderHelp } from "./panels.js";
+import { drawAll, renderHelp } from "./panels.js";
 import { setSoundOn, soundOn } from "./sound.js";
 import { startAttention } from "./attention.js";
 import { showInTurn } from "./arrivals.js";
@@ -80,7 +80,7 @@ async function joinIfInvited() {
   try {
     const { body } = await api(`/api/games/${encodeURIComponent(ui.id)}/join`, { json: { invite: code } });
     saveGame(ui.id, { token: body.token, seat: body.seat, created: Date.now() });
-    say(`You joined the game: ${body.seat === 0 ? "you move first" : "your friend moves first"}.`, "info");
+    say("You joined the game.", "info"); // whose turn it is, the turn box says
   } catch (error) {
     say(`Could not join with this invitation: ${errorText(error)}. You are watching instead.`, "error");
   }
@@ -119,7 +119,6 @@ function onConnection(status, attempts = 0, reason = "") {
     node.textContent = `Connection lost: reconnecting${attempts > 1 ? ` (attempt ${attempts})` : ""}…`;
   } else node.textContent = `Disconnected${reason ? `: ${reason}` : ""}.`;
   document.body.classList.toggle("offline", status !== "open");
-  renderActions();
 }
 
 /** @param {GameMessage} message */
@@ -127,10 +126,10 @@ function onMessage(message) {
   switch (message.type) {
     case "welcome":
       // The contract's seat is a number: the server sends 0 or 1.
-      update({ seat: /** @type {import("./page").SeatHeld} */ (message.seat === undefined ? null : message.seat) });
+      update({ seat: message.seat === undefined ? null : message.seat });
       break;
     case "state":
-      showInTurn(message.state);
+      showInTurn(message.state, performance.now());
       break;
     case "ack": {
       const id = message.id;
@@ -268,7 +267,7 @@ function bindControls() {
   });
   startAttention();
   startChat();
-  startClocks((state) => { if (ui.state && state.version >= ui.state.version) showInTurn(state); });
+  startClocks((state) => { if (ui.state && state.version >= ui.state.version) showInTurn(state, performance.now()); });
   $("claim").addEventListener("click", () => sendIntent({ type: "claim" }, { kind: "claim", text: "claim" }));
   const sound = $("sound-setting", HTMLInputElement);
   sound.checked = soundOn();

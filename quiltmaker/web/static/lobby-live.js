@@ -3,7 +3,7 @@
 // (pushed by the server over /ws/lobby whenever they change), and quick match: a seek the
 // page polls every second until the server pairs it, with the computer offered after a while.
 // Who may accept what, and who is paired with whom, the server decides.
-import { $, api, el, errorText, fill, saveGame } from "./common.js";
+import { $, api, drawnAs, el, errorText, fill, saveGame } from "./common.js";
 import { GameSocket } from "./socket.js";
 import { lobby, update } from "./lobby-store.js";
 
@@ -49,7 +49,7 @@ export function renderLive() {
 
 function renderChallenges() {
   const live = lobby.live;
-  if (!live) return;
+  if (!live || drawnAs($("challenge-list"), live)) return; // pushed each time it changes, drawn only then
   fill(
     $("challenge-list"),
     live.challenges.length

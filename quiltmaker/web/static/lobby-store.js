@@ -11,7 +11,7 @@ const initial = {
   account: undefined,
   form: { mode: "ai", clock: "", offer: "invite", level: "" },
   lessonDone: {},
-  games: { state: "loading", ids: [], summaries: [], error: null },
+  games: { state: "loading", ids: [], seats: {}, stored: {}, summaries: [], error: null },
   leaderboard: { family: "realtime", entries: null, error: null },
   live: null,
   seek: null,

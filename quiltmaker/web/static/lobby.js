@@ -1,7 +1,7 @@
 // @ts-check
 // The lobby: create a game, list the games this browser holds a seat in. Its state is
 // in one store (lobby-store.js), drawn by drawLobby() after every change.
-import { $, api, el, errorText, fill, findAll, forgetGame, formatNumber, loadGames, saveGame } from "./common.js";
+import { $, api, drawnAs, el, errorText, fill, findAll, forgetGame, formatNumber, loadGames, saveGame } from "./common.js";
 import { lessonGames, openLesson, startLesson } from "./lessons.js";
 import { renderAccount, startAccount } from "./account.js";
 import { connectLive, renderLive, startLobbyLive } from "./lobby-live.js";
@@ -167,8 +167,9 @@ async function loadLeaderboard(family) {
 
 function renderLeaderboard() {
   const { family, entries, error } = lobby.leaderboard;
-  for (const tab of findAll("#leaderboard .tab")) tab.setAttribute("aria-pressed", String(tab.dataset.family === family));
   const list = $("leaderboard-list");
+  if (drawnAs(list, lobby.leaderboard)) return; // each part is drawn again only when it changed: a focused link keeps its focus
+  for (const tab of findAll("#leaderboard .tab")) tab.setAttribute("aria-pressed", String(tab.dataset.family === family));
   if (error) {
     fill(list, el("li", { class: "message", "data-kind": "error" }, `Could not load the leaderboard: ${error}`));
   } else if (entries) {
@@ -194,6 +195,7 @@ function renderLessons() {
   const lessons = lobby.catalogue?.lessons ?? [];
   const lessonDone = lobby.lessonDone;
   const held = lessonGames();
+  if (drawnAs($("lesson-list"), [lessons, lessonDone, held])) return;
   const list = $("lesson-list");
   fill(
     list,
@@ -273,24 +275,30 @@ async function loadHeldGames() {
       held = [];
     }
   }
-  for (const game of held) if (!stored[game.id]) saveGame(game.id, { seat: game.seat, fromAccount: true });
+  /** @type {Record<string, import("./page").SeatHeld>} */
+  const seats = {};
+  for (const game of held) seats[game.id] = game.seat;
+  for (const id of local) seats[id] = stored[id].seat;
+  const created = Object.fromEntries(local.map((id) => [id, stored[id].created ?? 0]));
   const ids = [...local, ...held.map((g) => g.id).filter((id) => !local.includes(id) && !lessonIds.has(id))];
+  const games = { ids, seats, stored: created, summaries: [], error: null };
   if (!ids.length) {
-    update({ games: { state: "done", ids, summaries: [], error: null } });
+    update({ games: { ...games, state: "done" } });
     return;
   }
-  update({ games: { state: "loading", ids, summaries: [], error: null } });
+  update({ games: { ...games, state: "loading" } });
   try {
     const query = ids.map(encodeURIComponent).join(",");
     const list = /** @type {import("./contract").GameList} */ ((await api(`/api/games?ids=${query}`)).body);
-    update({ games: { state: "done", ids, summaries: list.games, error: null } });
+    update({ games: { ...games, state: "done", summaries: list.games } });
   } catch (error) {
-    update({ games: { state: "error", ids, summaries: [], error: errorText(error) } });
+    update({ games: { ...games, state: "error", error: errorText(error) } });
   }
 }
 
 function renderGames() {
-  const { state, ids, summaries, error } = lobby.games;
+  if (drawnAs(gamesBox, lobby.games)) return;
+  const { state, ids, seats, stored, summaries, error } = lobby.games;
   if (state === "error") {
     fill(gamesBox, el("p", { class: "message", "data-kind": "error" }, `Could not load your games: ${error}`));
     return;
@@ -303,7 +311,6 @@ function renderGames() {
     fill(gamesBox, el("p", { class: "hint-text" }, el("span", { class: "spinner", "aria-hidden": "true" }), " Loading your games…"));
     return;
   }
-  const stored = loadGames();
   const byId = new Map(summaries.map((g) => [g.id, g]));
   // Newest first: the server's creation time, else when this browser stored it.
   const order = ids.slice().sort((a, b) => created(byId.get(b), stored[b]) - created(byId.get(a), stored[a]));
@@ -311,7 +318,7 @@ function renderGames() {
   for (const id of order) {
     const game = byId.get(id);
     const summary = game && game.status !== "corrupt" ? game : null;
-    const seat = stored[id]?.seat;
+    const seat = seats[id];
     const seatText = seat === "both" ? "both seats" : seat === null || seat === undefined ? "watching" : `you play as ${summary?.names[seat] ?? "one seat"}`;
     const title = summary ? summary.names.join(" vs ") || id : id;
     const forget = el(
@@ -358,13 +365,13 @@ async function loadLessonProgress(lessonIds) {
   }
 }
 
-/** @param {GameSummary | DamagedGame | undefined} game @param {import("./common.js").HeldGame | undefined} entry */
-function created(game, entry) {
+/** @param {GameSummary | DamagedGame | undefined} game @param {number | undefined} stored when this browser stored it */
+function created(game, stored) {
   if (game && game.status !== "corrupt" && game.created) {
     const t = Date.parse(game.created);
     if (!Number.isNaN(t)) return t;
   }
-  return (entry && entry.created) || 0;
+  return stored || 0;
 }
 
 setRenderer(drawLobby);

@@ -93,7 +93,7 @@ export interface GamePage {
   patches: Map<number, CataloguePatch>;
   seat: SeatHeld;
   state: GameState | null;
-  /** When the newest state arrived (performance.now()): the running clock counts down from there. */
+  /** When the state shown arrived (performance.now()), not when it was shown: the running clock counts down from there. */
   receivedAt: number;
   connection: string;
   socket: { send(message: object): boolean } | null;
@@ -112,8 +112,8 @@ export interface GamePage {
   afterAck: { version: number; words: string } | null;
   /** This browser asked for the rematch, and the server took it. */
   rematchAcked: boolean;
-  /** States waiting their turn to be shown (the other side's moves, one at a time). */
-  waiting: GameState[];
+  /** States waiting their turn to be shown (the other side's moves, one at a time), with when each arrived. */
+  waiting: { state: GameState; at: number }[];
   showing: boolean;
   lastOtherShown: number;
   /** Seats seen here at least once on this page: the next arrival is "back", not "joined". */
@@ -140,7 +140,16 @@ export interface LobbyPage {
   /** Lesson number -> whether this browser's game of it is done (the server says). */
   lessonDone: Record<number, boolean>;
   /** This browser's games (and, signed in, the account's): their ids, newest first, and the server's summaries. */
-  games: { state: "loading" | "done" | "error"; ids: string[]; summaries: (GameSummary | DamagedGame)[]; error: string | null };
+  games: {
+    state: "loading" | "done" | "error";
+    ids: string[];
+    /** The seat held in each: this browser's, or the account's (kept here only, never in this browser's storage). */
+    seats: Record<string, SeatHeld>;
+    /** When this browser stored each of its games (the order of those the server does not know). */
+    stored: Record<string, number>;
+    summaries: (GameSummary | DamagedGame)[];
+    error: string | null;
+  };
   leaderboard: { family: string; entries: LeaderboardEntry[] | null; error: string | null };
   /** The live lobby, as the server last pushed it for this viewer. */
   live: Lobby | null;

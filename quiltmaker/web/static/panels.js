@@ -81,8 +81,10 @@ function ratingChanges(s) {
 }
 
 function renderBanners() {
-  const items = [];
   const s = ui.state;
+  // A live region: drawn again only when a banner changes, so a screen reader does not repeat it on every key.
+  if (drawnAs($("banners"), [ui.replay.ply, s?.moves.length, s?.pending, s?.to_move, !!s?.result, specialsPending(), ui.banners, s?.names])) return;
+  const items = [];
   if (s && ui.replay.ply !== null) {
     items.push(
       el("div", { class: "banner replay-banner", "data-testid": "replay-banner" },
@@ -286,7 +288,7 @@ function rematchOffer() {
   if (s.rematch) {
     const watching = ui.seat === null || ui.seat === undefined;
     return el("p", { class: "rematch", "data-testid": "rematch-started" },
-      "The rematch has started, seats swapped: ",
+      `The rematch has started (${s.rematch_first} moves first): `,
       el("a", { href: `/game/${encodeURIComponent(s.rematch)}`, "data-testid": "rematch-link" }, watching ? "watch it" : "play it"),
       ".");
   }
@@ -296,7 +298,7 @@ function rematchOffer() {
       type: "button", class: "primary", "data-testid": "rematch",
       onclick: () => sendIntent({ type: "rematch" }, { kind: "rematch", text: "rematch" }),
     }, "Rematch"),
-    " the same players, seats swapped: the side that moved second starts.");
+    ` the same players; ${s.rematch_first} moves first.`);
 }
 
 // ---------------------------------------------------------------- move list

@@ -1,7 +1,7 @@
 // @ts-check
 // Going back through a game: past positions as the server drew them
 // (GET /api/games/{id}/positions), and the analysis with its evaluation graph.
-import { $, api, el, errorText, fill, formatNumber } from "./common.js";
+import { $, api, el, errorText, fill, formatNumber, setText } from "./common.js";
 import { evalGraph, spinner } from "./graph.js";
 import { nameOf, replayAvailable, shownJudgement, ui, update } from "./store.js";
 import { say } from "./notices.js";
@@ -18,7 +18,7 @@ export function renderReplay() {
   if (box.hidden || !s) return; // available only with a state
   const total = (s.moves || []).length;
   const k = ui.replay.ply === null ? total : ui.replay.ply;
-  $("replay-position").textContent = `${k === 0 ? "start" : `move ${k}`} of ${total}${ui.replay.ply === null ? " (current)" : ""}`;
+  setText($("replay-position"), `${k === 0 ? "start" : `move ${k}`} of ${total}${ui.replay.ply === null ? " (current)" : ""}`);
   $("replay-first", HTMLButtonElement).disabled = k === 0;
   $("replay-prev", HTMLButtonElement).disabled = k === 0;
   $("replay-next", HTMLButtonElement).disabled = k >= total;

@@ -202,8 +202,8 @@ export function view() {
 /**
  * The marked move (a blunder or mistake, by the server's analysis) that the replay's
  * position leads into, or null: the replay shows the position before it, and the better move.
+ * @returns {Judgement | null}
  */
-/** @returns {Judgement | null} */
 export function shownJudgement() {
   const k = ui.replay.ply;
   if (k === null) return null;
