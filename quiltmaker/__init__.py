@@ -10,7 +10,7 @@
 
 from .core.components import DEFAULT_VARIANT, PATCHES, TIME_TRACKS, Patch, TimeTrack
 from .core import record
-from .core.errors import IllegalMoveError, InvalidMoveError, InvalidPlayerError, InvalidPositionError, InvalidRecordError, QuiltmakerError
+from .core.errors import IllegalMoveError, InvalidMoveError, InvalidPlayerError, InvalidPositionError, InvalidRecordError, InvalidSeedError, QuiltmakerError
 from .core.game import Game
 from .core.moves import ACTION_COUNT, Move
 from .core.position import MoveEffect, Position, TurnCause
@@ -26,6 +26,7 @@ __all__ = [
     "InvalidPlayerError",
     "InvalidPositionError",
     "InvalidRecordError",
+    "InvalidSeedError",
     "Move",
     "MoveEffect",
     "Patch",

@@ -16,12 +16,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .core.components import BONUS_SIZE, DEFAULT_VARIANT
-from .core.errors import InvalidMoveError, InvalidPlayerError, InvalidPositionError, InvalidRecordError, QuiltmakerError
+from .core.errors import InvalidMoveError, InvalidPlayerError, InvalidPositionError, InvalidRecordError, InvalidSeedError, QuiltmakerError
+from .core.seeds import check_seed, derived_seed
 from .guides import TOPICS, see
 
 # The guide that explains what a failing command's input should have been, by the kind of error.
 ERROR_GUIDES: dict[type[QuiltmakerError], str] = {
     InvalidMoveError: "notation", InvalidPositionError: "notation", InvalidRecordError: "records", InvalidPlayerError: "strength",
+    InvalidSeedError: "notation",
 }  # fmt: skip
 
 
@@ -63,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--two-players", action="store_true", help="two people on one keyboard instead of the AI (full-screen game)")
     play.add_argument("--plain", action="store_true", help="line-based play: a printout and a move prompt (automatic without a terminal)")
     play.add_argument("--seat", choices=["0", "1", "random"], default="random", help="your seat against the AI (default: random)")
-    play.add_argument("--seed", type=int, help="seed for the setup and the AI")
+    play.add_argument("--seed", type=_seed, help="seed for the setup and the AI")
     play.add_argument("--variant", default=DEFAULT_VARIANT, help="time track printing: revised (default) or original")
     play.add_argument("--save", type=Path, default=Path("quiltmaker-game.json"), help="record file saved after every move")
     play.add_argument("--resume", type=Path, help="continue the game in this record file")
@@ -76,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
 
     simulate = commands.add_parser("simulate", help="play many games between AI players")
     simulate.add_argument("--games", type=int, default=100)
-    simulate.add_argument("--seed", type=int, default=0)
+    simulate.add_argument("--seed", type=_seed, default=0)
     simulate.add_argument("--players", default="random,greedy", help="two players separated by '/' or ',' (levels, random, greedy, mcts:...)")
     simulate.add_argument("--variant", default=DEFAULT_VARIANT)
     simulate.add_argument("--records", type=Path, help="write one JSON record per game into this folder")
@@ -85,7 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     perft = commands.add_parser("perft", help="count move sequences to a depth")
     perft.add_argument("depth", type=int)
     perft.add_argument("--position", help="position text (default: the start from --seed)")
-    perft.add_argument("--seed", type=int, default=0)
+    perft.add_argument("--seed", type=_seed, default=0)
     perft.add_argument("--divide", action="store_true", help="count per first move")
     perft.set_defaults(run=_perft)
 
@@ -94,7 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     limits = analyse.add_mutually_exclusive_group()
     limits.add_argument("--time", type=float, default=1.0, help="seconds of search per position (default 1)")
     limits.add_argument("--iterations", type=int, help="playouts per position instead of a time")
-    analyse.add_argument("--seed", type=int, default=0)
+    analyse.add_argument("--seed", type=_seed, default=0)
     analyse.add_argument("--json", action="store_true", help="print JSON lines, one per position")
     analyse.set_defaults(run=_analyse)
 
@@ -110,7 +112,7 @@ def _parser() -> argparse.ArgumentParser:
         "--time", help="time per move for a bare 'mcts' player and for every engine:COMMAND (sent as 'go time'), e.g. 1s or 250ms; levels keep their own"
     )
     match.add_argument("--iterations", type=int, help="playouts per move for a bare 'mcts' player")
-    match.add_argument("--seed", type=int, default=0, help="seed of the setups and the players' searches (default 0): a match replays from it")
+    match.add_argument("--seed", type=_seed, default=0, help="seed of the setups and the players' searches (default 0): a match replays from it")
     match.add_argument("--workers", type=int, help="parallel games (default: one per core)")
     match.add_argument("--ray", metavar="ADDRESS", help="run the games on a Ray cluster ('local' starts one here)")
     match.add_argument(
@@ -127,14 +129,14 @@ def _parser() -> argparse.ArgumentParser:
     selfplay.add_argument("player", help="what plays both seats: a level (beginner .. max), mcts:OPTIONS, greedy or random")
     selfplay.add_argument("--games", type=int, default=100, help="games to play (default 100)")
     selfplay.add_argument("--out", type=Path, default=Path("selfplay.npz"), help=f"the .npz file to write (default ./selfplay.npz; format: {see('environments')})")
-    selfplay.add_argument("--seed", type=int, default=0, help="seed of the setups and the searches (default 0): a run replays from it")
+    selfplay.add_argument("--seed", type=_seed, default=0, help="seed of the setups and the searches (default 0): a run replays from it")
     selfplay.add_argument("--workers", type=int, help="parallel games (default: one per core)")
     selfplay.add_argument("--ray", metavar="ADDRESS", help="run the games on a Ray cluster ('local' starts one here)")
     selfplay.add_argument("--variant", default=DEFAULT_VARIANT)
     selfplay.set_defaults(run=_selfplay)
 
     engine = commands.add_parser("engine", help=f"speak the engine protocol on stdin/stdout (see: {see('engine-protocol')})")
-    engine.add_argument("--seed", type=int, default=0)
+    engine.add_argument("--seed", type=_seed, default=0)
     engine.set_defaults(run=_engine)
 
     serve = commands.add_parser("serve", help=f"start the web server: play in the browser (see: {see('web')})")
@@ -219,7 +221,7 @@ def _play(args: argparse.Namespace) -> int:
     full_screen = not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
     if args.two_players and not full_screen:
         raise QuiltmakerError("--two-players needs the full-screen game: run it in a terminal, without --plain")
-    rng = random.Random(args.seed)
+    rng = random.Random(args.seed)  # checked as a seed by the parser
     human = rng.randrange(2) if args.seat == "random" else int(args.seat)
     opponent = None if args.two_players else _player(args.opponent, args.seed)
     if args.resume:
@@ -289,14 +291,14 @@ def _simulate(args: argparse.Namespace) -> int:
         raise QuiltmakerError(f"--players needs two players separated by '/' or ',', not {args.players!r}")
     if args.games < 1:
         raise QuiltmakerError("--games must be at least 1")
-    players = [_player(name, args.seed * 2 + seat) for seat, name in enumerate(names)]
+    players = [_player(name, derived_seed(args.seed * 2 + seat)) for seat, name in enumerate(names)]
     if args.records:
         args.records.mkdir(parents=True, exist_ok=True)
     scores, wins = [0, 0], [0, 0]
     moves = bonus = tiebreak = 0
     console = Console(stderr=True)
     for index in track(range(args.games), description="Playing", console=console, transient=True):
-        game = play_game(players, Position.initial(args.seed * 1_000_003 + index, variant=args.variant))
+        game = play_game(players, Position.initial(derived_seed(args.seed * 1_000_003 + index), variant=args.variant))
         final = game.position
         for seat in (0, 1):
             scores[seat] += final.scores[seat]
@@ -534,6 +536,19 @@ def _finite_or_none(value: object) -> object:
     if isinstance(value, list):
         return [_finite_or_none(v) for v in value]
     return value
+
+
+def _seed(text: str) -> int:
+    """The parser's type of every ``--seed``: the package's one rule for seeds (:func:`~quiltmaker.core.seeds.check_seed`)."""
+    value: object = text
+    try:
+        value = int(text)
+    except ValueError:
+        pass  # refused below, with the same message as any other bad seed
+    try:
+        return check_seed(value)
+    except InvalidSeedError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _player(spec: str, seed: int | None):  # type: ignore[no-untyped-def]

@@ -14,13 +14,17 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .core import record
 from .core.components import DEFAULT_VARIANT
 from .core.errors import IllegalMoveError, QuiltmakerError
 from .core.game import Game
 from .core.position import Position
+from .core.seeds import check_seed, derived_seed
+
+if TYPE_CHECKING:
+    from .ai.players import Player
 
 Z95 = 1.959963984540054
 
@@ -156,40 +160,61 @@ def elo_from_score(score: float) -> float:
 def schedule(
     players: tuple[str, str], games: int, seed: int, variant: str = DEFAULT_VARIANT, move_time: float | None = None
 ) -> Iterator[GameSpec]:
-    """The games of a match: setups in pairs with the seats swapped."""
+    """The games of a match: setups in pairs with the seats swapped.
+
+    Raises:
+        InvalidSeedError: ``seed`` is not an integer from 0 to 2**64 - 1.
+    """
+    seed = check_seed(seed, "the match's seed")
     for index in range(games):
-        setup = seed * 1_000_003 + index // 2
+        setup = derived_seed(seed * 1_000_003 + index // 2)
         a_seat = index % 2
-        yield GameSpec(index, setup, a_seat, players, (2 * index + 1 + seed, 2 * index + 2 + seed), variant, move_time)
+        player_seeds = (derived_seed(2 * index + 1 + seed), derived_seed(2 * index + 2 + seed))
+        yield GameSpec(index, setup, a_seat, players, player_seeds, variant, move_time)
 
 
 def play_scheduled_game(spec: GameSpec) -> dict[str, Any]:
     """Play one scheduled game; returns its JSON record with the match's bookkeeping.
 
-    An outside engine that breaks the protocol (an illegal or malformed
-    move, no answer in time, a crash) forfeits the game and the match goes
-    on: the record holds the moves until then, ``result`` null as for any
-    unfinished game, and ``"forfeit": {"player": seat, "reason": ...}``.
+    An outside engine that breaks the protocol (a failed handshake, an
+    illegal or malformed move, an ``error`` line, no answer in time, a
+    crash) forfeits the game and the match goes on: the record holds the
+    moves until then, ``result`` null as for any unfinished game, and
+    ``"forfeit": {"player": seat, "reason": ...}``.
+
+    Raises:
+        InvalidPlayerError: A player specification names no player, or its engine cannot be started.
     """
     from .engine.protocol import ProtocolError
     from .specs import player_from_spec
 
-    a = player_from_spec(spec.players[0], spec.seeds[0], spec.move_time)
-    b = player_from_spec(spec.players[1], spec.seeds[1], spec.move_time)
-    seats = [a, b] if spec.a_seat == 0 else [b, a]
+    seats: list[Player | None] = [None, None]
+    names = ["", ""]
     forfeit = None
     try:
-        # The players' names: an engine's is the one it gave with 'id name'.
-        game = Game(Position.initial(spec.setup_seed, variant=spec.variant), [p.name for p in seats])
-        while (mover := game.position.to_move) is not None:
+        for which, (player_spec, seed) in enumerate(zip(spec.players, spec.seeds)):
+            seat = spec.a_seat if which == 0 else 1 - spec.a_seat
+            # The players' names: an engine's is the one it gave with 'id name'; one that failed
+            # its handshake gave none, and is named by its command line.
+            names[seat] = player_spec.strip().removeprefix("engine:").strip()
             try:
-                game.play(seats[mover].choose_move(game.position))
+                player = seats[seat] = player_from_spec(player_spec, seed, spec.move_time)
+                names[seat] = player.name
+            except ProtocolError as error:
+                if forfeit is None:
+                    forfeit = {"player": seat, "reason": str(error)}
+        game = Game(Position.initial(spec.setup_seed, variant=spec.variant), names)
+        while forfeit is None and (mover := game.position.to_move) is not None:
+            chooser = seats[mover]
+            assert chooser is not None
+            try:
+                game.play(chooser.choose_move(game.position))
             except (ProtocolError, IllegalMoveError) as error:
                 forfeit = {"player": mover, "reason": str(error)}
-                break
     finally:
-        a.close()
-        b.close()
+        for built in seats:
+            if built is not None:
+                built.close()
     result = record.to_json(game)
     result["match"] = {"game": spec.index, "setup_seed": spec.setup_seed, "a_seat": spec.a_seat, "players": list(spec.players)}
     if forfeit is not None:
@@ -218,10 +243,12 @@ def run_match(
     a long match can be stopped and carried on later.
 
     Raises:
-        QuiltmakerError: A player specification is not understood.
+        QuiltmakerError: A player specification is not understood, or ``seed`` is not a seed
+            (an integer from 0 to 2**64 - 1).
     """
     from .specs import player_from_spec
 
+    specs = list(schedule(players, games, seed, variant, move_time))  # a bad seed fails here, before anything is written
     for spec in players:
         if not spec.startswith("engine:"):
             player_from_spec(spec, 0, move_time)  # fail fast, before any process starts
@@ -229,7 +256,6 @@ def run_match(
         records.mkdir(parents=True, exist_ok=True)
     result = MatchResult(players)
     workers = workers or os.cpu_count() or 1
-    specs = list(schedule(players, games, seed, variant, move_time))
     if resume:
         if records is None:
             raise QuiltmakerError("resuming a match needs the folder of its records")

@@ -59,6 +59,7 @@ def _check_end(batch: PatchworkBatch, row: int, position: Position, viewer: int)
     assert batch.final_winner[row] == winner
     assert batch.rewards[row, winner] == 1.0 and batch.rewards[row, 1 - winner] == -1.0
     assert np.array_equal(batch.final_observation[row], encode(position, viewer))
+    assert not batch.final_illegal[row]
 
 
 def test_two_players_move_by_move_as_the_rules_and_the_encoding_say() -> None:
@@ -186,6 +187,23 @@ def test_an_illegal_action_loses_that_game_only() -> None:
     assert batch.position(1) == Position.initial(int(batch.game_seed[1]))  # and the next game began
 
 
+@pytest.mark.parametrize("autoreset", [True, False])
+def test_regression_an_illegal_action_of_minus_one_is_told_from_a_normal_end(autoreset: bool) -> None:
+    # -1 was also `illegal`'s "no illegal action" value: game 0, lost on action -1, looked like a
+    # game that had ended by the rules after no move at all.
+    batch = PatchworkBatch(4, seed=2, autoreset=autoreset)
+    movers = batch.current_player.copy()
+    actions = batch.random_actions()
+    actions[:3] = [-1, -7, ACTION_COUNT]
+    batch.step(actions)
+    assert batch.terminated.tolist() == [True, True, True, False]
+    assert batch.final_illegal[:3].all() and batch.illegal[:3].tolist() == [-1, -7, ACTION_COUNT]
+    for row in range(3):
+        mover = int(movers[row])
+        assert batch.rewards[row, mover] == -1.0 and batch.rewards[row, 1 - mover] == 1.0
+        assert batch.final_winner[row] == 1 - mover and batch.final_moves[row] == 0
+
+
 def test_raise_refuses_an_illegal_action_and_changes_nothing() -> None:
     batch = PatchworkBatch(3, seed=1, illegal_action="raise")
     before = [batch.position(row) for row in range(3)], batch.observation.copy(), batch.legal_action_mask.copy()
@@ -205,9 +223,11 @@ def test_raise_refuses_an_illegal_action_and_changes_nothing() -> None:
         ({"num_games": 2, "illegal_action": "ignore"}, "illegal_action"),
         ({"num_games": 2, "variant": "third"}, "variant"),
         ({"num_games": 2, "opponent": "nobody"}, "nobody"),
-        ({"num_games": 2, "seed": -1}, "seeds"),
+        ({"num_games": 2, "seed": -1}, r"a seed is an integer from 0 to 2\*\*64 - 1, not -1"),
+        ({"num_games": 2, "seed": -5}, r"not -5"),  # the one rule for seeds, as Position.initial's
+        ({"num_games": 2, "seed": 2**64 - 1}, r"game 1's seed \(seed \+ 1\) is an integer from 0 to 2\*\*64 - 1"),
         ({"num_games": 2, "seed": [1]}, "one for each"),
-        ({"num_games": 2, "seed": [1, 2.5]}, "seeds"),
+        ({"num_games": 2, "seed": [1, 2.5]}, r"game 1's seed is an integer from 0 to 2\*\*64 - 1, not 2.5"),
         ({"num_games": 2, "seed": "x"}, "seed"),
     ],
 )

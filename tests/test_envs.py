@@ -259,6 +259,27 @@ def test_openspiel_random_simulation_test(name: str) -> None:
     pyspiel.random_sim_test(game, num_sims=10, serialize=True, verbose=False)
 
 
+def test_regression_the_environments_refuse_a_bad_seed_and_change_nothing() -> None:
+    # Position.initial(-1) was the setup of seed 1, so reset(seed=-1) played it; 2**64 was a setup of its own.
+    from quiltmaker import InvalidSeedError
+
+    for seed in (-1, 2**64):
+        env = gymnasium_env.PatchworkEnv()
+        env.reset(seed=3)
+        before, generator = env.position, env.np_random.bit_generator.state
+        with pytest.raises(InvalidSeedError, match="from 0 to 2"):
+            env.reset(seed=seed)
+        assert env.position == before and env.np_random.bit_generator.state == generator
+        game = pettingzoo_env.env()
+        game.reset(seed=3)
+        with pytest.raises(InvalidSeedError, match="from 0 to 2"):
+            game.reset(seed=seed)
+        assert game.unwrapped.position == Position.initial(3)
+    # OpenSpiel's -1 deals by chance; -5 did too, where it is no seed.
+    with pytest.raises(InvalidSeedError, match="not -5"):
+        pyspiel.load_game("python_patchwork(seed=-5)")
+
+
 def test_openspiel_seed_and_chance_setups() -> None:
     seeded = pyspiel.load_game("python_patchwork(seed=42)").new_initial_state()
     assert seeded.position == Position.initial(42) and seeded.current_player() == Position.initial(42).to_move

@@ -369,6 +369,86 @@ def test_an_engine_that_plays_an_illegal_move_forfeits_that_game_and_the_match_g
     assert lenient_json(again.stdout)["forfeits"] == [2, 0]  # a forfeited game is kept, not played again
 
 
+# A bot written from docs/engine-protocol.md that breaks it in one way, chosen by its argument:
+# a move that is not a move on its second turn, or an exit or a silence in its handshake.
+BROKEN = """
+import sys
+from quiltmaker.core.position import Position
+from quiltmaker.ai.players import GreedyPlayer
+
+fault = sys.argv[1]
+moves = 0
+position = None
+for line in sys.stdin:
+    words = line.split()
+    if words[:1] == ["protocol"]:
+        if fault == "exits":
+            sys.exit(3)
+        if fault == "unflushed":  # written to a buffer of its own (whatever PYTHONUNBUFFERED says), never flushed
+            buffered = open(1, "w", buffering=1 << 16, closefd=False)
+            buffered.write("id name Broken\\nprotocolok\\n")
+        else:
+            print("id name Broken", "protocolok", sep="\\n", flush=True)
+    elif words[:2] == ["position", "text"]:
+        position = Position.from_text(line.split(None, 2)[2])
+    elif words[:1] == ["go"]:
+        moves += 1
+        move = fault if moves == 2 else GreedyPlayer(0).choose_move(position).text()
+        print("bestmove", move, flush=True)
+    elif words[:1] == ["quit"]:
+        break
+"""
+
+
+def broken_match(tmp_path: Path, fault: str, *options: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A two-game match of the broken bot (player A) against greedy: its summary and its records."""
+    script = tmp_path / "broken.py"
+    script.write_text(BROKEN, encoding="utf-8")
+    engine = "engine:" + shlex.join([sys.executable, str(script), fault])
+    result = run_cli(tmp_path, "match", engine, "greedy", "--games", "2", "--workers", "2", "--records", "recs", "--json", *options, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    records = load_records(tmp_path / "recs")
+    assert len(records) == 2, "every game's record is kept"
+    return lenient_json(result.stdout), records
+
+
+@pytest.mark.parametrize(("fault", "reason"), [("99@a1", "there is no patch 99"), ("garbage!!", "is not a move")])
+def test_regression_a_malformed_bestmove_forfeits_that_game_and_the_match_goes_on(tmp_path: Path, fault: str, reason: str) -> None:
+    # Move.from_text's InvalidMoveError escaped the match runner: the match ended with status 2
+    # and no records, where the protocol promises a forfeit.
+    summary, records = broken_match(tmp_path, fault)
+    assert summary["games"] == 2 and summary["forfeits"] == [2, 0]
+    for data in records:
+        a_seat = data["match"]["a_seat"]
+        assert data["players"][a_seat] == "Broken" and data["result"] is None
+        assert data["forfeit"]["player"] == a_seat
+        assert "malformed move" in data["forfeit"]["reason"] and reason in data["forfeit"]["reason"]
+        record.from_json(data)  # the moves until then replay
+        assert sum(1 for m in data["moves"] if m["player"] == a_seat) == 1
+
+
+def test_regression_an_engine_that_fails_its_handshake_forfeits_and_the_match_goes_on(tmp_path: Path) -> None:
+    # The handshake's ProtocolError was raised while the players were built, outside the
+    # runner's forfeit: the match ended with status 2 and no records.
+    summary, records = broken_match(tmp_path, "exits")
+    assert summary["games"] == 2 and summary["forfeits"] == [2, 0]
+    for data in records:
+        a_seat = data["match"]["a_seat"]
+        assert data["moves"] == [] and data["result"] is None and data["forfeit"]["player"] == a_seat
+        assert "closed its output before 'protocolok'" in data["forfeit"]["reason"]
+        assert data["players"][1 - a_seat] == "greedy"
+
+
+@pytest.mark.slow
+def test_regression_an_engine_that_never_flushes_forfeits_and_the_match_goes_on(tmp_path: Path) -> None:
+    # A minute without 'protocolok' (the handshake's limit) ended the match with status 2 and no records.
+    summary, records = broken_match(tmp_path, "unflushed")
+    assert summary["games"] == 2 and summary["forfeits"] == [2, 0]
+    for data in records:
+        assert data["moves"] == [] and data["forfeit"]["player"] == data["match"]["a_seat"]
+        assert "does it flush its output" in data["forfeit"]["reason"]
+
+
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [

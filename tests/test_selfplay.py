@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,8 @@ from helpers import run_cli
 from test_cli import assert_clean_failure
 
 from quiltmaker import Position, QuiltmakerError
+from quiltmaker.ai.calibration import calibrated
+from quiltmaker.ai.mcts import SOLVER_FROM_SPACE
 from quiltmaker.envs.selfplay import generate, load, save
 from quiltmaker.core.moves import ACTION_COUNT, Move
 from quiltmaker.envs.observation import action_mask, encode
@@ -45,7 +48,26 @@ def test_every_row_is_its_position_before_the_move_played(arrays: dict[str, np.n
             mover = arrays["to_move"][row]
             assert arrays["margin"][row] == position.score(mover) - position.score(1 - mover)
             assert arrays["outcome"][row] == (1 if position.winner == mover else -1)
-    assert np.isfinite(arrays["search_win_rate"]).all() and ((0 <= arrays["search_win_rate"]) & (arrays["search_win_rate"] <= 1)).all()
+    for key in ("search_win_rate", "win_probability"):
+        assert np.isfinite(arrays[key]).all() and ((0 <= arrays[key]) & (arrays[key] <= 1)).all()
+
+
+def test_regression_the_figures_to_learn_are_calibrated_and_the_raw_ones_are_kept(arrays: dict[str, np.ndarray]) -> None:
+    # Only the raw search figures were recorded, as `search_win_rate`, which the documentation
+    # called the figure a value model would learn; the raw figure overstates the favourite.
+    offsets, searched = arrays["policy_offsets"], 0
+    for game, seed in enumerate(arrays["game_seeds"]):
+        position = Position.initial(int(seed))
+        for row in np.flatnonzero(arrays["game"] == game):
+            if min(position.times) < SOLVER_FROM_SPACE:  # a search, not the endgame solver
+                iterations = int(arrays["policy_visits"][offsets[row] : offsets[row + 1]].sum())
+                expected = calibrated(position, float(arrays["search_win_rate"][row]), float(arrays["search_margin"][row]), iterations)
+                assert arrays["win_probability"][row] == pytest.approx(expected[0], abs=1e-6)
+                assert arrays["expected_margin"][row] == pytest.approx(expected[1], abs=1e-4)
+                searched += 1
+            position = position.play(Move.from_action(int(arrays["actions"][row])))
+    assert searched > 50
+    assert not np.allclose(arrays["win_probability"], arrays["search_win_rate"], atol=0.01)
 
 
 def test_the_arrays_do_not_depend_on_the_workers(arrays: dict[str, np.ndarray]) -> None:
@@ -65,10 +87,26 @@ def test_saved_data_loads_and_a_damaged_file_is_refused(tmp_path: Path, arrays: 
     path = tmp_path / "data.npz"
     save(path, arrays, PLAYER, 4, "revised")
     loaded, meta = load(path)
-    assert meta == {"format": 1, "player": PLAYER, "seed": 4, "variant": "revised", "games": 3}
+    assert meta == {"format": 2, "player": PLAYER, "seed": 4, "variant": "revised", "games": 3}
     assert all(np.array_equal(loaded[key], arrays[key]) for key in arrays)
     path.write_bytes(path.read_bytes()[:200])
     with pytest.raises(QuiltmakerError, match="not quiltmaker self-play data"):
+        load(path)
+
+
+def test_a_file_of_format_1_loads_with_the_calibrated_figures_it_lacked(tmp_path: Path, arrays: dict[str, np.ndarray]) -> None:
+    # Format 1 (before the calibrated figures) kept the raw ones only: they are calibrated on loading.
+    path = tmp_path / "old.npz"
+    old = {key: value for key, value in arrays.items() if key not in ("win_probability", "expected_margin")}
+    meta = {"format": 1, "player": PLAYER, "seed": 4, "variant": "revised", "games": 3}
+    np.savez_compressed(path, meta=np.array(json.dumps(meta)), **old)
+    loaded, loaded_meta = load(path)
+    assert loaded_meta == meta and set(loaded) == set(arrays)
+    assert all(np.array_equal(loaded[key], arrays[key]) for key in old)
+    assert np.allclose(loaded["win_probability"], arrays["win_probability"], atol=1e-6)
+    assert np.allclose(loaded["expected_margin"], arrays["expected_margin"], atol=1e-4)
+    np.savez_compressed(path, meta=np.array(json.dumps({**meta, "format": 3})), **arrays)
+    with pytest.raises(QuiltmakerError, match="format 3"):
         load(path)
 
 

@@ -88,6 +88,26 @@ def test_same_step_autoreset_hands_over_the_final_observation() -> None:
     assert finished >= 8
 
 
+def test_regression_an_illegal_action_is_in_the_infos_only_for_the_copies_that_played_one() -> None:
+    # `illegal_action` was -1 with its `_illegal_action` mask set for every copy whose game
+    # ended, so a game lost on action -1 read as one that ended by the rules.
+    envs = PatchworkVectorEnv(3, opponent="random", seat=0)
+    observations, _ = envs.reset(seed=4)
+    actions = _masked_random(envs, observations, np.random.default_rng(0))
+    actions[:2] = [-1, 7431]
+    observations, rewards, terminations, _, infos = envs.step(actions)
+    assert terminations[:2].all() and rewards[:2].tolist() == [-1.0, -1.0]
+    assert infos["_illegal_action"].tolist() == [True, True, False]
+    assert infos["illegal_action"][:2].tolist() == [-1, 7431]
+    rng = np.random.default_rng(1)
+    for _ in range(400):  # legal moves until games end by the rules: no illegal action for them
+        observations, _, terminations, _, infos = envs.step(_masked_random(envs, observations, rng))
+        if terminations.any():
+            break
+    assert terminations.any() and not infos["_illegal_action"].any()
+    envs.close()
+
+
 def test_reset_mask_restarts_only_the_masked_copies() -> None:
     envs = PatchworkVectorEnv(4, opponent="random", seat=1)
     envs.reset(seed=5)

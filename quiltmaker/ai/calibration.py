@@ -159,10 +159,18 @@ def load() -> Calibration:
 
 def calibrated(position: Position, win_rate: float, margin: float, iterations: int, exact: bool = False) -> tuple[float, float]:
     """``(win probability, expected margin)`` of the player to move: exact answers as they are, searches calibrated."""
-    if exact:
-        return win_rate, margin
-    model, where = load(), stage(position)
-    return model.win_probability(win_rate, where, iterations), model.expected_margin(margin, where, iterations)
+    win, expected = calibrated_arrays([win_rate], [margin], [stage(position)], [iterations], [exact])
+    return float(win[0]), float(expected[0])
+
+
+def calibrated_arrays(
+    win_rate: npt.ArrayLike, margin: npt.ArrayLike, stages: npt.ArrayLike, iterations: npt.ArrayLike, exact: npt.ArrayLike
+) -> tuple[FloatArray, FloatArray]:
+    """:func:`calibrated` for arrays of positions (their :func:`stage`), one row a position; NaN stays NaN."""
+    model, solved = load(), np.asarray(exact, np.bool_)
+    win = np.where(solved, np.asarray(win_rate, np.float64), model.win_probabilities(win_rate, stages, iterations))
+    expected = np.where(solved, np.asarray(margin, np.float64), model.expected_margins(margin, stages, iterations))
+    return np.asarray(win), np.asarray(expected)
 
 
 class FitError(RuntimeError):

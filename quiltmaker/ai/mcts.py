@@ -16,7 +16,6 @@ tree, so they are remembered across the tree and a player's moves.
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ import numpy as np
 from ..core.moves import Move
 from .players import Limit, Player
 from ..core.position import Position
+from ..core.seeds import seeded_random
 from ..compiled import announce_compiling
 from ..compiled import rules as K
 from .search_kernel import (
@@ -396,7 +396,7 @@ class MCTSPlayer(Player):
     Args:
         limit: Iterations and/or seconds per move.
         config: Search parameters.
-        seed: Seeds the playouts; with an iteration limit, play is reproducible.
+        seed: Seeds the playouts (0..2**64 - 1); with an iteration limit, play is reproducible.
         name: Name written into records.
     """
 
@@ -416,7 +416,7 @@ class MCTSPlayer(Player):
         self.config = config
         self.name = name
         self.clock = clock
-        self._seeds = random.Random(seed)
+        self._seeds = seeded_random(seed)
         self.tree: SearchTree | None = None
         self.last_report: SearchReport | None = None
         self._use_solver = endgame_solver

@@ -6,7 +6,6 @@ here is reproducible from its seed. Stronger players build on :class:`Player`.
 
 from __future__ import annotations
 
-import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from collections.abc import Callable, Sequence
@@ -15,6 +14,7 @@ from ..core.components import BOARD_SIZE, EMPTY_SQUARE_PENALTY, INCOME_UP_TO, LA
 from ..core.game import Game
 from ..core.moves import ADVANCE, BUY, Move
 from ..core.position import Position
+from ..core.seeds import seeded_random
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class RandomPlayer(Player):
     name = "random"
 
     def __init__(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed)
+        self._rng = seeded_random(seed)
 
     def choose_move(self, position: Position) -> Move:
         return self._rng.choice(position.legal_moves())
@@ -130,7 +130,7 @@ class GreedyPlayer(Player):
     name = "greedy"
 
     def __init__(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed)
+        self._rng = seeded_random(seed)
 
     def move_value(self, position: Position, move: Move, player: int) -> float:
         """The heuristic value of ``move`` for ``player``, who is to move."""

@@ -21,11 +21,24 @@ class InvalidRecordError(QuiltmakerError):
     """A game record that is malformed, or whose moves do not replay."""
 
 
+class InvalidSeedError(QuiltmakerError):
+    """A seed that is not an integer from 0 to 2**64 - 1 (:mod:`quiltmaker.core.seeds`)."""
+
+
 class InvalidPlayerError(QuiltmakerError):
     """A player specification (``expert``, ``mcts:iterations=2000``, ``engine:./bot``) that names no player."""
 
 
 # Users catch and read these as ``quiltmaker.IllegalMoveError`` and so on, and tracebacks and
 # pickles name them so (the package re-exports them), whatever module defines them.
-for _error in (QuiltmakerError, InvalidMoveError, IllegalMoveError, InvalidPositionError, InvalidRecordError, InvalidPlayerError):
+_ERRORS = (
+    QuiltmakerError,
+    InvalidMoveError,
+    IllegalMoveError,
+    InvalidPositionError,
+    InvalidRecordError,
+    InvalidSeedError,
+    InvalidPlayerError,
+)
+for _error in _ERRORS:
     _error.__module__ = "quiltmaker"

@@ -8,7 +8,6 @@ search, which must only be given moves from :meth:`Position.legal_moves`.
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
@@ -32,6 +31,7 @@ from .components import (
 )
 from .errors import IllegalMoveError, InvalidMoveError, InvalidPositionError
 from .moves import ACTION_COUNT, ADVANCE, PLACEMENTS, SPECIAL, SPECIAL_MOVES, Move, square_name
+from .seeds import seeded_random
 
 NO_BONUS = -1
 
@@ -161,20 +161,22 @@ class Position(NamedTuple):
     ) -> Position:
         """The starting position.
 
-        The circle and the first player come from ``seed`` (or fresh
-        randomness without one) unless given explicitly. An explicit circle
-        lists all 33 patch ids, the first one offered first and the 1x2 patch
-        (id 0) last.
+        The circle and the first player come from ``seed``, an integer from
+        0 to 2**64 - 1 whose setup is fixed by this project
+        (:mod:`quiltmaker.core.seeds`), or from fresh randomness without one,
+        unless given explicitly. An explicit circle lists all 33 patch ids,
+        the first one offered first and the 1x2 patch (id 0) last.
 
         >>> start = Position.initial(circle=[*range(1, 33), 0], first_player=1)
         >>> start.circle[:3], start.to_move, start.buttons
         ((1, 2, 3), 1, (5, 5))
 
         Raises:
+            InvalidSeedError: ``seed`` is not an integer from 0 to 2**64 - 1.
             InvalidPositionError: The circle or first player is not a valid setup.
         """
         track = _track(variant)
-        rng = random.Random(seed)
+        rng = seeded_random(seed)
         if circle is None:
             others = [p for p in range(PATCH_COUNT) if p != STARTING_PATCH_ID]
             rng.shuffle(others)

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from ..ai.players import Player
+from ..core.errors import InvalidMoveError
 from ..core.moves import Move
 from ..core.position import Position
 from .protocol import ANSWER_GRACE, DEFAULT_MOVE_TIME, HANDSHAKE_TIMEOUT, ProtocolError
@@ -22,6 +23,13 @@ class EnginePlayer(Player):
         move_time: Seconds per move to ask for.
         name: Name written into records; by default the one the engine gives
             with ``id name`` in its handshake, else its command line.
+
+    Raises:
+        OSError: The command cannot be started.
+        ProtocolError: The engine broke the protocol in its handshake (no
+            ``protocolok`` within a minute, an ``error`` line, or an exit).
+            :meth:`choose_move` raises it too, for a malformed or illegal
+            ``bestmove``, an ``error`` line, no answer in time or a crash.
     """
 
     def __init__(self, command: Sequence[str], move_time: float = DEFAULT_MOVE_TIME, name: str | None = None) -> None:
@@ -41,7 +49,11 @@ class EnginePlayer(Player):
             if not named and line.startswith("id name ") and line[len("id name ") :].strip():
                 self.name = line[len("id name ") :].strip()
 
-        self._read_until("protocolok", HANDSHAKE_TIMEOUT, on_line=identify)
+        try:
+            self._read_until("protocolok", HANDSHAKE_TIMEOUT, on_line=identify)
+        except ProtocolError:
+            self.close()  # an engine that failed its handshake is not left running
+            raise
 
     def _read_lines(self) -> None:
         assert self._process is not None and self._process.stdout is not None
@@ -84,7 +96,11 @@ class EnginePlayer(Player):
         answer = self._read_until("bestmove", 2 * self.move_time + ANSWER_GRACE).split()
         if len(answer) != 2:
             raise ProtocolError(f"engine {self.name!r} answered {' '.join(answer)!r}")
-        move = Move.from_text(answer[1])
+        try:
+            move = Move.from_text(answer[1])
+        except InvalidMoveError as error:
+            # Breaking the protocol, like an illegal move: the caller (a match) forfeits the game.
+            raise ProtocolError(f"engine {self.name!r} played a malformed move {answer[1]!r}: {error}") from None
         reason = position.why_illegal(move)
         if reason is not None:
             raise ProtocolError(f"engine {self.name!r} played an illegal move {answer[1]}: {reason}")

@@ -18,6 +18,7 @@ from ..ai.players import Limit
 from ..core.errors import QuiltmakerError
 from ..core.moves import Move
 from ..core.position import Position
+from ..core.seeds import check_seed
 from .protocol import PROTOCOL_VERSION, ProtocolError, _pairs, parse_position
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class Engine:
 
     def __init__(self, output: IO[str], seed: int = 0) -> None:
         self.output = output
-        self.seed = seed
+        self.seed = check_seed(seed, "the engine's seed")
         self.level = "expert"
         self.hash_mb = HASH_DEFAULT
         self.options: dict[str, str] = {}

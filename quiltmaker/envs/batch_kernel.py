@@ -115,7 +115,8 @@ class BatchArrays(NamedTuple):
     final_winner: np.ndarray  # int64[N]
     final_moves: np.ndarray  # int64[N]
     final_seat: np.ndarray  # int64[N]: the agent's seat in a game that ended (the one-agent view)
-    illegal: np.ndarray  # int64[N]: the illegal action a game ended on, or -1
+    final_illegal: np.ndarray  # bool[N]: the game that ended did so on an illegal action (a flag: any int64 may be that action, -1 too)
+    illegal: np.ndarray  # int64[N]: that illegal action; -1 where final_illegal is False
     replies: np.ndarray  # int16[N, MAX_REPLIES]: the opponent's actions since the agent's last, in the game in play
     reply_count: np.ndarray  # int64[N]
 
@@ -523,6 +524,7 @@ def _finish(arrays, row, state, ring, last_mover, loser, illegal):
     arrays.final_scores[row, 1] = K.score(state, 1)
     arrays.final_winner[row] = won
     arrays.final_moves[row] = arrays.moves[row]
+    arrays.final_illegal[row] = loser != NO_PLAYER
     arrays.illegal[row] = illegal
     seat = arrays.seat[row]
     arrays.final_seat[row] = seat

@@ -45,13 +45,13 @@ from ..core.components import DEFAULT_VARIANT, TIME_TRACKS
 from ..core.errors import IllegalMoveError
 from ..core.moves import ACTION_COUNT
 from ..core.position import Position
+from ..core.seeds import check_seed
 from . import batch_kernel as B
 from .observation import OBSERVATION_SIZE
 
 KERNEL_OPPONENTS = {"random": B.RANDOM_OPPONENT, "greedy": B.GREEDY_OPPONENT}
 """Opponents played inside the compiled call; any other specification is played from Python."""
 ILLEGAL_ACTION_POLICIES = ("lose", "raise")
-_SEED_LIMIT = 1 << 64
 
 
 class PatchworkBatch:
@@ -91,11 +91,14 @@ class PatchworkBatch:
         seat: ``int64[N]``, the agent's seat (one-agent view), else -1.
         game_seed: ``uint64[N]``, the game in play is ``Position.initial(seed)``.
             :meth:`replies` gives the opponent's moves since the agent's last.
-        final_observation, final_scores, final_winner, final_moves, final_seat, illegal:
+        final_observation, final_scores, final_winner, final_moves, final_seat, final_illegal, illegal:
             for a row that terminated, its last observation (the agent's
             view, or that of the player who made the last move), both
             scores, the winner, how many moves the game took, the agent's
-            seat in it, and the illegal action it ended on (-1 if none).
+            seat in it, whether it ended on an illegal action
+            (``final_illegal``, ``bool[N]``) and that action (``illegal``,
+            ``int64[N]``; -1 where ``final_illegal`` is False, but -1 can
+            be the illegal action too: read ``final_illegal`` to tell).
     """
 
     def __init__(
@@ -157,6 +160,7 @@ class PatchworkBatch:
             final_winner=np.full(n, B.NO_PLAYER, np.int64),
             final_moves=np.zeros(n, np.int64),
             final_seat=np.full(n, B.NO_PLAYER, np.int64),
+            final_illegal=np.zeros(n, np.bool_),
             illegal=np.full(n, -1, np.int64),
             replies=np.zeros((n, B.MAX_REPLIES), np.int16),
             reply_count=np.zeros(n, np.int64),
@@ -216,6 +220,10 @@ class PatchworkBatch:
     @property
     def final_seat(self) -> npt.NDArray[np.int64]:
         return self._arrays.final_seat
+
+    @property
+    def final_illegal(self) -> npt.NDArray[np.bool_]:
+        return self._arrays.final_illegal
 
     @property
     def illegal(self) -> npt.NDArray[np.int64]:
@@ -346,16 +354,14 @@ def _rows(rows: npt.ArrayLike, count: int) -> npt.NDArray[np.int64]:
 
 def _game_seeds(seed: int | Sequence[int], count: int) -> npt.NDArray[np.uint64]:
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-        values = [int(seed) + i for i in range(count)]
+        first = check_seed(seed)
+        values = [check_seed(first + i, f"game {i}'s seed (seed + {i})") for i in range(count)]
     elif isinstance(seed, Sequence) or isinstance(seed, np.ndarray):
-        values = [int(s) if isinstance(s, (int, np.integer)) and not isinstance(s, bool) else s for s in seed]
-        if len(values) != count:
-            raise ValueError(f"a sequence of seeds needs one for each of the {count} games, not {len(values)}")
+        if len(seed) != count:
+            raise ValueError(f"a sequence of seeds needs one for each of the {count} games, not {len(seed)}")
+        values = [check_seed(s, f"game {i}'s seed") for i, s in enumerate(seed)]
     else:
         raise ValueError(f"seed must be an integer, a sequence of integers or None, not {seed!r}")
-    for value in values:
-        if type(value) is not int or not 0 <= value < _SEED_LIMIT:
-            raise ValueError(f"game seeds must be integers in 0..2**64-1, not {value!r}")
     return np.array(values, np.uint64)
 
 

@@ -35,6 +35,7 @@ from ..core.game import Game
 from ..core.moves import ACTION_COUNT, Move
 from ..ai.players import Player
 from ..core.position import Position
+from ..core.seeds import check_seed
 from .observation import OBSERVATION_HIGH, OBSERVATION_SIZE, action_mask, encode, outcome, render_text
 
 ENV_ID = "quiltmaker/Patchwork-v0"
@@ -129,6 +130,8 @@ class PatchworkEnv(gym.Env[Observation, np.int64]):
     # Gymnasium API ---------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
+        if seed is not None:
+            seed = check_seed(seed)  # before Gymnasium's own seeding, so a bad seed changes nothing
         super().reset(seed=seed)
         options = options or {}
         game_seed = seed if seed is not None else int(self.np_random.integers(2**63))

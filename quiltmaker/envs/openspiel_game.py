@@ -50,6 +50,7 @@ except ImportError as error:  # pragma: no cover - depends on the installation
 from ..core.components import DEFAULT_VARIANT, LAST_SPACE, PATCH_COUNT, SQUARES, STARTING_PATCH_ID, time_track
 from ..core.moves import ACTION_COUNT, Move
 from ..core.position import Position
+from ..core.seeds import check_seed
 from .observation import MAX_SPECIALS, OBSERVATION_SIZE, PLANE_COUNT, encode, legal_actions
 
 GAME_NAME = "python_patchwork"
@@ -84,7 +85,8 @@ class PatchworkGame(pyspiel.Game):  # type: ignore[misc]
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         merged = {**_DEFAULT_PARAMS, **(params or {})}
-        self.seed = int(merged["seed"])
+        # -1 deals by chance; any other value is a seed, under the package's one rule for seeds.
+        self.seed = -1 if merged["seed"] == -1 else check_seed(merged["seed"])
         self.variant = str(merged["variant"])
         time_track(self.variant)  # raises ValueError for an unknown printing
         info = pyspiel.GameInfo(

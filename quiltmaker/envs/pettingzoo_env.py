@@ -40,6 +40,7 @@ from ..core.errors import IllegalMoveError
 from ..core.game import Game
 from ..core.moves import ACTION_COUNT, Move
 from ..core.position import Position
+from ..core.seeds import check_seed
 from .observation import OBSERVATION_HIGH, OBSERVATION_SIZE, action_mask, encode, outcome, render_text
 
 AGENTS = ("player_0", "player_1")
@@ -109,6 +110,7 @@ class PatchworkAECEnv(AECEnv[str, Observation, "int | None"]):  # type: ignore[m
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
+            seed = check_seed(seed)  # before anything changes
             self._rng = np.random.default_rng(seed)
         options = options or {}
         start = options.get("position")

@@ -19,8 +19,9 @@ observation (reward 0). ``autoreset_mode=AutoresetMode.SAME_STEP`` restarts
 it in the same step and puts the last observation in ``infos["final_obs"]``.
 
 Info holds ``seat`` (the agent's seat in each copy) on every step and, for
-copies whose game ended, ``winner``, ``scores`` (the agent's first),
-``margin`` and ``illegal_action`` (-1 if none), each with its ``_key`` mask
+copies whose game ended, ``winner``, ``scores`` (the agent's first) and
+``margin``, and for those whose game ended on an illegal action
+``illegal_action`` (any integer, -1 too), each with its ``_key`` mask
 (under ``final_info`` in ``SAME_STEP`` mode). Unlike ``PatchworkEnv`` there is
 no position text or ``opponent_actions`` per step: building strings for
 1,024 games a step would cost more than the step; ``env.batch.position(i)``
@@ -43,6 +44,7 @@ except ImportError as error:  # pragma: no cover - depends on the installation
 
 from ..core.components import DEFAULT_VARIANT
 from ..core.moves import ACTION_COUNT
+from ..core.seeds import check_seed
 from .batched import PatchworkBatch
 from .gymnasium_env import observation_space
 
@@ -105,6 +107,8 @@ class PatchworkVectorEnv(gym.vector.VectorEnv[Observations, np.ndarray, np.ndarr
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None) -> tuple[Observations, dict[str, Any]]:
         """Start new games in every copy (or, with ``options={"reset_mask": mask}``, in the masked ones)."""
+        if isinstance(seed, int):
+            seed = check_seed(seed)  # before Gymnasium's own seeding, so a bad seed changes nothing
         super().reset(seed=seed if isinstance(seed, int) else None)
         rows = None if not options or "reset_mask" not in options else np.asarray(options["reset_mask"], np.bool_)
         if seed is None and rows is None:
@@ -164,6 +168,7 @@ class PatchworkVectorEnv(gym.vector.VectorEnv[Observations, np.ndarray, np.ndarr
             side = np.where(ended, seat, 0)  # a copy still playing may have no ended game's seat (-1)
             own = scores[np.arange(self.num_envs), side]
             other = scores[np.arange(self.num_envs), 1 - side]
+            illegal = ended & self.batch.final_illegal  # as PatchworkEnv, which has the key only then
             infos.update(
                 winner=np.where(ended, self.batch.final_winner, -1),
                 _winner=ended,
@@ -171,7 +176,7 @@ class PatchworkVectorEnv(gym.vector.VectorEnv[Observations, np.ndarray, np.ndarr
                 _scores=ended,
                 margin=np.where(ended, own - other, 0),
                 _margin=ended,
-                illegal_action=np.where(ended, self.batch.illegal, -1),
-                _illegal_action=ended,
+                illegal_action=np.where(illegal, self.batch.illegal, 0),
+                _illegal_action=illegal,
             )
         return infos
