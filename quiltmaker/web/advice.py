@@ -1,6 +1,6 @@
 """The AI's advice in a player's words: what a hinted move does, and the replay's turning points with the better move.
 
-The AI decides (:mod:`quiltmaker.ai.judgement`, the search's best moves); the
+The AI decides (:mod:`quiltmaker.ai.judgement`: the search's best moves, what each move cost); the
 rules say what each move does (:meth:`Position.effect`); this module words it
 and names the squares, so the page reads no move text.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ai.judgement import judge_moves
+from ..ai.judgement import judge_every_move, review
 from ..core.components import BONUS_POINTS, BONUS_SIZE, PATCHES
 from ..core.game import Game
 from ..core.moves import ADVANCE, BUY, SPECIAL, Move, square_name
@@ -58,11 +58,19 @@ def _why_it_helps(position: Position, move: Move, effect: MoveEffect) -> list[st
     return reasons
 
 
-def judgements_view(game: Game, positions: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The analysed game's marked moves, each with the better move in words and its squares, for the replay to draw."""
-    judged = judge_moves(game, [p["win_probability_player0"] for p in positions], [p["best_move"] for p in positions])
+def review_view(game: Game, positions: list[dict[str, Any]]) -> dict[str, Any]:
+    """The analysed game reviewed: its marked moves (``judgements``), each with what it cost in words and the
+    better move's squares for the replay to draw, and each player's accuracy and points lost (``players``)."""
+    judged = judge_every_move(
+        game,
+        [p["win_probability_player0"] for p in positions],
+        [p["expected_margin_player0"] for p in positions],
+        [p["best_move"] for p in positions],
+    )
     views = []
     for judgement in judged:
+        if judgement.label is None:
+            continue
         before = game.positions[judgement.ply - 1]
         better = Move.from_text(judgement.better)
         views.append(
@@ -70,7 +78,10 @@ def judgements_view(game: Game, positions: list[dict[str, Any]]) -> list[dict[st
                 "ply": judgement.ply,
                 "player": judgement.player,
                 "label": judgement.label,
+                "by": judgement.by,
                 "drop": judgement.drop,
+                "points": judgement.points,
+                "cost": cost_words(judgement.drop, judgement.points, judgement.by),
                 "played": judgement.played,
                 "played_summary": move_summary(before, game.moves[judgement.ply - 1]),
                 "better": judgement.better,
@@ -79,4 +90,23 @@ def judgements_view(game: Game, positions: list[dict[str, Any]]) -> list[dict[st
                 "better_cells": [list(cell) for cell in better.cells],
             }
         )
-    return views
+    players = [
+        {
+            "player": r.player,
+            "moves": r.moves,
+            "accuracy": r.accuracy,
+            "points_lost": r.points_lost,
+            "inaccuracies": r.inaccuracies,
+            "mistakes": r.mistakes,
+            "blunders": r.blunders,
+        }
+        for r in review(judged)
+    ]
+    return {"judgements": views, "players": players}
+
+
+def cost_words(drop: float, points: float, by: str | None) -> str:
+    """What a move cost, the loss that classed it first: "7.5 points of the final margin and 2% of the chance to win"."""
+    chance = f"{round(drop * 100)}% of the chance to win"
+    margin = f"{points:.1f} {'point' if points == 1 else 'points'} of the final margin"
+    return f"{margin} and {chance}" if by == "points" else f"{chance} and {margin}"

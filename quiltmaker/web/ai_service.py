@@ -30,7 +30,7 @@ from .settings import Settings
 from .round import rules
 from .round.game import StoredGame
 from .round.rules import Refusal
-from .advice import hint_view, judgements_view
+from .advice import hint_view, review_view
 
 CACHED = 2000  # hints and attempt counts remembered, the least recently used forgotten first
 AI_ATTEMPTS = 3  # tries at one version before the AI waits for someone to reconnect
@@ -240,7 +240,7 @@ class AIService:
             return 202, {"status": "computing", "positions": positions}
         for entry, evaluation in zip(positions, saved["positions"]):
             entry.update(evaluation)
-        return 200, {"status": "done", "positions": positions, "judgements": judgements_view(game, positions)}
+        return 200, {"status": "done", "positions": positions, **review_view(game, positions)}
 
     async def _analyse(self, stored: StoredGame) -> None:
         # Read now: the game may change (an undo) while the analysis runs, and

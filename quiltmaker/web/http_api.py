@@ -24,6 +24,7 @@ from .lobby import MAX_WAITING
 from .ratings import ai_ratings, family_of
 from .games import GameServer
 from .protocol import GAME_ID, ProtocolError
+from .round import rules
 from .round.game import BOTH_SEATS, StoredGame
 from .store import StoreError
 from . import contract
@@ -49,6 +50,10 @@ class NewGame(BaseModel):
     offer: Literal["invite", "open", "named"] = "invite"
     opponent: str | None = Field(default=None, max_length=24)
     within: Literal[100, 200, 300, 500] | None = None
+    # "What if": a game against the AI from the position after move ``from_ply`` of the finished game
+    # ``from_game`` (0: its start). The server takes that position from its own replay of the game's log.
+    from_game: str | None = Field(default=None, max_length=64)
+    from_ply: int | None = Field(default=None, ge=0, le=100_000)
 
     @field_validator("level")
     @classmethod
@@ -105,6 +110,14 @@ class NewGame(BaseModel):
             raise ValueError("a named challenge needs 'opponent', the account challenged (and only it does)")
         if self.within is not None and self.offer != "open":
             raise ValueError("'within' is the rating range of an open challenge")
+        if (self.from_game is None) != (self.from_ply is None):
+            raise ValueError("playing on from a game needs both 'from_game' and 'from_ply' (the position after that move)")
+        if self.from_game is not None:
+            if self.mode != "ai":
+                raise ValueError("a game is played on from against the computer: mode 'ai'")
+            ignored = sorted(self.model_fields_set & {"variant", "seed", "clock", "rated", "offer", "opponent", "within"})
+            if ignored:
+                raise ValueError(f"the position played on from decides the setup, and the game has no clock: drop {', '.join(ignored)}")
         return self
 
 
@@ -147,7 +160,10 @@ async def create_game(new: NewGame, account: Writer, server: Server) -> dict[str
         if account is not None and challenged.id == account.id:
             raise HTTPException(422, "a challenge is for someone else")
     name = account.name if account is not None else None
-    created = await (_create_lesson(server, new, name) if new.mode == "lesson" else _create_game(server, new, name))
+    if new.from_game is not None:
+        created = await _create_what_if(server, new, name)
+    else:
+        created = await (_create_lesson(server, new, name) if new.mode == "lesson" else _create_game(server, new, name))
     if account is not None:
         await asyncio.to_thread(server.accounts.claim, account, created["id"], str(created["seat"]))
     if new.rated and account is not None and new.clock is not None:
@@ -164,14 +180,25 @@ async def create_game(new: NewGame, account: Writer, server: Server) -> dict[str
     return created
 
 
-async def _create_game(server: GameServer, new: NewGame, account_name: str | None) -> dict[str, Any]:
+async def _create_game(
+    server: GameServer,
+    new: NewGame,
+    account_name: str | None,
+    start: Position | None = None,
+    script: list[str] | None = None,
+    level: str | None = None,
+) -> dict[str, Any]:
+    """A new game from a fresh setup, or from ``start`` with the moves ``script`` (another game's) played first,
+    against ``level`` or ``new.level``."""
     rng = random.Random(new.seed)
-    # Seat 0 moves first, so choosing a seat is choosing to start or not.
-    start = Position.initial(rng.randrange(2**63), first_player=0, variant=new.variant)
+    if start is None:
+        # Seat 0 moves first, so choosing a seat is choosing to start or not.
+        start = Position.initial(rng.randrange(2**63), first_player=0, variant=new.variant)
     seat = new.seat if new.seat is not None else rng.randrange(2)
+    level = level or new.level
     if new.mode == "ai":
         # A name, not "You": messages speak of players in the third person.
-        names = ["Player", f"quiltmaker {new.level}"] if seat == 0 else [f"quiltmaker {new.level}", "Player"]
+        names = ["Player", f"quiltmaker {level}"] if seat == 0 else [f"quiltmaker {level}", "Player"]
     else:
         names = ["Player 1", "Player 2"]
     for index, name in enumerate(new.names or []):
@@ -185,13 +212,36 @@ async def _create_game(server: GameServer, new: NewGame, account_name: str | Non
             new.mode,
             start,
             names,
-            ai_level=new.level if new.mode == "ai" else None,
+            ai_level=level if new.mode == "ai" else None,
             ai_seat=1 - seat if new.mode == "ai" else None,
             creator_seat=seat,
+            script=script or (),
             control=TimeControl.parse(new.clock) if new.clock else None,
         )
     )
     return {"id": game_id, "token": token, "seat": BOTH_SEATS if new.mode == "local" else seat, "invite": invite}
+
+
+async def _create_what_if(server: GameServer, new: NewGame, account_name: str | None) -> dict[str, Any]:
+    """A "what if" game: against the AI from a position of a finished game, the player seated to move there.
+
+    The new game's log starts with the source game's moves up to that position
+    (the server's own, from its replay of the source's log, not the page's), each
+    checked again by the rules as the new log is loaded, so its record, move list,
+    quilts and replay tell the whole game; its level is the one asked for, else
+    the source game's own.
+    """
+    assert new.from_game is not None and new.from_ply is not None  # the model requires both
+    source = await _load_or_404(server, new.from_game)
+    try:
+        start = rules.play_on_from(source, new.from_ply)
+    except rules.Refusal as refusal:
+        raise HTTPException(422 if refusal.code == "malformed" else 409, str(refusal)) from None
+    if new.seat is None:
+        new = new.model_copy(update={"seat": start.to_move})
+    level = new.level if "level" in new.model_fields_set else source.ai_level or new.level
+    moves = [move.text() for move in source.game.moves[: new.from_ply]]
+    return await _create_game(server, new, account_name, source.game.start, moves, level)
 
 
 async def _create_lesson(server: GameServer, new: NewGame, account_name: str | None) -> dict[str, Any]:

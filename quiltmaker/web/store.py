@@ -114,8 +114,9 @@ class GameStore:
         """Store a new game; return its id, the creator's token and (online) the invitation code.
 
         A lesson's game is stored with its number and with the moves played before
-        the lesson (``script``, already checked by the rules) as its first events;
-        a clocked game with its time control.
+        the lesson (``script``, already checked by the rules) as its first events, as
+        is a game played on from another's position (its moves up to there); a clocked
+        game with its time control.
         """
         if mode not in MODES:
             raise StoreError("malformed", f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")

@@ -8,24 +8,46 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from browser_helpers import Pages, Server, aim_square, ghost, screenshot, square_centre, synced_state, version, wait_above
+from browser_helpers import (
+    Pages,
+    Server,
+    acting_or_over,
+    aim_square,
+    ghost,
+    move_text,
+    screenshot,
+    square_centre,
+    synced_state,
+    version,
+    wait_above,
+)
 from web_helpers import poll
 
 pytestmark = pytest.mark.slow  # a real browser against a real server: `make check` leaves it to `make test`
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+SMALL_PHONE = {**PHONE, "viewport": {"width": 360, "height": 740}}
 
 
 def on_screen(page: Page, selector: str) -> bool:
+    """Whether the first match lies wholly inside the viewport (the page not scrolled)."""
+    size = page.viewport_size
+    assert size
     box = page.locator(selector).first.bounding_box()
-    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 844 and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    return (
+        box is not None
+        and box["y"] >= 0
+        and box["y"] + box["height"] <= size["height"]
+        and box["x"] >= 0
+        and box["x"] + box["width"] <= size["width"]
+    )
 
 
-def open_ai_game(pages: Pages, server: Server) -> tuple[Page, dict[str, Any]]:
+def open_ai_game(pages: Pages, server: Server, phone: dict[str, Any] = PHONE, seed: int = 4) -> tuple[Page, dict[str, Any]]:
     game: dict[str, Any] = httpx.post(
-        f"{server.url}/api/games", json={"mode": "ai", "level": "beginner", "seat": 0, "seed": 4}, timeout=30
+        f"{server.url}/api/games", json={"mode": "ai", "level": "beginner", "seat": 0, "seed": seed}, timeout=30
     ).json()
-    page = pages.open("phone", **PHONE)
+    page = pages.open(f"phone-{phone['viewport']['width']}", **phone)
     page.goto("/")
     page.evaluate(
         "([id, entry]) => localStorage.setItem('quiltmaker.games', JSON.stringify({[id]: entry}))",
@@ -38,11 +60,14 @@ def open_ai_game(pages: Pages, server: Server) -> tuple[Page, dict[str, Any]]:
 
 def test_one_phone_screen_holds_the_quilt_the_offers_and_the_action(pages: Pages, server: Server) -> None:
     page, _ = open_ai_game(pages, server)
-    for selector in (".player.mine .quilt-board", ".offer", "#advance", "#turn"):
-        assert on_screen(page, selector), selector
-    # Panels line up: each as wide as the page, none wider than the screen.
-    widths = page.eval_on_selector_all(".game .panel", "nodes => nodes.filter(n => n.offsetParent).map(n => Math.round(n.getBoundingClientRect().width))")
+    assert_a_turn_in_view(page)
+    # Panels line up: each as wide as the page, none wider than the screen; the two quilts share a row.
+    widths = page.eval_on_selector_all(
+        ".game .panel:not(.player)", "nodes => nodes.filter(n => n.offsetParent).map(n => Math.round(n.getBoundingClientRect().width))"
+    )
     assert len(set(widths)) == 1 and widths[0] <= 390, widths
+    mine, other = (quilt_box(page, seat) for seat in (0, 1))
+    assert mine["width"] > 2 * other["width"], "this browser's quilt is drawn large, the other small"
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     screenshot(page, "phone-00-start", full_page=False)
     pages.assert_no_script_errors()
@@ -106,4 +131,123 @@ def test_a_patch_dragged_by_touch_onto_the_quilt_is_sewn_where_the_finger_lifts(
     # Under a finger the patch is held a little above it, so that it stays in sight: it is sewn where it was shown.
     assert played == shown[0], (played, shown)
     assert page.evaluate("window.scrollY") == 0, "dragging a patch must not scroll the page"
+    pages.assert_no_script_errors()
+
+
+def finger_drag(page: Page, start: tuple[float, float], end: tuple[float, float]) -> Any:
+    """A finger put down at `start` and moved to `end` (Chromium's own touch events); returns the lift."""
+    touch = page.context.new_cdp_session(page)
+
+    def finger(kind: str, at: tuple[float, float] | None) -> None:
+        points = [] if at is None else [{"x": at[0], "y": at[1], "id": 1}]
+        touch.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    finger("touchStart", start)
+    for step in range(1, 11):
+        finger("touchMove", (start[0] + (end[0] - start[0]) * step / 10, start[1] + (end[1] - start[1]) * step / 10))
+    return lambda: finger("touchEnd", None)
+
+
+def assert_a_turn_in_view(page: Page) -> None:
+    """What a turn needs, on one screen: the track with both tokens, both quilts, the offers and the actions."""
+    assert page.evaluate("window.scrollY") == 0, "the page scrolled during play"
+    for selector in (
+        "#turn",
+        "[data-testid=last-move]",
+        "[data-testid=track]",
+        "[data-testid=token-0]",
+        "[data-testid=token-1]",
+        "[data-testid=quilt-0]",
+        "[data-testid=quilt-1]",
+        "#advance",
+    ):
+        assert on_screen(page, selector), f"{selector} is not in view"
+    offers = page.locator(".offer")
+    for index in range(offers.count()):
+        assert on_screen(page, f".offer >> nth={index}"), f"offer {index + 1} is not in view"
+    assert page.evaluate("document.documentElement.scrollWidth") <= (page.viewport_size or {"width": 0})["width"]
+
+
+def a_new_tap(page: Page) -> None:
+    """Chromium's touch emulation sends no click for a tap within its double-tap time of the last one: wait it out."""
+    page.wait_for_timeout(800)
+
+
+def quilt_box(page: Page, seat: int) -> dict[str, float]:
+    box = page.get_by_test_id(f"quilt-{seat}").bounding_box()
+    assert box
+    return box
+
+
+def buy_by_touch(page: Page, server: Server, state: dict[str, Any], seat: int, drag: bool) -> bool:
+    """Buy a patch by a tap on the offer and two on the quilt (or by dragging it there); False when none fits."""
+    buys = [b for b in state["legal"]["buys"] if b["affordable"] and b["orientations"][0]["anchors"]]
+    if not buys:
+        return False
+    buy = buys[0]
+    orientation = buy["orientations"][0]  # the page picks a patch up in its first orientation that fits
+    anchor = orientation["anchors"][-1]
+    target = square_centre(page, seat, *aim_square(server, buy["patch"], orientation["transform"], anchor))
+    expected = move_text(buy["patch"], orientation["transform"], anchor)
+    before_box, before = quilt_box(page, seat), version(page)
+    offer = page.get_by_test_id(f"offer-{buy['patch']}")
+    if drag:
+        box = offer.bounding_box()
+        assert box
+        # A finger's patch is held 1.2 squares above it: aim that much lower.
+        size = before_box["width"] / 9
+        lift = finger_drag(page, (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2), (target[0], target[1] + 1.2 * size))
+        poll(lambda: (g := ghost(page)) and g == (expected, "true") or None, 10, what=f"a green {expected} under the finger")
+        assert quilt_box(page, seat) == before_box, "the quilt moved while a patch was held"
+        lift()
+    else:
+        offer.tap()
+        poll(lambda: ghost(page), 10, what="the patch in hand")
+        assert quilt_box(page, seat) == before_box, "picking a patch up moved the quilt"
+        assert on_screen(page, "#hold-controls")
+        page.touchscreen.tap(*target)  # the preview goes under the finger...
+        poll(lambda: (g := ghost(page)) and g == (expected, "true") or None, 10, what=f"a green {expected} under the finger")
+        assert quilt_box(page, seat) == before_box, "the quilt moved while a patch was held"
+        page.touchscreen.tap(*target)  # ...and a tap on it sews it there
+    wait_above(page, before)
+    assert server.state(state["id"])["moves"][len(state["moves"])]["move"] == expected
+    return True
+
+
+@pytest.mark.parametrize("phone", [PHONE, SMALL_PHONE], ids=["390x844", "360x740"])
+def test_a_whole_game_by_touch_with_the_turn_in_view(pages: Pages, server: Server, phone: dict[str, Any]) -> None:
+    """Every turn of a game against the AI played by touch (taps, drags, special patches, advancing), and at each
+    turn the track, both quilts, the offers and the actions in view without scrolling; the other side's move is read at the top."""
+    page, game = open_ai_game(pages, server, phone, seed=11)
+    seat, turn, bought, dragged, specials = game["seat"], 0, 0, 0, 0
+    width = phone["viewport"]["width"]
+    while acting_or_over(page) == "acting":
+        state = synced_state(server, page)
+        assert_a_turn_in_view(page)
+        last = state["moves"][-1] if state["moves"] else None
+        if last and last["player"] != seat:
+            expect(page.get_by_test_id("last-move")).to_contain_text(f"quiltmaker beginner {last['summary']}")
+        if turn == 2:
+            screenshot(page, f"phone-{width}-game-turn", full_page=False)
+        before = version(page)
+        if state["legal"]["specials"]:  # a special patch to sew: a tap on an empty square
+            square = state["legal"]["specials"][-1]
+            a_new_tap(page)
+            page.touchscreen.tap(*square_centre(page, seat, *square["cell"]))
+            wait_above(page, before)
+            specials += 1
+        elif turn % 3 != 2 and buy_by_touch(page, server, state, seat, drag=turn % 3 == 1):
+            bought += 1
+            dragged += turn % 3 == 1
+        else:
+            a_new_tap(page)
+            page.get_by_test_id("advance").tap()
+            wait_above(page, before)
+        turn += 1
+        assert turn < 200, "the game did not end"
+    assert page.evaluate("window.scrollY") == 0
+    assert on_screen(page, "#turn"), "the result is said at the top"
+    expect(page.get_by_test_id("turn")).to_contain_text("Game over")
+    screenshot(page, f"phone-{width}-game-over", full_page=False)
+    assert bought >= 3 and dragged >= 1, (bought, dragged)
     pages.assert_no_script_errors()

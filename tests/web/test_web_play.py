@@ -12,6 +12,7 @@ from web_client import (
     Player,
     connect,
     create,
+    game_count,
     get_state,
     join,
     play_against_the_beginner,
@@ -19,7 +20,7 @@ from web_client import (
 )
 from web_helpers import first_legal_move, legal_moves, poll
 
-from quiltmaker.ai.judgement import MISTAKE_DROP
+from quiltmaker.ai.judgement import LABELS, classify
 from quiltmaker.core import record
 from quiltmaker.core.moves import Move
 from quiltmaker.core.position import Position
@@ -99,17 +100,89 @@ def test_analysis_of_a_finished_game_gives_a_win_probability_per_position(
     assert len(positions) == len(finished_ai_game["state"]["moves"]) + 1
     for entry in positions:
         assert 0.0 <= entry["win_probability_player0"] <= 1.0
-    # The marked moves: each a real loss for its mover by these figures, with a legal better move drawn.
+    # The marked moves: each a real loss for its mover by these figures, classed by the worse of its two losses,
+    # with a legal better move drawn and what it cost in words.
     game = record.from_json(client.get(f"/api/games/{finished_ai_game['id']}/record.json").json())
     assert done["judgements"], "the human's first legal moves, judged at 50 playouts a position, lose something somewhere"
     for judged in done["judgements"]:
         ply, mover = judged["ply"], judged["player"]
-        before, after = positions[ply - 1]["win_probability_player0"], positions[ply]["win_probability_player0"]
-        assert judged["drop"] == pytest.approx(before - after if mover == 0 else after - before, abs=1e-3)
-        assert judged["drop"] >= MISTAKE_DROP and judged["label"] in ("mistake", "blunder")
+        sign = 1 if mover == 0 else -1
+        before, after = positions[ply - 1], positions[ply]
+        chance = sign * (before["win_probability_player0"] - after["win_probability_player0"])
+        points = sign * (before["expected_margin_player0"] - after["expected_margin_player0"])
+        assert judged["drop"] == pytest.approx(max(0.0, chance), abs=1e-3)
+        assert judged["points"] == pytest.approx(max(0.0, points), abs=0.051)
+        assert (judged["label"], judged["by"]) == classify(judged["drop"], judged["points"])
+        shown = f"{judged['points']:.1f} points of the final margin"
+        assert shown in judged["cost"] and f"{round(judged['drop'] * 100)}% of the chance to win" in judged["cost"]
+        assert judged["cost"].startswith(shown) == (judged["by"] == "points")
         better = Move.from_text(judged["better"])
         assert game.positions[ply - 1].why_illegal(better) is None and judged["better"] == positions[ply - 1]["best_move"]
+        assert judged["better"] != judged["played"]
         assert judged["better_cells"] == [list(cell) for cell in better.cells]
+    # Each player's accuracy and points lost, over every move they made.
+    players = done["players"]
+    assert [p["player"] for p in players] == [0, 1]
+    assert [p["moves"] for p in players] == [game.movers.count(0), game.movers.count(1)]
+    for summary in players:
+        assert 0 <= summary["accuracy"] <= 100 and summary["points_lost"] >= 0
+        labels = [j["label"] for j in done["judgements"] if j["player"] == summary["player"]]
+        assert [summary["inaccuracies"], summary["mistakes"], summary["blunders"]] == [labels.count(k) for k in LABELS]
+
+
+def test_a_finished_game_is_played_on_from_any_position_against_the_ai(client: TestClient, finished_ai_game: dict[str, Any]) -> None:
+    """"What if": a new game from the position after a move, its moves up to there the source's, the player seated to move there."""
+    source = finished_ai_game["id"]
+    game = record.from_json(client.get(f"/api/games/{source}/record.json").json())
+    ply = next(k for k, position in enumerate(game.positions) if position.to_move == 1 and k > 2)  # the AI's side to move
+    response = client.post("/api/games", json={"mode": "ai", "from_game": source, "from_ply": ply})
+    assert response.status_code == 200, response.text
+    created = response.json()
+    assert created["seat"] == 1 and created["invite"] is None  # the player takes the side to move there
+    state = get_state(client, created["id"])
+    assert state["position"] == game.positions[ply].text() and state["version"] == ply
+    assert [m["move"] for m in state["moves"]] == [m.text() for m in game.moves[:ply]]  # the whole game so far: quilts, list, replay
+    assert (state["ai"]["seat"], state["ai"]["level"]) == (0, "beginner")  # the source game's level, unless another is asked for
+    assert state["hints"] and state["clock"] is None  # a study: hints and undo, no clock
+    played_on = record.from_json(client.get(f"/api/games/{created['id']}/record.json").json())
+    assert played_on.start == game.start and played_on.moves == game.moves[:ply] and played_on.position == game.positions[ply]
+    assert get_state(client, created["id"])["quilts"] == client.get(f"/api/games/{source}/positions").json()["positions"][ply]["quilts"]
+    # The player moves there, and the game goes on against the AI.
+    with connect(client, created["id"], created["token"]) as player:
+        player.play_first_legal()
+        player.wait_for(lambda s: s["version"] >= ply + 1, "the move")
+    # Another level, or the other seat, when asked for.
+    other = client.post("/api/games", json={"mode": "ai", "from_game": source, "from_ply": 0, "level": "casual", "seat": 1}).json()
+    assert (get_state(client, other["id"])["ai"]["seat"], get_state(client, other["id"])["ai"]["level"]) == (0, "casual")
+
+
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [
+        ({"mode": "ai", "from_game": "FINISHED"}, 422),  # the ply too
+        ({"mode": "ai", "from_ply": 3}, 422),  # the game too
+        ({"mode": "local", "from_game": "FINISHED", "from_ply": 3}, 422),  # against the computer only
+        ({"mode": "ai", "from_game": "FINISHED", "from_ply": 3, "clock": "5+3"}, 422),  # no clock: a study
+        ({"mode": "ai", "from_game": "FINISHED", "from_ply": 3, "seed": 4}, 422),  # the position is the setup
+        ({"mode": "ai", "from_game": "FINISHED", "from_ply": -1}, 422),
+        ({"mode": "ai", "from_game": "FINISHED", "from_ply": 9999}, 422),  # past the game's end
+        ({"mode": "ai", "from_game": "FINISHED", "from_ply": "LAST"}, 409),  # the game ends there
+        ({"mode": "ai", "from_game": "PLAYING", "from_ply": 0}, 409),  # a game under way is not studied with the AI
+        ({"mode": "ai", "from_game": "nonexistent", "from_ply": 0}, 404),
+    ],
+    ids=["no-ply", "no-game", "local", "clock", "seed", "negative", "past-the-end", "at-the-end", "unfinished", "unknown"],
+)
+def test_playing_on_is_refused_where_the_rules_say_no_and_creates_nothing(
+    client: TestClient, finished_ai_game: dict[str, Any], local_game: dict[str, Any], body: dict[str, Any], status: int
+) -> None:
+    names = {"FINISHED": finished_ai_game["id"], "PLAYING": local_game["id"]}
+    body = {k: names.get(v, v) if isinstance(v, str) else v for k, v in body.items()}
+    if body.get("from_ply") == "LAST":
+        body["from_ply"] = len(finished_ai_game["state"]["moves"])
+    before = game_count(client)
+    response = client.post("/api/games", json=body)
+    assert response.status_code == status, response.text
+    assert game_count(client) == before
 
 
 # Pass-and-play -------------------------------------------------------------------

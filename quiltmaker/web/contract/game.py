@@ -298,12 +298,15 @@ class AnalysedPosition(Model):
 
 
 class Judgement(Model):
-    """A turning point of a finished game: the move played, how much of the chance to win it lost, and the better move."""
+    """A move of a finished game that lost its player something: how much, in chance and in points, and the better move."""
 
     ply: int
     player: Seat
-    label: Literal["blunder", "mistake"]
-    drop: Number
+    label: Literal["inaccuracy", "mistake", "blunder"]
+    by: Literal["chance", "points"] = Field(description="which loss gave the label: the worse of the two")
+    drop: Number = Field(description="the share of the mover's chance to win the move lost, 0 to 1")
+    points: Number = Field(description="the points of the mover's expected final margin the move lost")
+    cost: str = Field(description="what the move cost, in words, the loss that classed it first")
     played: str
     played_summary: str
     better: str
@@ -312,9 +315,22 @@ class Judgement(Model):
     better_cells: list[Cell]
 
 
+class PlayerReview(Model):
+    """One player's moves over a finished game, summed up."""
+
+    player: Seat
+    moves: int
+    accuracy: Number = Field(description="the mean of the moves' accuracies, 0 to 100 (Lichess's formula, docs/web.md)")
+    points_lost: Number = Field(description="points of expected final margin lost, on average a move")
+    inaccuracies: int
+    mistakes: int
+    blunders: int
+
+
 class Analysis(Model):
     """A game's analysis (``GET /api/games/{id}/analysis``): every position, evaluated once the game is over."""
 
     status: Literal["positions only", "waiting", "computing", "done"]
     positions: list[AnalysedPosition]
     judgements: list[Judgement] | None = None
+    players: list[PlayerReview] | None = Field(default=None, description="each seat's accuracy and points lost, once done")

@@ -21,6 +21,7 @@ from ... import tutorial
 from ...core.errors import QuiltmakerError
 from ...core.game import Game
 from ...core.moves import Move
+from ...core.position import Position
 from ..words import turn_reason, with_names
 
 if TYPE_CHECKING:
@@ -178,6 +179,27 @@ def may_rematch(game: StoredGame) -> None:
         raise Refusal("not_allowed", "a rematch can be asked for once the game is over")
     if game.rematch is not None:
         raise Refusal("not_allowed", f"the rematch has already started: game {game.rematch}")
+
+
+def play_on_from(game: StoredGame, ply: int) -> Position:
+    """The position after move ``ply`` of ``game``, to play on from against the computer ("what if"): a finished game's only.
+
+    A game still being played is not studied with the computer's help (that
+    would be a hint in an online game); a lesson's game is the tutorial's, not
+    the learner's to study (as its analysis). The position is the server's own,
+    replayed from the game's log by the rules: nothing of it comes from the page.
+    """
+    if game.mode == "lesson":
+        raise Refusal("not_allowed", "a lesson's game is the tutorial's: start the lesson again instead")
+    if not game.is_finished or game.status == "aborted":
+        raise Refusal("not_allowed", "a game can be played on from once it is over")
+    positions = game.game.positions
+    if not 0 <= ply < len(positions):
+        raise Refusal("malformed", f"the game has positions 0 to {len(positions) - 1}, not {ply}")
+    position = positions[ply]
+    if position.is_over:
+        raise Refusal("not_allowed", "the game ends there: there is nothing to play on")
+    return position
 
 
 @dataclass(frozen=True)

@@ -53,17 +53,18 @@ export function renderTrack(v) {
     );
   }
   fill(track, cells);
-  let caption = "";
+  const caption = $("track-caption");
   if (v.times) {
-    caption = `${nameOf(0)} (0) on space ${v.times[0]}, ${nameOf(1)} (1) on space ${v.times[1]}.`;
-    if (v.shared_space) {
-      const mover = v.shared_space.moves_first ? " and moves first" : "";
-      caption += ` Same space: ${possessive(v.shared_space.on_top)} token is on top${mover}.`;
-    }
+    // Where each token is (a phone's sheet leaves that to the drawing), and who is on top of a shared space.
+    const mover = v.shared_space?.moves_first ? " and moves first" : "";
+    fill(caption,
+      el("span", { class: "caption-where" }, `${nameOf(0)} (0) on space ${v.times[0]}, ${nameOf(1)} (1) on space ${v.times[1]}.`),
+      v.shared_space ? ` Same space: ${possessive(v.shared_space.on_top)} token is on top${mover}.` : null);
   } else if (!v.live) {
-    caption = ui.replay.analysisState === "loading" ? "Times of past positions are being computed…" : "Times of past positions come with the analysis at the end of the game.";
+    caption.textContent = ui.replay.analysisState === "loading" ? "Times of past positions are being computed…" : "Times of past positions come with the analysis at the end of the game.";
+  } else {
+    caption.textContent = "";
   }
-  $("track-caption").textContent = caption;
 }
 
 // ---------------------------------------------------------------- the patch circle
@@ -102,7 +103,7 @@ export function renderCircle(v) {
       el("span", { class: `fact income${patch.income ? "" : " none"}`, title: "button income" }, `+${patch.income}`));
     if (!isOffered) {
       return el("span", { class: "circle-item", "data-patch": id, role: "img", "aria-label": `patch ${id}, ${index + 1} in the circle: ${patchFacts(patch)}` },
-        el("span", { class: "patch-number" }, `#${id}`), shapeNode(id, patch.orientations[0].cells, 8), facts);
+        el("span", { class: "patch-number" }, `#${id}`), shapeNode(id, patch.orientations[0].cells, "var(--circle-cell, 8px)"), facts);
     }
     const buy = v.live ? buyEntry(id) : null;
     // Pickable: affordable and placeable somewhere (the server lists the anchors).
@@ -129,7 +130,7 @@ export function renderCircle(v) {
     },
     el("span", { class: "visually-hidden" }, label),
     el("span", { class: "patch-number", "aria-hidden": "true" }, `#${id}`),
-    shapeNode(id, patch.orientations[0].cells, 13),
+    shapeNode(id, patch.orientations[0].cells, "var(--offer-cell, 13px)"),
     facts,
     reason ? el("span", { class: "reason" }, ` ${reason}.`) : null);
   });
@@ -138,7 +139,7 @@ export function renderCircle(v) {
   const bought = v.last_move?.kind === "buy" ? v.last_move : null;
   const where = bought ? `${nameOf(bought.player)} took patch ${bought.patch} from here` : "the patches on offer start after it";
   items.unshift(el("span", { class: "neutral-token", role: "img", "data-testid": "neutral-token", title: `The neutral token: ${where}`, "aria-label": `The neutral token: ${where}.` },
-    bought ? el("span", { class: "neutral-taken" }, String(bought.patch)) : null));
+    bought ? el("span", { class: "neutral-taken", "aria-hidden": "true" }, `took #${bought.patch}`) : null));
   fill(box, items);
 }
 
@@ -150,6 +151,8 @@ export function buildPlayerPanel(seat) {
   const head = el("header", { class: "player-head" });
   const stats = el("dl", { class: "stats" });
   panel.append(head, stats);
+  // A tap anywhere on the small quilt shows it large (its board takes no pointer there).
+  panel.addEventListener("click", () => { if (!panel.classList.contains("front")) update({ frontSeat: seat }); });
   const quilt = buildQuilt(panel, /** @type {0 | 1} */ (seat));
   update((page) => { page.quilts[seat] = { ...quilt, head, stats, panel }; });
 }
@@ -164,7 +167,9 @@ function score(value) {
  * @param {string} label @param {string | number | null | undefined} value @param {string} testid @param {string} title
  */
 function stat(label, value, testid, title) {
-  return [el("dt", { title }, label), el("dd", { "data-testid": testid }, value === null || value === undefined ? "–" : String(value))];
+  // A name and its value kept together (a phone's sheet wraps the pairs, and leaves some out).
+  return el("div", { class: `stat stat-${testid.split("-")[0]}` },
+    el("dt", { title }, label), el("dd", { "data-testid": testid }, value === null || value === undefined ? "–" : String(value)));
 }
 
 /** @param {View | null} v */
@@ -172,7 +177,7 @@ export function renderPlayers(v) {
   const s = ui.state;
   const catalogue = ui.catalogue;
   const { analysed: _, ...shown } = v ?? {};
-  const inputs = [shown, s && [s.version, s.status, s.result?.winner, s.mode, s.presence, s.bonus, s.ai, s.names, !!s.clock], ui.seat, canAct(), specialsPending(), !!ui.hold];
+  const inputs = [shown, s && [s.version, s.status, s.result?.winner, s.mode, s.presence, s.bonus, s.ai, s.names, !!s.clock], ui.seat, canAct(), specialsPending(), !!ui.hold, ui.frontSeat];
   for (const seat of [0, 1]) {
     const q = ui.quilts[seat];
     if (drawnAs(q.panel, inputs)) continue;
@@ -182,8 +187,11 @@ export function renderPlayers(v) {
     if (!s || !v || !catalogue) continue;
     const toMove = v.to_move === seat && !s.result;
     q.panel.classList.toggle("to-move", toMove);
-    // This browser's quilt (in pass-and-play, the one of the player to move): first on a phone.
-    q.panel.classList.toggle("mine", ui.seat === seat || (ui.seat === "both" && (toMove || (!!s.result && seat === 0))));
+    // This browser's quilt (in pass-and-play, the one of the player to move; for a
+    // spectator, the one to move): drawn large on a phone, unless the other was tapped.
+    const mine = ui.seat === seat || (typeof ui.seat !== "number" && (toMove || (!!s.result && seat === 0)));
+    q.panel.classList.toggle("mine", mine);
+    q.panel.classList.toggle("front", ui.hold ? s.to_move === seat : ui.frontSeat === null ? mine : ui.frontSeat === seat);
     q.panel.style.setProperty("--seat-colour", SEAT_COLOURS[seat]);
     const tags = [];
     if (isAiSeat(seat)) tags.push(el("span", { class: "tag" }, "computer"));
@@ -195,7 +203,10 @@ export function renderPlayers(v) {
       tags.push(el("span", { class: `tag presence ${here ? "here" : "away"}`, "data-testid": `presence-${seat}` }, here ? "● here" : "○ away"));
     }
     if (v.live && s.bonus === seat) tags.push(el("span", { class: "tag bonus", title: `completed a ${bonusArea()} area first` }, `${bonusArea()} bonus +${catalogue.bonus_points}`));
-    fill(q.head, tokenBadge(seat), el("h2", { class: "player-name" }, nameOf(seat)), tags, clockBadge(seat));
+    // On a phone the small quilt is one tap away from large (the sheet shows this button there only).
+    const enlarge = el("button", { type: "button", class: "link-button quilt-swap", "data-testid": `enlarge-${seat}`,
+      "aria-label": `Show the quilt of ${nameOf(seat)} large`, onclick: () => update({ frontSeat: seat }) }, "⤢");
+    fill(q.head, tokenBadge(seat), el("h2", { class: "player-name" }, nameOf(seat)), tags, clockBadge(seat), enlarge);
     const rows = v.score_breakdown?.[seat];
     fill(q.stats,
       stat("Buttons", v.buttons?.[seat], `buttons-${seat}`, "buttons held: money now, points at the end"),
@@ -218,8 +229,11 @@ export function renderPlayers(v) {
 /** @param {number} seat @param {import("./contract").ScoreRows} part */
 function scoreWords(seat, part) {
   const bonus = part.bonus ? ` + ${part.bonus} bonus` : "";
-  return el("dd", { class: "score-explained", "data-testid": `score-explained-${seat}` },
-    `Score now: ${plural(part.buttons, "button")} − ${-part.penalty} for ${plural(part.empty, "empty square")}${bonus} = ${score(part.total)}`);
+  // A group of its own (a hidden term and its words), as a description list allows only dt/dd groups.
+  return el("div", { class: "stat stat-explained" },
+    el("dt", { class: "visually-hidden" }, "Score in words"),
+    el("dd", { class: "score-explained", "data-testid": `score-explained-${seat}` },
+      `Score now: ${plural(part.buttons, "button")} − ${-part.penalty} for ${plural(part.empty, "empty square")}${bonus} = ${score(part.total)}`));
 }
 
 /** @param {number} seat @param {boolean} acting */

@@ -252,7 +252,7 @@ export function tokenBadge(seat, extraClass = "") {
  * A patch shape drawn as a small grid of cells.
  * @param {number} patchId
  * @param {readonly (readonly number[])[]} cells [row, col] pairs
- * @param {number} cellSize in pixels
+ * @param {string} cellSize a CSS length (a custom property, so a phone's sheet can draw it smaller)
  */
 export function shapeNode(patchId, cells, cellSize) {
   const height = Math.max(...cells.map((c) => c[0])) + 1;
@@ -261,8 +261,8 @@ export function shapeNode(patchId, cells, cellSize) {
     class: "shape",
     "aria-hidden": "true",
     style: {
-      gridTemplateColumns: `repeat(${width}, ${cellSize}px)`,
-      gridTemplateRows: `repeat(${height}, ${cellSize}px)`,
+      gridTemplateColumns: `repeat(${width}, ${cellSize})`,
+      gridTemplateRows: `repeat(${height}, ${cellSize})`,
     },
   });
   for (const [r, c] of cells) {

@@ -46,6 +46,7 @@ export type QuiltmakerContract =
   | Offer
   | Orientation
   | Paired
+  | PlayerReview
   | PlayingGame
   | Profile
   | Rating
@@ -156,23 +157,60 @@ export interface AnalysedPosition {
  */
 export interface Analysis {
   judgements?: Judgement[] | null;
+  /**
+   * each seat's accuracy and points lost, once done
+   */
+  players?: PlayerReview[] | null;
   positions: AnalysedPosition[];
   status: "positions only" | "waiting" | "computing" | "done";
 }
 /**
- * A turning point of a finished game: the move played, how much of the chance to win it lost, and the better move.
+ * A move of a finished game that lost its player something: how much, in chance and in points, and the better move.
  */
 export interface Judgement {
   better: string;
   better_cells: [number, number][];
   better_patch: number | null;
   better_summary: string;
+  /**
+   * which loss gave the label: the worse of the two
+   */
+  by: "chance" | "points";
+  /**
+   * what the move cost, in words, the loss that classed it first
+   */
+  cost: string;
+  /**
+   * the share of the mover's chance to win the move lost, 0 to 1
+   */
   drop: number;
-  label: "blunder" | "mistake";
+  label: "inaccuracy" | "mistake" | "blunder";
   played: string;
   played_summary: string;
   player: 0 | 1;
   ply: number;
+  /**
+   * the points of the mover's expected final margin the move lost
+   */
+  points: number;
+}
+/**
+ * One player's moves over a finished game, summed up.
+ */
+export interface PlayerReview {
+  /**
+   * the mean of the moves' accuracies, 0 to 100 (Lichess's formula, docs/web.md)
+   */
+  accuracy: number;
+  blunders: number;
+  inaccuracies: number;
+  mistakes: number;
+  moves: number;
+  player: 0 | 1;
+  /**
+   * points of expected final margin lost, on average a move
+   */
+  points_lost: number;
 }
 export interface Anchors {
   /**

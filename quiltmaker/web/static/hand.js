@@ -29,7 +29,8 @@ export function startHold(patchId, how) {
   const start = anchors.length ? Math.min(...anchors) : 0;
   const size = boardSize();
   say("", "info"); // a new try: what was said of the last one (a refusal) no longer applies
-  update({ hold: clamped({ patch: patchId, oi, row: Math.floor(start / size), col: start % size, drag: null, via: how }) });
+  // On a phone the mover's own quilt comes back large, to place on.
+  update({ hold: clamped({ patch: patchId, oi, row: Math.floor(start / size), col: start % size, drag: null, via: how }), frontSeat: null });
   announce(`Picked up patch ${patchId}. ${holdDescription()}`);
 }
 

@@ -60,7 +60,7 @@ function showFloater(x, y, visible) {
     return;
   }
   if (floater.dataset.key !== `${hold.patch}:${hold.oi}`) {
-    fill(floater, shapeNode(hold.patch, o.cells, 18));
+    fill(floater, shapeNode(hold.patch, o.cells, "18px"));
     floater.dataset.key = `${hold.patch}:${hold.oi}`;
   }
   floater.hidden = false;
@@ -120,18 +120,28 @@ export function onPointerUp(event) {
     return;
   }
   if (overBoard) {
-    const before = `${ui.hold.row},${ui.hold.col}`;
-    aimAt(event.clientX, event.clientY, event.pointerType);
-    // On a touch screen the first tap shows where the patch would go; a tap on the same place sews it.
-    if (event.pointerType === "touch" && `${ui.hold.row},${ui.hold.col}` !== before) {
+    // On a touch screen a tap on the preview sews it there; a tap elsewhere moves the preview under the finger.
+    if (event.pointerType === "touch" && !onPreview(event.clientX, event.clientY)) {
+      aimAt(event.clientX, event.clientY, event.pointerType);
       announce(holdDescription());
       return;
     }
+    if (event.pointerType !== "touch") aimAt(event.clientX, event.clientY, event.pointerType);
     placeHold();
     return;
   }
   if (target?.closest(".offer, .hold-controls, .actions, button, a, input, select, summary")) return;
   cancelHold();
+}
+
+/** Whether a point is on one of the squares the patch in hand is shown on. @param {number} x @param {number} y */
+function onPreview(x, y) {
+  const s = ui.state;
+  const o = holdOrientation();
+  const hold = ui.hold;
+  if (!s || s.to_move === null || !o || !hold) return false;
+  const at = squareAt(s.to_move, x, y, 0);
+  return !!at && o.cells.some(([r, c]) => r + hold.row === at.row && c + hold.col === at.col);
 }
 
 /** Whether the pointer is over the quilt of the player to move. @param {MouseEvent} event */

@@ -104,6 +104,8 @@ export interface GamePage {
   banners: Banner[];
   replay: ReplayState;
   quilts: QuiltNodes[];
+  /** On a phone, the quilt tapped to be drawn large (null: this browser's own). */
+  frontSeat: number | null;
   missing: boolean;
   confirming: { move: MoveIntent; words: string } | null;
   ending: "resign" | "abort" | null;

@@ -3,11 +3,11 @@
 // buttons, the hint, links, the final score, the move list, the help) and
 // drawAll(), which draws the whole page from the store.
 import { $, drawnAs, el, fill, find, formatNumber, plural, setText, tokenBadge } from "./common.js";
-import { bonusArea, canAct, confirmsMoves, legal, nameOf, replayAvailable, specialsPending, squareName, storedEntry, ui, update, view } from "./store.js";
+import { bonusArea, canAct, confirmsMoves, legal, nameOf, replayAvailable, specialsPending, squareName, storedEntry, touchScreen, ui, update, view } from "./store.js";
 import { sendIntent } from "./intents.js";
 import { holdIsLegal, holdOrientation } from "./hand.js";
 import { renderCircle, renderOverlays, renderPlayers, renderTrack } from "./board.js";
-import { renderReplay, setReplay } from "./review.js";
+import { keepInList, renderReplay, setReplay } from "./review.js";
 import { renderLesson } from "./lesson-panel.js";
 import { renderAttention } from "./attention.js";
 import { renderChat } from "./chat.js";
@@ -24,6 +24,7 @@ export function drawAll() {
     renderCircle(v);
     renderPlayers(v);
     renderTurn(v);
+    renderLastMove();
     renderActions();
     renderHintBox();
     renderLinks();
@@ -96,7 +97,7 @@ function renderBanners() {
     if (specialsPending()) {
       items.push(el("div", { class: "banner special-banner", "data-testid": "special-banner", role: "alert" },
         el("strong", {}, "You earned a special patch: place it."),
-        " Click any empty square of your quilt (or focus your quilt, move with the arrow keys and press Enter)."));
+        touchScreen() ? " Tap any empty square of your quilt." : " Click any empty square of your quilt (or focus your quilt, move with the arrow keys and press Enter)."));
     } else {
       items.push(el("div", { class: "banner special-banner", "data-testid": "special-banner" },
         `${nameOf(s.to_move)} earned a special 1x1 patch and is placing it.`));
@@ -157,6 +158,15 @@ function renderTurn(v) {
   if (thinking) fill(ai, el("span", { class: "spinner", "aria-hidden": "true" }), ` ${nameOf(s.ai.seat)} is thinking…`);
 }
 
+/** The move that led to the position shown, in the server's words: on a phone, the other side's move is read at the top. */
+function renderLastMove() {
+  const moves = ui.state?.moves || [];
+  const ply = ui.replay.ply ?? moves.length;
+  const move = ply > 0 ? moves[ply - 1] : null;
+  const what = ui.replay.ply === null ? "Last move" : `Move ${ply}`;
+  setText($("last-move"), move ? `${what}: ${nameOf(move.player)} ${move.summary || move.move}.` : "");
+}
+
 // ---------------------------------------------------------------- action buttons
 
 export function renderActions() {
@@ -168,7 +178,11 @@ export function renderActions() {
   const a = legal().advance;
   // The numbers are the mover's: shown only to the player who may advance now.
   // Its name is its text (the key is aria-keyshortcuts in the page).
-  advance.textContent = a && s && !s.result && act ? `Advance ${plural(a.spaces, "space")} · +${plural(a.buttons, "button")}` : "Advance";
+  // The gain is a part of its own, which a phone shows as a second line.
+  if (a && s && !s.result && act) {
+    fill(advance, `Advance ${plural(a.spaces, "space")}`,
+      el("span", { class: "advance-gain" }, el("span", { class: "advance-dot" }, " · "), `+${plural(a.buttons, "button")}`));
+  } else advance.textContent = "Advance";
   advance.disabled = !(act && a) || !!ui.confirming;
   const confirming = ui.confirming;
   $("confirm").hidden = !confirming;
@@ -198,7 +212,9 @@ export function renderActions() {
   const hold = ui.hold;
   const holding = !!hold;
   $("hold-controls").hidden = !holding || !!ui.confirming;
-  $("hold-controls").closest(".turn-panel")?.classList.toggle("holding", holding && !ui.confirming);
+  const turnPanel = $("hold-controls").closest(".turn-panel");
+  turnPanel?.classList.toggle("holding", holding && !ui.confirming);
+  turnPanel?.classList.toggle("over", !!ui.state?.result); // nothing to hold any more: the slot gives its room back
   const o = holdOrientation(hold);
   if (hold && o) {
     const ok = holdIsLegal();
@@ -326,7 +342,8 @@ function renderMoves() {
   // The list says how many moves it showed last (the drawing's own memory): a new one scrolls into view.
   if (String(moves.length) !== list.dataset.shown && current === null) list.scrollTop = list.scrollHeight;
   list.dataset.shown = String(moves.length);
-  if (current !== null) list.querySelector(".current")?.scrollIntoView({ block: "nearest" });
+  list.tabIndex = list.scrollHeight > list.clientHeight ? 0 : -1; // a list that scrolls can be scrolled by keys too
+  if (current !== null) keepInList(list, list.querySelector(".current")); // the list scrolls, never the page
 }
 
 // ---------------------------------------------------------------- help
@@ -341,5 +358,7 @@ export function renderHelp() {
     el("li", {}, "Buttons pay for patches and are your points at the end; each ", el("strong", {}, "empty square"), ` costs ${c.empty_square_penalty} points.`),
     el("li", {}, `The first to cover a whole ${size}x${size} area takes the `, el("strong", {}, "bonus"), `: ${c.bonus_points} points.`),
     el("li", {}, el("strong", {}, "Score now"), " is the score if the game ended now; ", el("strong", {}, "forecast"), " adds what the player would still collect by only advancing."),
-    el("li", {}, "Placing: pick a patch up, then turn it (R, right-click or wheel) and flip it (F); green means it fits."));
+    el("li", {}, touchScreen()
+      ? "Placing: tap a patch on offer (or drag it onto your quilt), turn and flip it with the buttons, tap where it goes, and tap again to sew it; green means it fits."
+      : "Placing: pick a patch up, then turn it (R, right-click or wheel) and flip it (F); green means it fits."));
 }

@@ -1,13 +1,16 @@
 // @ts-check
 // Going back through a game: past positions as the server drew them
-// (GET /api/games/{id}/positions), and the analysis with its evaluation graph.
-import { $, api, el, errorText, fill, formatNumber, setText } from "./common.js";
+// (GET /api/games/{id}/positions), and the analysis with its evaluation graph, its marked
+// moves and each player's accuracy; and playing on from a position against the computer.
+import { $, api, drawnAs, el, errorText, fill, formatNumber, saveGame, setText } from "./common.js";
 import { evalGraph, spinner } from "./graph.js";
-import { nameOf, replayAvailable, shownJudgement, ui, update } from "./store.js";
+import { nameOf, reducedMotion, replayAvailable, shownJudgement, ui, update } from "./store.js";
 import { say } from "./notices.js";
 import { cancelHold } from "./hand.js";
 
 /** @typedef {import("./contract").Judgement} Judgement */
+/** @typedef {import("./contract").PlayerReview} PlayerReview */
+/** @typedef {import("./contract").AnalysedPosition} AnalysedPosition */
 
 // ---------------------------------------------------------------- replay
 
@@ -25,6 +28,8 @@ export function renderReplay() {
   $("replay-last", HTMLButtonElement).disabled = k >= total;
   const evalBox = $("eval");
   const a = ui.replay;
+  // Drawn again only when what it shows changed: a focused turning point keeps its focus.
+  if (drawnAs(evalBox, [a.analysis, a.analysisState, a.analysisError, k, s.names, !!s.result, s.ai?.level])) return;
   const positions = a.analysis?.positions || [];
   const evaluated = positions.some((p) => typeof p.win_probability_player0 === "number");
   if (evaluated) {
@@ -34,13 +39,15 @@ export function renderReplay() {
     const judgements = a.analysis?.judgements || [];
     const judged = shownJudgement();
     fill(evalBox,
-      evalGraph(positions, current, [nameOf(0), nameOf(1)], (ply) => setReplay(ply), judgements),
+      evalGraph(positions, current, [nameOf(0), nameOf(1)], (ply) => choosePoint(ply), judgements),
       el("p", { class: "caption", "data-testid": "eval-caption" },
         pct === null ? "" : `${current === 0 ? "At the start" : `After move ${current}`}: ${nameOf(0)} ${pct}% to win` +
           (typeof here.expected_margin_player0 === "number" ? `, expected margin ${formatNumber(here.expected_margin_player0, { sign: true, digits: 1 })}` : "") +
           (here.best_move && here.to_move !== null && here.to_move !== undefined && !judged ? `; best move for ${nameOf(here.to_move)}: ${here.best_move}` : "") + "."),
+      a.analysis?.players ? playerTable(a.analysis.players) : null,
       judged ? judgementNote(judged) : null,
-      judgementList(judgements));
+      a.analysis?.status === "done" ? playOn(here) : null,
+      judgementList(judgements, judged));
   } else if (a.analysisState === "error") {
     fill(evalBox, el("p", { class: "message", "data-kind": "error" }, `Analysis unavailable: ${a.analysisError}`),
       el("button", { type: "button", onclick: () => loadAnalysis() }, "Try again"));
@@ -58,27 +65,147 @@ function percent(drop) {
   return `${Math.round(drop * 100)}%`;
 }
 
-/** At the position before a marked move: what was played, what the analysis prefers (drawn on the board). @param {Judgement} j */
+/** A judgement's two losses, the one that classed it first: "−7.5 points, −2%". @param {Judgement} j */
+function losses(j) {
+  const points = `−${formatNumber(j.points, { digits: 1 })} ${j.points === 1 ? "point" : "points"}`;
+  const chance = `−${percent(j.drop)}`;
+  return j.by === "points" ? `${points}, ${chance}` : `${chance}, ${points}`;
+}
+
+/** At the position before a marked move: what was played, what it cost, what the analysis prefers (drawn on the board). @param {Judgement} j */
 function judgementNote(j) {
   return el("p", { class: `judgement-note ${j.label}`, "data-testid": "judgement-note", role: "status" },
-    el("strong", {}, `Move ${j.ply}, a ${j.label}: `),
-    `${nameOf(j.player)} ${j.played_summary} (${j.played}), which cost ${percent(j.drop)} of the chance to win. `,
+    el("strong", {}, `Move ${j.ply}, ${j.label === "inaccuracy" ? "an" : "a"} ${j.label}: `),
+    `${nameOf(j.player)} ${j.played_summary} (${j.played}), which cost ${j.cost}. `,
     `The analysis would rather have ${j.better_summary} (${j.better})`,
     j.better_cells.length ? [": ", el("strong", {}, "marked on the board.")] : ".");
 }
 
-/** The game's turning points: each marked move, a click away (the position before it). @param {readonly Judgement[]} judgements */
-function judgementList(judgements) {
-  if (!judgements.length) return el("p", { class: "caption", "data-testid": "no-judgements" }, "No move lost more than a small part of the chance to win.");
+/** Each player's accuracy, points lost a move and marked moves, as the server counted them. @param {readonly PlayerReview[]} players */
+function playerTable(players) {
+  /** @param {string} label @param {(p: PlayerReview) => string} cell */
+  const row = (label, cell) => el("tr", {}, el("th", { scope: "row" }, label), players.map((p) => el("td", {}, cell(p))));
+  return el("table", { class: "review-table", "data-testid": "review-table" },
+    el("caption", { class: "visually-hidden" }, "How each player played, by the analysis"),
+    el("thead", {}, el("tr", {}, el("td", {}), players.map((p) => el("th", { scope: "col" }, nameOf(p.player))))),
+    el("tbody", {},
+      row("Accuracy", (p) => `${formatNumber(p.accuracy)}%`),
+      row("Points lost a move", (p) => formatNumber(p.points_lost, { digits: 1 })),
+      row("Inaccuracies, mistakes, blunders", (p) => `${p.inaccuracies}, ${p.mistakes}, ${p.blunders}`)));
+}
+
+/**
+ * The game's marked moves, both players', each a click away (the position before it, the better move drawn).
+ * @param {readonly Judgement[]} judgements @param {Judgement | null} shown
+ */
+function judgementList(judgements, shown) {
+  if (!judgements.length) return el("p", { class: "caption", "data-testid": "no-judgements" }, "No move lost more than a little of the chance to win or of the points.");
   return el("div", { class: "judgements" },
-    el("h3", { class: "judgements-title" }, "Turning points"),
+    el("h3", { class: "judgements-title" }, "Where the game turned"),
     el("ul", { class: "judgement-list", "data-testid": "judgements" },
-      judgements.map((j) => el("li", {},
+      judgements.map((j) => el("li", { class: shown?.ply === j.ply ? "current" : null },
         el("button", {
           type: "button", class: `link-button judgement ${j.label}`, "data-testid": `judgement-${j.ply}`,
-          onclick: () => setReplay(j.ply - 1),
+          "aria-current": shown?.ply === j.ply ? "true" : null,
+          onclick: () => chooseJudgement(j),
         }, `Move ${j.ply}: ${nameOf(j.player)}'s ${j.label}`),
-        el("span", { class: "game-meta" }, ` −${percent(j.drop)}`)))));
+        el("span", { class: "game-meta" }, ` ${losses(j)}`)))));
+}
+
+/** "What if": from the position shown, a game against the computer, this browser seated to move there. @param {AnalysedPosition | undefined} here */
+function playOn(here) {
+  const mover = here?.to_move;
+  if (!here || mover === null || mover === undefined) return null;
+  const level = ui.state?.ai?.level;
+  return el("p", { class: "play-on" },
+    el("button", {
+      type: "button", "data-testid": "play-on",
+      onclick: (/** @type {MouseEvent} */ event) => startPlayOn(here.ply, /** @type {HTMLButtonElement} */ (event.currentTarget)),
+    }, "Play on from here"),
+    ` as ${nameOf(mover)}, against ${level ? `quiltmaker ${level}` : "the computer"}: a new game from this position, with hints.`);
+}
+
+/** @param {number} ply @param {HTMLButtonElement} button */
+async function startPlayOn(ply, button) {
+  button.disabled = true; // one game a click; the page is left when it is made
+  try {
+    const { body } = await api("/api/games", { json: { mode: "ai", from_game: ui.id, from_ply: ply } });
+    const made = /** @type {import("./contract").SeatTaken} */ (body);
+    const id = made.id ?? "";
+    saveGame(id, { token: made.token, seat: made.seat, created: Date.now() });
+    location.assign(`/game/${encodeURIComponent(id)}`);
+  } catch (error) {
+    button.disabled = false;
+    say(`Could not start the game from here: ${errorText(error)}`, "error");
+  }
+}
+
+/**
+ * A turning point chosen: the position before the move, its player's quilt drawn large (on a phone) with
+ * the better move on it, and that quilt brought into view only if it is not there already.
+ * @param {Judgement} j
+ */
+async function chooseJudgement(j) {
+  update({ frontSeat: j.player });
+  await setReplay(j.ply - 1);
+  showChosen(j);
+}
+
+/** A point of the graph chosen: that position, and at a marked move its better move in view. @param {number} ply */
+async function choosePoint(ply) {
+  await setReplay(ply);
+  const j = shownJudgement();
+  if (j) {
+    update({ frontSeat: j.player });
+    showChosen(j);
+  }
+}
+
+/**
+ * Keep what was chosen in view, moving the page no more than that needs: the quilt with the better
+ * move first, then the note that explains it, then the turning point clicked, as many of them as
+ * the screen holds (all three beside each other on a desktop; on a phone the quilt and the note).
+ * The focus stays on the turning point.
+ * @param {Judgement} j
+ */
+function showChosen(j) {
+  const chosen = document.querySelector(`[data-testid="judgement-${j.ply}"]`);
+  if (chosen instanceof HTMLElement) chosen.focus({ preventScroll: true });
+  const quilt = document.querySelector(`[data-testid="quilt-${j.player}"]`);
+  const wanted = [quilt?.closest(".player") || quilt, document.querySelector("[data-testid=judgement-note]"), chosen];
+  // Banners that lie over the top of the page (a phone's) hide what is under them.
+  const banners = document.getElementById("banners");
+  const inset = banners && getComputedStyle(banners).position === "fixed" ? Math.max(0, banners.getBoundingClientRect().bottom) : 0;
+  const margin = 8; // a little room around what is shown, so that nothing ends on the screen's very edge
+  const room = window.innerHeight - inset - 2 * margin;
+  let top = Infinity;
+  let bottom = -Infinity;
+  for (const node of wanted) {
+    if (!node) break;
+    const box = node.getBoundingClientRect();
+    if (Math.max(bottom, box.bottom) - Math.min(top, box.top) > room) break;
+    top = Math.min(top, box.top);
+    bottom = Math.max(bottom, box.bottom);
+  }
+  if (top === Infinity) {
+    wanted[0]?.scrollIntoView({ block: "start", behavior: reducedMotion() ? "auto" : "smooth" }); // taller than the screen
+    return;
+  }
+  const by = top < inset ? top - inset - margin : bottom > window.innerHeight ? bottom - window.innerHeight + margin : 0;
+  if (by) window.scrollBy({ top: by, behavior: reducedMotion() ? "auto" : "smooth" });
+}
+
+/**
+ * Keep `item` in view inside the scrolling list `list`, scrolling the list only (never the page, as
+ * scrollIntoView would: the board must not move off the screen when a move is chosen).
+ * @param {HTMLElement} list @param {Element | null} item
+ */
+export function keepInList(list, item) {
+  if (!item) return;
+  const inner = item.getBoundingClientRect();
+  const outer = list.getBoundingClientRect();
+  if (inner.top < outer.top) list.scrollTop -= outer.top - inner.top;
+  else if (inner.bottom > outer.bottom) list.scrollTop += inner.bottom - outer.bottom;
 }
 
 /** Go to position `ply` (null or the last one: the live game). @param {number | null} ply */

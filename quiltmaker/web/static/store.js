@@ -38,6 +38,7 @@ const initial = {
   banners: [],            // transient banners
   replay: { ply: null, want: undefined, positions: null, positionsLoading: false, analysis: null, analysisState: "idle", analysisError: null },
   quilts: [],             // built quilt boards, one per seat
+  frontSeat: null,        // on a phone, the quilt tapped to be drawn large (null: this browser's own)
   missing: false,         // the server has no game at this address
   confirming: null,       // a move decided but not sent yet
   ending: null,           // "resign" or "abort" asked for, waiting for its confirmation
@@ -63,6 +64,11 @@ export const { update, setRenderer } = store;
 
 const CONFIRM_KEY = "quiltmaker.confirm-moves";
 const ARRIVAL_MS = 600;
+
+/** A touch screen: words say "tap", not "click", and name no keys. @returns {boolean} */
+export function touchScreen() {
+  return window.matchMedia("(pointer: coarse)").matches;
+}
 
 /** The player asked their system for less motion: no animation, no pacing. @returns {boolean} */
 export function reducedMotion() {
