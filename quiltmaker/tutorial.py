@@ -243,7 +243,8 @@ LESSONS: tuple[Lesson, ...] = (
             "The first player to cover any 7x7 area of their quilt completely takes the bonus tile: 7 points at "
             "the end. Your quilt lacks only the marked squares of one.",
             "The game ends when both tokens reach space {last_space}. Then each player scores their buttons, plus "
-            "7 for the bonus tile, minus 2 for every empty square of their quilt; the higher score wins.",
+            "7 for the bonus tile, minus 2 for every empty square of their quilt; the higher score wins. On a tie, the player whose "
+            "token reached space {last_space} first wins: a game is never drawn.",
         ),
         (
             Step(

@@ -20,6 +20,7 @@ from ..core.components import (
 )
 from ..core.moves import square_name
 from ..tutorial import LESSONS
+from .words import orientation_words
 from .round.clocks import MAX_INCREMENT, MAX_INITIAL, MIN_INITIAL, PRESETS, TimeControl
 
 
@@ -50,6 +51,7 @@ def catalogue(levels: dict[str, str]) -> dict[str, Any]:
                 "orientations": [
                     {
                         "transform": o.transform,
+                        "words": orientation_words(o.transform),
                         "cells": [list(c) for c in o.cells],
                         "height": o.height,
                         "width": o.width,

@@ -26,6 +26,14 @@ def turn_reason(position: Position, names: list[str]) -> str:
     return f"both tokens are on space {cause.space}: {name} arrived last, so is on top and moves first"
 
 
+def orientation_words(transform: str) -> str:
+    """A patch's orientation (``R0``..``R3`` turned clockwise, ``F0``..``F3`` mirrored first) as the player reads it."""
+    turns = ("", "turned once", "turned twice", "turned three times")[int(transform[1:])]
+    if transform.startswith("F"):
+        return f"flipped and {turns}" if turns else "flipped"
+    return turns or "as drawn"
+
+
 _PLAYER = re.compile(r"\bplayer ([01])\b")
 
 

@@ -328,6 +328,9 @@ def turn_to(
             turn_by(page, seat, how)
             setattr(turning, how, getattr(turning, how) + 1)
         poll(lambda: ghost_transform(page) == expected, 10, what=f"the patch in hand to show {expected} after a {action}")
+        # A screen reader hears the words the screen shows ("flipped and turned once"), not the notation.
+        words = server.orientation(patch, expected)["words"]
+        poll(lambda: words in (page.locator("#announce").text_content() or ""), 10, what=f"the turn announced as {words!r}")
 
 
 def wait_ghost(page: Page, expected: str, legal: str = "true", timeout: float = 10.0) -> None:

@@ -83,6 +83,9 @@ def test_a_real_time_clock_counts_down_warns_when_low_and_the_game_ends_on_time(
         expect(page.locator("#turn")).to_contain_text("Gus (you) wins on time: Hana ran out of time" if page is guest else "Gus wins on time: Hana ran out of time", timeout=20_000)
         expect(page.get_by_test_id("clock-0")).to_have_text("0.0")
         expect(page.get_by_test_id("resign")).to_be_hidden()
+    # The warning was news while the clock ran: the result replaces it (it would otherwise stay its 6 seconds).
+    expect(host.get_by_test_id("banners")).not_to_contain_text("Your clock:")
+    expect(host.get_by_test_id("over-banner")).to_be_visible()
     screenshot(guest, "clocks-03-over-phone")
     assert server.state(game["id"])["result"]["by"] == "time"
     pages.assert_no_script_errors()

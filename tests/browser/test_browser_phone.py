@@ -15,6 +15,7 @@ from browser_helpers import (
     aim_square,
     ghost,
     move_text,
+    open_seat,
     screenshot,
     square_centre,
     synced_state,
@@ -250,4 +251,50 @@ def test_a_whole_game_by_touch_with_the_turn_in_view(pages: Pages, server: Serve
     expect(page.get_by_test_id("turn")).to_contain_text("Game over")
     screenshot(page, f"phone-{width}-game-over", full_page=False)
     assert bought >= 3 and dragged >= 1, (bought, dragged)
+    pages.assert_no_script_errors()
+
+
+LANDSCAPE = {**PHONE, "viewport": {"width": 844, "height": 390}}
+
+
+def test_a_phone_on_its_side_keeps_the_quilt_in_view_while_the_offers_scroll(pages: Pages, server: Server) -> None:
+    """Landscape: the quilt whole on the left, the turn and the track beside it; scrolling to the offers leaves the
+    quilt where it is, and a patch bought by touch from there is sewn where it was tapped."""
+    page, game = open_ai_game(pages, server, LANDSCAPE, seed=4)
+    seat = game["seat"]
+    for selector in (f"[data-testid=quilt-{seat}]", "#turn", "#advance", "[data-testid=track]", "[data-testid=token-0]", "[data-testid=token-1]"):
+        assert on_screen(page, selector), f"{selector} is not in view"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 844
+    page.locator(".offer").first.scroll_into_view_if_needed()
+    for selector in (f"[data-testid=quilt-{seat}]", ".offer >> nth=0", ".offer >> nth=2"):
+        assert on_screen(page, selector), f"{selector} is not in view once the offers are"
+    state = synced_state(server, page)
+    assert state["to_move"] == seat, "seed 4 gives the player the first move"
+    assert buy_by_touch(page, server, state, seat, drag=False)
+    screenshot(page, "phone-landscape", full_page=False)
+    pages.assert_no_script_errors()
+
+
+def test_a_lesson_by_touch_keeps_its_task_its_refusal_and_its_praise_in_view(pages: Pages, server: Server) -> None:
+    """Lesson 1 on a phone: the step to do, the board and the action on one screen; a refused move says why
+    there; and once it is done, the praise and the way on are at the top, without scrolling."""
+    page = pages.open("lesson", **PHONE)
+    lesson = httpx.post(f"{server.url}/api/games", json={"mode": "lesson", "lesson": 1, "names": ["Ada"]}, timeout=30).json()
+    open_seat(page, lesson["id"], lesson["token"], 0)
+    expect(page.get_by_test_id("lesson-task")).to_contain_text("Lesson 1: Buy one of the three patches")
+    for selector in ("[data-testid=lesson-task]", "#advance", "[data-testid=quilt-0]", "[data-testid=track]", ".offer >> nth=2"):
+        assert on_screen(page, selector), f"{selector} is not in view"
+    state = synced_state(server, page)
+    before = version(page)
+    page.get_by_test_id("advance").tap()  # the lesson asks for a purchase
+    expect(page.get_by_test_id("message")).to_contain_text("Not what this lesson asks")
+    assert on_screen(page, "[data-testid=message]"), "the refusal is said where the player looks"
+    assert version(page) == before
+    screenshot(page, "phone-lesson-refused", full_page=False)
+    assert buy_by_touch(page, server, state, 0, drag=False)
+    expect(page.get_by_test_id("lesson-praise")).to_contain_text("Well done")
+    assert page.evaluate("window.scrollY") == 0
+    for selector in ("[data-testid=lesson-praise]", "[data-testid=next-lesson]"):
+        assert on_screen(page, selector), f"{selector} is not in view once the lesson is done"
+    screenshot(page, "phone-lesson-done", full_page=False)
     pages.assert_no_script_errors()

@@ -54,7 +54,10 @@ def test_a_rated_game_between_two_accounts_moves_both_ratings_and_fills_the_prof
     bob.goto("/player/Bob")
     expect(bob.get_by_test_id("rating-realtime")).to_contain_text("1662?")
     expect(bob.get_by_test_id("rating-realtime")).to_contain_text("1 rated game · provisional")
-    expect(bob.get_by_test_id("rating-history").locator("circle")).to_have_count(1)
+    # One game is a line from where it began (1500) to where it ended, not a lone dot.
+    expect(bob.get_by_test_id("rating-history").locator("circle")).to_have_count(2)
+    ends = bob.get_by_test_id("rating-history").locator("circle").evaluate_all("cs => cs.map(c => [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))])")
+    assert ends[0][0] < ends[1][0] and ends[0][1] > ends[1][1], f"the line rises from 1500 to 1662: {ends}"
     expect(bob.get_by_test_id("played")).to_contain_text("against Ada · won by resignation · 5 minutes + 3 seconds a move · rated +162")
     assert accessibility_violations(bob) == []
     screenshot(bob, "ratings-02-profile-phone")

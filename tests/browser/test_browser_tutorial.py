@@ -84,6 +84,8 @@ def refused_by_mouse(page: Page, server: Server, state: dict[str, Any], turning:
         wait_ghost(page, move.text())
         page.mouse.click(x, y)
     poll(lambda: message(page)[0].startswith("Not what this lesson asks") or None, 15, what="the lesson's refusal")
+    box, size = page.get_by_test_id("message").bounding_box(), page.viewport_size
+    assert box and size and 0 <= box["y"] and box["y"] + box["height"] <= size["height"], f"the refusal is out of view: {box}"
     assert version(page) == before, "a refused move changed the game"
     assert server.state(game_id(page))["version"] == before
     return True
@@ -165,7 +167,14 @@ def test_every_lesson_from_the_lobby_by_mouse_with_leaving_and_resuming(pages: P
             assert final["result"] is not None, "the last lesson plays the game to its end"
             expect(page.get_by_test_id("result")).to_be_visible()
             expect(page.get_by_test_id("tutorial-finished")).to_be_visible()
+            expect(page.locator("#lesson-task")).to_contain_text("the last lesson: play the computer")
+            expect(page.locator("#lesson-task")).not_to_contain_text("next lesson")
             assert accessibility_violations(page) == []
+            page.get_by_test_id("tutorial-finished").click()
+            page.wait_for_url(re.compile(r"/\?level=beginner#new-game-card$"))
+            expect(page.get_by_test_id("level")).to_have_value("beginner")
+            heading = page.locator("#new-game-title").bounding_box()
+            assert heading and heading["y"] >= 0, "the new game's heading stays in view"
 
     page.goto("/")
     for number in range(1, len(LESSONS) + 1):

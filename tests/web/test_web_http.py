@@ -30,6 +30,16 @@ def test_catalogue_lists_33_patches_with_their_orientations(client: TestClient) 
             assert len(orientation["cells"]) == patch["size"]
 
 
+def test_each_orientation_is_named_in_words_as_its_turns_and_mirror_make_it(client: TestClient) -> None:
+    """The page and its screen readers say "flipped and turned once", never the notation "F1"."""
+    patch = next(p for p in client.get("/api/catalogue").json()["patches"] if len(p["orientations"]) == 8)
+    words = {o["transform"]: o["words"] for o in patch["orientations"]}
+    assert words == {
+        "R0": "as drawn", "R1": "turned once", "R2": "turned twice", "R3": "turned three times",
+        "F0": "flipped", "F1": "flipped and turned once", "F2": "flipped and turned twice", "F3": "flipped and turned three times",
+    }  # fmt: skip
+
+
 def test_catalogue_has_both_tracks_and_the_levels_in_order(client: TestClient) -> None:
     catalogue = client.get("/api/catalogue").json()
     assert set(catalogue["tracks"]) == {"revised", "original"}

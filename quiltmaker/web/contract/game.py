@@ -28,6 +28,7 @@ class Model(BaseModel):
 
 class Orientation(Model):
     transform: str
+    words: str = Field(description="the orientation as the player reads it: 'flipped and turned once'")
     cells: list[Cell]
     height: int
     width: int

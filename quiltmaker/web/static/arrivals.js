@@ -141,6 +141,8 @@ function noticeChanges(previous, state) {
   }
   if (!previous.result && state.result) {
     const winner = state.result.winner;
+    // What was news during the game is not at its end: the result takes their place.
+    update((page) => { page.banners = page.banners.filter((b) => b.kind !== "clock" && b.kind !== "bonus"); });
     banner(`Game over: ${nameOf(winner)} ${isMine(winner) && ui.seat !== "both" ? "(you) " : ""}wins.`, "over", 15000);
   }
 }

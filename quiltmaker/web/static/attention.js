@@ -14,6 +14,9 @@ function notifying() {
 
 /** The favicon: a dot while it is this browser's turn (drawn with the page). */
 export function renderAttention() {
+  // Only a turn that someone else's move brings is worth a notification: not in a lesson or at one shared screen.
+  const mode = ui.state?.mode;
+  $("notify-setting-label").hidden = !("Notification" in window) || !mode || mode === "lesson" || mode === "local";
   const icon = document.querySelector("link[rel=icon]");
   if (icon instanceof HTMLLinkElement) {
     const href = canAct() ? ICON_TURN : ICON_IDLE;
@@ -33,8 +36,6 @@ export function noticeTurn() {
 /** The "notify me" setting: asks the browser's permission when turned on. */
 export function startAttention() {
   const box = $("notify-setting", HTMLInputElement);
-  const label = $("notify-setting-label");
-  label.hidden = !("Notification" in window);
   box.checked = notifying();
   box.addEventListener("change", async () => {
     if (box.checked && Notification.permission !== "granted") {

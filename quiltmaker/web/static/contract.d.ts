@@ -305,6 +305,10 @@ export interface Orientation {
    */
   turned: number;
   width: number;
+  /**
+   * the orientation as the player reads it: 'flipped and turned once'
+   */
+  words: string;
 }
 export interface TimeTrack {
   income_spaces: number[];

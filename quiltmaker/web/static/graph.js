@@ -52,8 +52,6 @@ export function evalGraph(positions, current, names, onPick, judgements = []) {
   add("text", { x: pad.left - 4, y: y(1) + 8, class: "axis", "text-anchor": "end" }, "100%");
   add("text", { x: pad.left - 4, y: y(0.5) + 3, class: "axis", "text-anchor": "end" }, "50%");
   add("text", { x: pad.left - 4, y: y(0), class: "axis", "text-anchor": "end" }, "0%");
-  add("text", { x: pad.left + 4, y: y(1) + 9, class: "axis label-0" }, `${names[0]} winning ↑`);
-  add("text", { x: pad.left + 4, y: y(0) - 3, class: "axis label-1" }, `${names[1]} winning ↓`);
   add("text", { x: width - pad.right, y: height - 4, class: "axis", "text-anchor": "end" }, `move ${plies}`);
 
   const points = positions
@@ -66,6 +64,9 @@ export function evalGraph(positions, current, names, onPick, judgements = []) {
     const p = positions[j.ply]?.win_probability_player0;
     if (typeof p === "number") add("circle", { cx: x(j.ply), cy: y(p), r: j.label === "blunder" ? 5 : 4, class: `eval-mark ${j.label}` });
   }
+  // Drawn over the line, with a halo, so the curve never hides who is winning where.
+  add("text", { x: pad.left + 4, y: y(1) + 9, class: "axis side-label label-0" }, `${names[0]} winning ↑`);
+  add("text", { x: pad.left + 4, y: y(0) - 3, class: "axis side-label label-1" }, `${names[1]} winning ↓`);
   if (current !== null && current !== undefined && positions[current]) {
     add("line", { x1: x(current), x2: x(current), y1: pad.top, y2: height - pad.bottom, class: "eval-cursor" });
     const p = positions[current].win_probability_player0;

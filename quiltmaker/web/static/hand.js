@@ -81,7 +81,7 @@ export function holdDescription() {
   const hold = ui.hold;
   const o = holdOrientation(hold);
   if (!hold || !o) return "";
-  return `Orientation ${o.transform} at ${squareName(hold.row, hold.col)}: ${holdIsLegal() ? "fits" : "not allowed here"}.`;
+  return `Patch ${hold.patch}, ${o.words}, at ${squareName(hold.row, hold.col)}: ${holdIsLegal() ? "fits" : "not allowed here"}.`;
 }
 
 /** @param {number} quarterTurns */

@@ -19,6 +19,7 @@ export function renderLesson() {
   const panel = $("lesson");
   const lesson = ui.state?.lesson;
   panel.hidden = !lesson;
+  panel.classList.toggle("done", !!lesson?.done); // a phone brings the praise and the way on up to the top
   renderTask(lesson);
   for (const node of document.querySelectorAll(".spotlight")) node.classList.remove("spotlight");
   if (!lesson) return;
@@ -53,7 +54,7 @@ export function renderLesson() {
       lesson.done && next
         ? el("button", { type: "button", class: "primary", "data-testid": "next-lesson", onclick: () => begin(next) }, `Next lesson: ${next} of ${lesson.count}`)
         : null,
-      lesson.done && !lesson.next ? el("a", { class: "button primary", href: "/?level=beginner#new-game", "data-testid": "tutorial-finished" }, "Play the beginner level") : null,
+      lesson.done && !lesson.next ? el("a", { class: "button primary", href: "/?level=beginner#new-game-card", "data-testid": "tutorial-finished" }, "Play the beginner level") : null,
       el("button", { type: "button", "data-testid": "restart-lesson", onclick: () => begin(lesson.number) }, "Start this lesson again"),
       el("a", { href: "/#learn", "data-testid": "all-lessons" }, "All lessons"),
     ),
@@ -74,7 +75,7 @@ function renderTask(lesson) {
     el("strong", {}, `Lesson ${lesson.number}: `),
     // Every step done but the lesson not yet: a special patch just earned is still to place.
     lesson.done ? "done: " : `${step ? step.task : `${ui.state?.turn_reason ?? ""}.`.replace(/^./, (c) => c.toUpperCase())} `,
-    el("a", { href: "#lesson" }, lesson.done ? "go on to the next lesson" : "Read the lesson"),
+    el("a", { href: "#lesson" }, !lesson.done ? "Read the lesson" : lesson.next ? "go on to the next lesson" : "the last lesson: play the computer"),
   );
 }
 

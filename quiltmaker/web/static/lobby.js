@@ -38,6 +38,11 @@ function drawLobby() {
   renderLive();
 }
 
+/** @type {Record<string, [string, string]>} a game's names for fields left empty, by mode, shown as their placeholders;
+ * read by both sides in the third person ("Host is behind on the time track"), so never "You" */
+const DEFAULT_NAMES = { ai: ["Player", ""], local: ["First player", "Second player"], online: ["Host", "Guest"] };
+const LEVEL_KEY = "quiltmaker.level";
+
 /** The form's choices that decide which of its fields show, into the store. */
 function readForm() {
   update({ form: { mode: modeSelect.value, clock: clockSelect.value, offer: $("offer", HTMLSelectElement).value, level: levelSelect.value } });
@@ -51,6 +56,10 @@ function renderFields() {
   $("seat-field").hidden = mode === "local";
   $("name0-label").textContent = mode === "local" ? "First player's name" : "Your name";
   $("name1-label").textContent = mode === "online" ? "Your friend's name" : "Second player's name";
+  // The placeholders are the names a game gets when the fields are left empty.
+  const [first, second] = DEFAULT_NAMES[mode] ?? DEFAULT_NAMES.ai;
+  $("name0", HTMLInputElement).placeholder = first;
+  $("name1", HTMLInputElement).placeholder = second;
   const clocked = mode === "online" || mode === "ai";
   $("clock-field").hidden = !clocked;
   $("custom-clock").hidden = !clocked || clock !== "custom";
@@ -99,7 +108,8 @@ async function loadCatalogue() {
     const levels = catalogue.levels;
     // A link may choose the level (the tutorial's last lesson sends a new player to the beginner).
     const wanted = new URLSearchParams(location.search).get("level");
-    const level = levels.find((l) => l.name === wanted) ?? levels.find((l) => l.name === "casual") ?? levels[0];
+    // Otherwise the level last played from this browser, and for a first visit the gentlest (the catalogue's first).
+    const level = levels.find((l) => l.name === wanted) ?? levels.find((l) => l.name === localStorage.getItem(LEVEL_KEY)) ?? levels[0];
     update({ catalogue, form: { ...lobby.form, level: level ? level.name : "" } });
   } catch (error) {
     say(`Could not load the list of computer levels: ${errorText(error)}`, "error");
@@ -117,18 +127,17 @@ async function createGame(event) {
   // The server reads `names` by seat. With a random seat the lobby draws it
   // itself, so the names can be put in the right order.
   const seat = mode === "local" ? null : seatValue === "random" ? (Math.random() < 0.5 ? 0 : 1) : Number(seatValue);
+  const [first, second] = DEFAULT_NAMES[mode] ?? DEFAULT_NAMES.ai;
   let names;
-  if (mode === "local") names = [name0 || "First player", name1 || "Second player"];
+  if (mode === "local") names = [name0 || first, name1 || second];
   else {
-    // Names are seen by both players and read in the third person ("Host is
-    // behind on the time track"), so the default is never "You".
-    const mine = name0 || (mode === "ai" ? "Player" : "Host");
-    const other = mode === "ai" ? "" : name1 || "Guest";
+    const mine = name0 || first;
+    const other = mode === "ai" ? "" : name1 || second;
     names = seat === 0 ? [mine, other] : [other, mine];
   }
   /** @type {Record<string, unknown>} */
   const request = { mode, variant: $("variant", HTMLSelectElement).value, seed: null, seat, names };
-  if (mode === "ai") request.level = levelSelect.value;
+  if (mode === "ai") { request.level = levelSelect.value; localStorage.setItem(LEVEL_KEY, levelSelect.value); }
   const clock = chosenClock();
   if (clock) request.clock = clock;
   if (clock && lobby.account && $("rated", HTMLInputElement).checked) request.rated = true;

@@ -127,7 +127,8 @@ function renderTurn(v) {
     const how = s.result.by === "resignation" ? `: ${nameOf(1 - w)} resigned` : s.result.by === "time" ? ` on time: ${nameOf(1 - w)} ran out of time` : "";
     fill(node, el("p", { class: "turn-main" }, tokenBadge(w), ` Game over: ${nameOf(w)}${ui.seat === w ? " (you)" : ""} wins${how}.`));
   } else if (s.lesson?.done) {
-    fill(node, el("p", { class: "turn-main" }, "This lesson is done."), el("p", { class: "turn-reason" }, "Go on to the next lesson, or start this one again."));
+    fill(node, el("p", { class: "turn-main" }, "This lesson is done."), el("p", { class: "turn-reason" },
+      s.lesson.next ? "Go on to the next lesson, or start this one again." : "That was the last lesson: play the computer, or start this one again."));
   } else if (s.status === "aborted") {
     fill(node, el("p", { class: "turn-main" }, "The game was aborted before both sides had moved: no result."));
   } else if (s.status === "waiting") {
@@ -219,16 +220,9 @@ export function renderActions() {
   if (hold && o) {
     const ok = holdIsLegal();
     fill($("hold-label"),
-      `Patch ${hold.patch}, ${orientationWords(o.transform)}, at ${squareName(hold.row, hold.col)}: `,
+      `Patch ${hold.patch}, ${o.words}, at ${squareName(hold.row, hold.col)}: `,
       el("strong", { class: ok ? "ok" : "bad" }, ok ? "fits ✓" : "not allowed here ✗"));
   }
-}
-
-/** An orientation's name (R0..R3 turned clockwise, F0..F3 mirrored first) in words. @param {string} transform */
-function orientationWords(transform) {
-  const turns = ["", "turned once", "turned twice", "turned three times"][Number(transform.slice(1))] || "";
-  if (transform[0] === "F") return turns ? `flipped and ${turns}` : "flipped";
-  return turns || "as drawn";
 }
 
 function renderHintBox() {
@@ -357,6 +351,7 @@ export function renderHelp() {
     el("li", {}, el("strong", {}, "Advancing"), " moves you just past your opponent and earns one button per space moved."),
     el("li", {}, "Buttons pay for patches and are your points at the end; each ", el("strong", {}, "empty square"), ` costs ${c.empty_square_penalty} points.`),
     el("li", {}, `The first to cover a whole ${size}x${size} area takes the `, el("strong", {}, "bonus"), `: ${c.bonus_points} points.`),
+    el("li", {}, "The higher score wins; on a ", el("strong", {}, "tie"), `, whoever reached space ${c.last_space} first wins, so a game is never drawn.`),
     el("li", {}, el("strong", {}, "Score now"), " is the score if the game ended now; ", el("strong", {}, "forecast"), " adds what the player would still collect by only advancing."),
     el("li", {}, touchScreen()
       ? "Placing: tap a patch on offer (or drag it onto your quilt), turn and flip it with the buttons, tap where it goes, and tap again to sew it; green means it fits."

@@ -55,7 +55,8 @@ function showHistory(history) {
   const values = history.flatMap((h) => [h.before, h.after]);
   const low = Math.floor((Math.min(...values) - 20) / 50) * 50;
   const high = Math.ceil((Math.max(...values) + 20) / 50) * 50;
-  const x = (/** @type {number} */ i) => pad.left + (history.length === 1 ? 0.5 : i / (history.length - 1)) * (width - pad.left - pad.right);
+  // Slot 0 is before the first rated game, slot i + 1 after game i: even one game draws a line, from where it began.
+  const x = (/** @type {number} */ slot) => pad.left + (slot / history.length) * (width - pad.left - pad.right);
   const y = (/** @type {number} */ v) => pad.top + (1 - (v - low) / (high - low)) * (height - pad.top - pad.bottom);
   const ns = "http://www.w3.org/2000/svg";
   /** @param {string} tag @param {Record<string, string | number>} attrs @param {string} [text] */
@@ -73,9 +74,11 @@ function showHistory(history) {
   for (const family of Object.keys(FAMILY_NAMES)) {
     const points = /** @type {[RatingChange, number][]} */ (history.map((h, i) => [h, i])).filter(([h]) => h.family === family);
     if (!points.length) continue;
-    const d = points.map(([h, i], k) => `${k ? "L" : "M"}${x(i).toFixed(1)},${y(h.after).toFixed(1)}`).join(" ");
+    const [first, start] = points[0];
+    const d = `M${x(start).toFixed(1)},${y(first.before).toFixed(1)} ` + points.map(([h, i]) => `L${x(i + 1).toFixed(1)},${y(h.after).toFixed(1)}`).join(" ");
     svg.append(node("path", { class: "line", d, stroke: FAMILY_COLOURS[family] }));
-    for (const [h, i] of points) svg.append(node("circle", { cx: x(i), cy: y(h.after), r: 3, fill: FAMILY_COLOURS[family] }));
+    svg.append(node("circle", { cx: x(start), cy: y(first.before), r: 3, fill: "#fff", stroke: FAMILY_COLOURS[family] }));
+    for (const [h, i] of points) svg.append(node("circle", { cx: x(i + 1), cy: y(h.after), r: 3, fill: FAMILY_COLOURS[family] }));
   }
   const table = el(
     "table",
