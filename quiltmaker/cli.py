@@ -1,4 +1,4 @@
-"""The ``quiltmaker`` command line: play, replay, simulate, perft, bench, match, selfplay and the rest.
+"""The ``quiltmaker`` command line: play, replay, simulate, perft, bench, match, selfplay, puzzles and the rest.
 
 Bad input (a malformed record, position or option) ends with a one-line
 message and exit status 2, never a traceback.
@@ -134,6 +134,24 @@ def _parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--ray", metavar="ADDRESS", help="run the games on a Ray cluster ('local' starts one here)")
     selfplay.add_argument("--variant", default=DEFAULT_VARIANT)
     selfplay.set_defaults(run=_selfplay)
+
+    puzzles = commands.add_parser(
+        "puzzles", help=f"make or check puzzles: positions where the exact solver proves the winning move (see: {see('puzzles')})"
+    )
+    puzzle_commands = puzzles.add_subparsers(dest="action", required=True)
+    generate = puzzle_commands.add_parser(
+        "generate", help="find puzzles in record files and in games between the AI levels, and write them",
+        description="Takes the finished games in --records first (in name order), then plays games between the levels, "
+        "and keeps the late positions the solver proves: the same seed gives the same puzzles.",
+    )
+    generate.add_argument("--count", type=int, default=300, help="puzzles to find (default 300)")
+    generate.add_argument("--seed", type=_seed, default=0, help="seed of the generated games (default 0)")
+    generate.add_argument("--out", type=Path, default=Path("puzzles.json"), help="the puzzle file to write (default ./puzzles.json)")
+    generate.add_argument("--records", type=Path, help="a folder of record files (JSON or text, e.g. the web server's finished games)")
+    generate.set_defaults(run=_puzzles_generate)
+    verify = puzzle_commands.add_parser("verify", help="solve every puzzle of a file again and check its solutions (exit 1 if one is wrong)")
+    verify.add_argument("path", nargs="?", type=Path, help="a puzzle file (default: the set that comes with the package)")
+    verify.set_defaults(run=_puzzles_verify)
 
     engine = commands.add_parser("engine", help=f"speak the engine protocol on stdin/stdout (see: {see('engine-protocol')})")
     engine.add_argument("--seed", type=_seed, default=0)
@@ -479,6 +497,63 @@ def _match(args: argparse.Namespace) -> int:
     print(f"  Elo difference: {elo:+.0f} (95% interval {low:+.0f} to {high:+.0f})")
     print(f"  records: {args.records}")
     return 0
+
+
+def _puzzles_generate(args: argparse.Namespace) -> int:
+    import time
+
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from .puzzles import KINDS, generate, save
+
+    if args.count < 1:
+        raise QuiltmakerError("--count must be at least 1")
+    if args.records is not None and not args.records.is_dir():
+        raise QuiltmakerError(f"--records must name a folder, not {str(args.records)!r}")
+    command = f"quiltmaker puzzles generate --count {args.count} --seed {args.seed}"
+    if args.records is not None:
+        command += f" --records {args.records.name}"
+    started = time.perf_counter()
+    games = 0
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("Finding puzzles", total=args.count)
+
+        def on_game() -> None:
+            nonlocal games
+            games += 1
+            progress.update(task, description=f"Finding puzzles ({games} games)")
+
+        found = generate(args.count, args.seed, args.records, on_puzzle=lambda puzzle: progress.advance(task), on_game=on_game)
+    save(found, args.out, command, args.seed)
+    counts = ", ".join(f"{sum(p.kind == kind for p in found)} {kind}" for kind in KINDS)
+    print(f"{len(found)} puzzles ({counts}) from {games + 1} games in {time.perf_counter() - started:.0f} s: {args.out}")
+    return 0
+
+
+def _puzzles_verify(args: argparse.Namespace) -> int:
+    import time
+
+    from rich.console import Console
+    from rich.progress import track
+
+    from .puzzles import KINDS, load, verify
+
+    puzzles = load(args.path)
+    started = time.perf_counter()
+    problems = []
+    for puzzle in track(puzzles, description="Verifying", console=Console(stderr=True), transient=True):
+        problems.extend(verify(puzzle))
+    ids = [p.id for p in puzzles]
+    if len(set(ids)) != len(ids):
+        problems.append("some ids are there twice")
+    for problem in problems:
+        print(problem)
+    counts = ", ".join(f"{sum(p.kind == kind for p in puzzles)} {kind}" for kind in KINDS)
+    where = args.path or "the shipped set"
+    verdict = f"{len(problems)} problems" if problems else "every solution proven"
+    print(f"{where}: {len(puzzles)} puzzles ({counts}), {verdict}, in {time.perf_counter() - started:.1f} s")
+    return 1 if problems else 0
 
 
 def _engine(args: argparse.Namespace) -> int:

@@ -24,6 +24,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     "engine-protocol": ("engine-protocol.md", "the engine protocol: writing a bot, matches against it"),
     "environments": ("environments.md", "Gymnasium, PettingZoo, OpenSpiel, the batched environment, self-play data"),
     "strength": ("strength.md", "how strong each level is, and what its win probabilities mean"),
+    "puzzles": ("puzzles.md", "puzzles: positions where the solver proves the winning move, and the shipped set"),
     "benchmarks": ("benchmarks.md", "how fast each part is, measured"),
     "design": ("design.md", "the layout of the code, and why each library"),
 }

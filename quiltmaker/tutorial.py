@@ -3,7 +3,9 @@
 Every lesson is a moment of the same game (:data:`SCRIPT`, a game between two
 ``casual`` players from :data:`SCRIPT_SEED`): a lesson's game begins with the
 script's moves up to that moment already played, so the lessons read as one
-game that moves on between them, with its quilts and its history. The learner always holds seat 0 and
+game that moves on between them, with its quilts and its history. The last
+lesson is an ending that game could have had instead (:data:`TIE_SCRIPT`,
+which leaves it just before lesson 7): one played to a tie. The learner always holds seat 0 and
 plays against the tutor in seat 1. A step names what to do and which moves do
 it, in the rules' own numbers (:class:`~quiltmaker.core.position.MoveEffect`);
 a legal move that does not do it is refused with the reason, and changes
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from .ai.players import forecast
 from .core.components import BONUS_AREAS, LAST_SPACE, TIME_TRACKS, Cell, mask_to_cells
 from .core.game import Game
 from .core.moves import ADVANCE, SPECIAL, Move
@@ -33,6 +36,9 @@ SCRIPT: tuple[str, ...] = tuple(
         "25R0@b7 A 3R0@g6 13R0@f8 S@i5 A 4R1@h6 A"
     ).split()
 )
+# The game of the tie lesson: SCRIPT's first 37 moves, then another ending, found by scripts/find_tie_lesson.py.
+# From ply 43 (the lesson) no patch left fits the tutor's quilt, so its one move left is an advance.
+TIE_SCRIPT: tuple[str, ...] = SCRIPT[:37] + tuple("4R1@h5 A S@g2 3R3@g6 A A 13R0@f8 A".split())
 
 
 @dataclass(frozen=True)
@@ -60,12 +66,14 @@ class Lesson:
     Attributes:
         number: Its place in :data:`LESSONS`, from 1.
         title: A few words.
-        ply: Moves of :data:`SCRIPT` played before the lesson starts (the learner to move).
+        ply: Moves of its ``line`` played before the lesson starts (the learner to move).
         intro: Paragraphs read before the first step.
         steps: What the learner does, in order.
         praise: Read once every step is done.
         spotlight: The part of the board the lesson is about, for an interface to point at:
             ``circle``, ``track``, ``hand``, ``advance`` or ``quilt``.
+        line: The game the lesson is a moment of, from :func:`setup`: :data:`SCRIPT`, or another
+            ending of it (:data:`TIE_SCRIPT`).
     """
 
     number: int
@@ -75,11 +83,12 @@ class Lesson:
     steps: tuple[Step, ...]
     praise: str
     spotlight: str
+    line: tuple[str, ...] = SCRIPT
 
     @property
     def script(self) -> tuple[str, ...]:
         """The moves of the game before the lesson: a lesson's game starts with them, from :func:`setup`."""
-        return SCRIPT[: self.ply]
+        return self.line[: self.ply]
 
     @cached_property
     def start(self) -> Position:
@@ -97,6 +106,27 @@ def setup() -> Position:
 
 def _any_move(_effect: MoveEffect) -> bool:
     return True
+
+
+def _ends_level(effect: MoveEffect) -> bool:
+    """Whether the move takes the learner onto the last space first, with the score the tutor will end with.
+
+    The tutor's end is its forecast: right for the tie lesson, where the tutor can only advance (a test holds it).
+    """
+    after = effect.after
+    first = after.times[LEARNER] == LAST_SPACE and after.times[TUTOR] < LAST_SPACE and not after.pending
+    return first and after.score(LEARNER) == forecast(after, TUTOR)
+
+
+def _not_level(effect: MoveEffect) -> str:
+    after = effect.after
+    if after.times[LEARNER] != LAST_SPACE:
+        return f"That move stops on space {after.times[LEARNER]}: make the move that takes you onto space {{last_space}}."
+    mine, theirs = after.score(LEARNER), forecast(after, TUTOR)
+    return (
+        f"That move ends your game with {mine} points, and the tutor's ends with {theirs}: count what each patch on "
+        f"offer would bring you, and make the move that ends level, on {theirs}."
+    )
 
 
 LESSONS: tuple[Lesson, ...] = (
@@ -255,9 +285,38 @@ LESSONS: tuple[Lesson, ...] = (
             Step("Play on to the end of the game; the tutor plays the other side.", _any_move, until_over=True),
         ),
         "That is the whole game, won or lost. The score table shows where the points came from: buttons, the "
-        "bonus, and two points off for each empty square. You are ready to play the computer: start with the "
-        "beginner level.",
+        "bonus, and two points off for each empty square. One lesson more: a game that ends level, and who wins it.",
         "quilt",
+    ),
+    Lesson(
+        8,
+        "A tie, and who wins it",
+        43,
+        (
+            "The same game once more, gone another way from move 38, the last before lesson 7: you bought another "
+            "patch there and took the 7x7 bonus a little later. Now it is nearly over: your token is on space "
+            "{space}, the tutor's on {other_space}.",
+            "You have {score} points as things stand, the tutor {other_score}. None of the patches left in the "
+            "circle fits the tutor's quilt, so its last move can only be an advance onto space {last_space}: it "
+            "will end with its forecast, {other_forecast} points. Whatever you do now takes your token onto space "
+            "{last_space} first.",
+            "When the scores are level at the end, the player whose token reached space {last_space} first wins: "
+            "a game is never drawn. So you need not beat {other_forecast} points: level with them, you win.",
+        ),
+        (
+            Step(
+                "Make the move that takes you onto space {last_space} with {other_forecast} points, level with the "
+                "tutor: count what each patch on offer would bring you (its squares, its income, its price).",
+                _ends_level,
+                _not_level,
+            ),
+            Step("Play on to the end of the game; the tutor plays the other side.", _any_move, until_over=True),
+        ),
+        "Level, and the game is yours: the tutor's last advance brought it to the same score as you, and your "
+        "token reached space 53 first, so the tie-break gave you the win. Near the end, getting to space 53 first "
+        "settles any tie in your favour. You are ready to play the computer: start with the beginner level.",
+        "track",
+        TIE_SCRIPT,
     ),
 )
 
@@ -290,6 +349,9 @@ def facts(position: Position) -> dict[str, Any]:
         "next_special": next_special,
         "to_special": next_special - space,
         "to_other": other - space,
+        "score": position.score(LEARNER),
+        "other_score": position.score(TUTOR),
+        "other_forecast": forecast(position, TUTOR),
         "advance_to": min(other + 1, LAST_SPACE),
         "specials_left": bin(position.specials).count("1"),
         "last_space": LAST_SPACE,

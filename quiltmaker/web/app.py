@@ -27,7 +27,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DatabaseError
 
 from .. import compiled
-from . import account_api, http_api, lobby_api, player_api, sockets
+from . import account_api, http_api, lobby_api, player_api, puzzle_api, sockets
 from .games import GameServer
 from ..core.errors import QuiltmakerError
 from .database import migrate
@@ -65,6 +65,7 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
     app.include_router(account_api.router)
     app.include_router(player_api.router)
     app.include_router(lobby_api.router)
+    app.include_router(puzzle_api.router)
     app.include_router(sockets.router)
 
     @app.get("/", include_in_schema=False)

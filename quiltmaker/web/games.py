@@ -36,6 +36,7 @@ from .pubsub import CHAT, Broker, LocalBroker
 from .quickmatch import QuickMatch
 from .quotas import Quotas
 from .ratings import Ratings
+from .puzzles import Puzzles
 from .round import rules
 from .round.game import BOTH_SEATS, Event, StoredGame
 from .round.rules import Refusal
@@ -81,6 +82,7 @@ class GameServer:
         self.quotas = Quotas(settings)
         self.accounts = Accounts(self.database)
         self.ratings = Ratings(self.database)
+        self.puzzles = Puzzles(self.database)
         self.lobby = Lobby(self.store, self.ratings)
         self.quickmatch = QuickMatch(self.store, self.ratings, self.lobby)
         self.lobby_sockets: set[Any] = set()  # the lobby's live sockets (lobby_api.LobbySocket)
@@ -157,6 +159,8 @@ class GameServer:
             if stored is None:
                 stored = await asyncio.to_thread(self.store.load, game_id)
                 stored.rating = await asyncio.to_thread(self.ratings.game_view, game_id)
+                if stored.mode == "puzzle":
+                    stored.puzzle = await asyncio.to_thread(self.puzzles.state_of, stored)
                 if stored.status == "waiting":
                     challenge = await asyncio.to_thread(self.lobby.challenge, game_id)
                     if challenge is not None and challenge["kind"] in ("open", "named"):
@@ -167,6 +171,8 @@ class GameServer:
                 replay(stored, await asyncio.to_thread(self.store.refresh, stored))
                 if stored.rating is not None and not stored.rating["settled"] and stored.is_finished:
                     stored.rating = await asyncio.to_thread(self.ratings.game_view, game_id)  # settled by another process
+                if stored.puzzle is not None and stored.puzzle["answer"] is None and stored.is_finished:
+                    stored.puzzle = await asyncio.to_thread(self.puzzles.state_of, stored)  # answered through another process
             return stored
         except StoreError as error:
             if error.code == "corrupt":
@@ -291,6 +297,8 @@ class GameServer:
                 if isinstance(error, StoreError):
                     raise ProtocolError(error.code, str(error)) from None
                 raise
+            if stored.mode == "puzzle" and kind == "move":
+                stored.puzzle = await asyncio.to_thread(self.puzzles.state_of, stored)  # judged and rated once, before anyone sees it
         # Committed: acknowledge now. The new state goes out beside the ack (a spectator that
         # does not read, or a broker that hangs, must not hold the mover's acknowledgement).
         self.announce(stored)

@@ -213,3 +213,54 @@ class SeenRow(Base):
 
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+# Puzzles -------------------------------------------------------------------------
+
+
+class PuzzleGameRow(Base):
+    """A ``puzzle`` game: which shipped puzzle it sets, who tried it, and, once answered, how it went.
+
+    ``account_id`` is None for a guest, whose answer rates nothing; the
+    ratings before and after are the account's and the puzzle's, as Lichess
+    shows a puzzle's rating change.
+    """
+
+    __tablename__ = "puzzle_games"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    puzzle_id: Mapped[str] = mapped_column(String(16), index=True)
+    account_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), nullable=True, index=True)
+    solved: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    player_before: Mapped[float | None] = mapped_column(Float, nullable=True)
+    player_after: Mapped[float | None] = mapped_column(Float, nullable=True)
+    puzzle_before: Mapped[float | None] = mapped_column(Float, nullable=True)
+    puzzle_after: Mapped[float | None] = mapped_column(Float, nullable=True)
+    answered: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class PuzzleRatingRow(Base):
+    """A puzzle's Glicko-2 rating, moved by every signed-in player's answer (its shipped rating to begin with)."""
+
+    __tablename__ = "puzzle_ratings"
+
+    puzzle_id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    rd: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    attempts: Mapped[int] = mapped_column(Integer)
+    solved: Mapped[int] = mapped_column(Integer)
+
+
+class PuzzlePlayerRow(Base):
+    """An account's puzzle rating: a family of its own, apart from the games' (as on Lichess)."""
+
+    __tablename__ = "puzzle_players"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    rd: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    attempts: Mapped[int] = mapped_column(Integer)
+    solved: Mapped[int] = mapped_column(Integer)
+    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -27,9 +27,9 @@ from .round.clocks import Clock, TimeControl
 from .round import log
 from .round.game import Event, StoredGame, secret_hash
 from .round.rules import Rematch
-from .schema import Base, ChatRow, ClockRow, EventRow, GameRow, LessonRow
+from .schema import Base, ChatRow, ClockRow, EventRow, GameRow, LessonRow, PuzzleGameRow
 
-MODES = ("ai", "local", "online", "lesson")  # a lesson: an AI game against the tutor from a lesson's start
+MODES = ("ai", "local", "online", "lesson", "puzzle")  # a lesson: against the tutor from a lesson's start; a puzzle: one move to find
 
 
 class StoreError(QuiltmakerError):
@@ -110,13 +110,14 @@ class GameStore:
         script: Sequence[str] = (),
         control: TimeControl | None = None,
         game_id: str | None = None,
+        puzzle: tuple[str, int | None] | None = None,
     ) -> tuple[str, str, str | None]:
         """Store a new game; return its id, the creator's token and (online) the invitation code.
 
         A lesson's game is stored with its number and with the moves played before
         the lesson (``script``, already checked by the rules) as its first events, as
         is a game played on from another's position (its moves up to there); a clocked
-        game with its time control.
+        game with its time control; a puzzle's with the puzzle's id and the account trying it.
         """
         if mode not in MODES:
             raise StoreError("malformed", f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
@@ -141,6 +142,8 @@ class GameStore:
             session.flush()  # the game's row first: the lesson and its events refer to it
             if lesson is not None:
                 session.add(LessonRow(game_id=game_id, number=lesson))
+            if puzzle is not None:
+                session.add(PuzzleGameRow(game_id=game_id, puzzle_id=puzzle[0], account_id=puzzle[1]))
             if control is not None:
                 session.add(ClockRow(game_id=game_id, control=control.to_json(), deadline=None))
             created = utc_now()

@@ -27,8 +27,12 @@ from .words import turn_reason
 
 
 def quilt_grid(game: Game, player: int, ply: int | None = None) -> list[list[int | str | None]]:
-    """Which patch covers each square of a quilt after ``ply`` moves (all by default): a patch id, ``"S"`` (special) or ``None``."""
-    grid: list[list[int | str | None]] = [[None] * BOARD_SIZE for _ in range(BOARD_SIZE)]
+    """Which patch covers each square of a quilt after ``ply`` moves (all by default): a patch id, ``"S"`` (special) or ``None``;
+    ``"X"`` for a square covered already at the game's start (a puzzle's, whose earlier moves it does not hold)."""
+    start = game.positions[0].quilts[player]
+    grid: list[list[int | str | None]] = [
+        ["X" if start >> (row * BOARD_SIZE + col) & 1 else None for col in range(BOARD_SIZE)] for row in range(BOARD_SIZE)
+    ]
     for mover, move in list(zip(game.movers, game.moves))[:ply]:
         if mover == player:
             for row, col in move.cells:
@@ -189,6 +193,7 @@ def state_view(
         "can_resign": rules.allows(rules.may_end, stored, "resign"),
         "can_abort": rules.allows(rules.may_end, stored, "abort"),
         "lesson": lesson_view(stored),
+        "puzzle": stored.puzzle,  # a puzzle game's task and, once answered, its verdict (puzzles.view)
         # Whether each seat's player is here now (a socket open to this server process; the AI always is).
         "presence": presence if presence is not None else [False, False],
         "clock": None if clock is None else clock_view(clock, now),

@@ -599,3 +599,27 @@ def open_seat(page: Page, game_id: str, token: str, seat: int | str) -> None:
     )
     page.goto(f"/game/{game_id}")
     poll(lambda: version(page) >= 0, 30, what="the first state")
+
+
+def tap_into_place(page: Page, seat: int, move: str, square: tuple[int, int], still: dict[str, float] | None = None) -> None:
+    """With a patch in hand on a touch screen, bring its preview to ``move`` by tapping ``square``, then tap it to sew.
+
+    A tap on the preview sews it where it is, so when the preview already
+    covers ``square`` (but lies elsewhere) a tap in the far corner moves it
+    out of the way first, as a player would. With ``still``, the quilt's box
+    must be that before every tap: nothing moves it while the patch is held.
+    """
+    row, col = square
+    target = square_centre(page, seat, row, col)
+    far = square_centre(page, seat, 0 if row > 4 else 8, 0 if col > 4 else 8)
+    for _ in range(4):
+        if still is not None:
+            assert page.get_by_test_id(f"quilt-{seat}").bounding_box() == still, "the quilt moved while a patch was held"
+        if ghost(page) == (move, "true"):
+            page.touchscreen.tap(*target)
+            return
+        box = page.get_by_test_id("ghost").bounding_box()
+        under = box and box["x"] <= target[0] <= box["x"] + box["width"] and box["y"] <= target[1] <= box["y"] + box["height"]
+        page.touchscreen.tap(*(far if under else target))
+        poll(lambda: ghost(page) is not None, 10, what="the patch still in hand")
+    raise AssertionError(f"the preview never came to {move}")

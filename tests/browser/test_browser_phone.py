@@ -19,6 +19,7 @@ from browser_helpers import (
     screenshot,
     square_centre,
     synced_state,
+    tap_into_place,
     version,
     wait_above,
 )
@@ -206,10 +207,8 @@ def buy_by_touch(page: Page, server: Server, state: dict[str, Any], seat: int, d
         poll(lambda: ghost(page), 10, what="the patch in hand")
         assert quilt_box(page, seat) == before_box, "picking a patch up moved the quilt"
         assert on_screen(page, "#hold-controls")
-        page.touchscreen.tap(*target)  # the preview goes under the finger...
-        poll(lambda: (g := ghost(page)) and g == (expected, "true") or None, 10, what=f"a green {expected} under the finger")
-        assert quilt_box(page, seat) == before_box, "the quilt moved while a patch was held"
-        page.touchscreen.tap(*target)  # ...and a tap on it sews it there
+        # The preview goes under the finger, and a tap on it sews it there; the quilt never moves meanwhile.
+        tap_into_place(page, seat, expected, aim_square(server, buy["patch"], orientation["transform"], anchor), still=before_box)
     wait_above(page, before)
     assert server.state(state["id"])["moves"][len(state["moves"])]["move"] == expected
     return True

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from .game import Analysis, Catalogue, GameState, Replay
+from .game import Analysis, Catalogue, GameState, PuzzleSet, Replay
 from .messages import LOBBY, Ack, ChatLines, Hint, Refused, Sent, StateMessage, Welcome, wire
 from .people import (
     AccountGames,
@@ -37,14 +37,14 @@ ANALYSIS: TypeAdapter[Analysis] = TypeAdapter(Analysis)
 
 __all__ = [
     "ANALYSIS", "LOBBY", "AccountGames", "AccountView", "Analysis", "Catalogue", "Claimed", "GameList", "GameState", "Leaderboard",
-    "Lobby", "Paired", "Profile", "Replay", "SeatTaken", "Seek", "Waiting", "Withdrawn", "schema", "schema_text", "wire",
+    "Lobby", "Paired", "Profile", "PuzzleSet", "Replay", "SeatTaken", "Seek", "Waiting", "Withdrawn", "schema", "schema_text", "wire",
 ]  # fmt: skip
 
 
 def schema() -> dict[str, Any]:
     """The JSON Schema of every message, for the page's generated types (``make types``)."""
     messages: tuple[type[BaseModel], ...] = (
-        *(Catalogue, GameState, Replay, Analysis, GameList, Lobby, Profile, Leaderboard),
+        *(Catalogue, GameState, Replay, Analysis, GameList, Lobby, Profile, Leaderboard, PuzzleSet),
         *(SeatTaken, AccountView, Claimed, AccountGames, Seek, Waiting, Paired, Withdrawn),
         *(Welcome, StateMessage, Ack, Sent, Refused, Hint, ChatLines),
     )

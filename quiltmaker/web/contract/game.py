@@ -10,7 +10,8 @@ Seat: TypeAlias = Literal[0, 1]
 Pair: TypeAlias = Annotated[list[int], Field(min_length=2, max_length=2)]
 Cell: TypeAlias = Annotated[list[int], Field(min_length=2, max_length=2, description="[row, col], 0-based")]
 Number: TypeAlias = int | float  # a JSON number, passed on as it is (an int stays an int)
-Square: TypeAlias = int | Literal["S"] | None  # the patch covering a quilt square, "S" (a special patch) or nothing
+# The patch covering a quilt square, "S" (a special patch), "X" (covered at the game's start: a puzzle's earlier patches) or nothing.
+Square: TypeAlias = int | Literal["S", "X"] | None
 
 
 class Model(BaseModel):
@@ -230,6 +231,51 @@ class Clock(Model):
     as_of: str
 
 
+class BeforeAfter(Model):
+    before: int
+    after: int
+
+
+class PuzzleAnswer(Model):
+    """A puzzle's verdict: the move played, whether it is one of the solutions (every move that wins), and the best one."""
+
+    solved: bool
+    played: str
+    played_summary: str
+    played_outcome: str = Field(description="the played move's exact result for its mover, in words ('loses' when it is no solution)")
+    solutions: list[str]
+    best: str
+    best_summary: str
+    best_outcome: str
+    best_cells: list[Cell]
+    player_rating: BeforeAfter | None = Field(description="the account's puzzle rating; None for a guest, whose answer rates nothing")
+    puzzle_rating: BeforeAfter | None
+
+
+class PuzzleView(Model):
+    id: str
+    kind: Literal["win", "only-move", "bonus"]
+    task: str
+    rating: int
+    seat: Seat = Field(description="the side to move in the puzzle: the player's")
+    answer: PuzzleAnswer | None
+
+
+class PuzzleRating(Model):
+    rating: int
+    provisional: bool
+    attempts: int
+    solved: int
+
+
+class PuzzleSet(Model):
+    """The shipped puzzles, counted, and the signed-in player's puzzle rating (None for a guest or before a first answer)."""
+
+    count: int
+    kinds: dict[str, int]
+    player: PuzzleRating | None
+
+
 class GameRating(Model):
     family: str
     settled: bool
@@ -249,7 +295,7 @@ class GameState(Board):
 
     id: str
     version: int
-    mode: Literal["ai", "local", "online", "lesson"]
+    mode: Literal["ai", "local", "online", "lesson", "puzzle"]
     status: Literal["waiting", "playing", "over", "aborted"]
     rematch: str | None
     rematch_seats: list[Seat] = Field(description="the seat each seat's player takes in the rematch")
@@ -267,6 +313,7 @@ class GameState(Board):
     can_resign: bool
     can_abort: bool
     lesson: Lesson | None
+    puzzle: PuzzleView | None
     presence: list[bool]
     clock: Clock | None
     rating: GameRating | None

@@ -18,7 +18,7 @@ class GameSummary(Model):
     """A line of a list of games (the front page's, an account's, a profile's)."""
 
     id: str
-    mode: Literal["ai", "local", "online", "lesson"]
+    mode: Literal["ai", "local", "online", "lesson", "puzzle"]
     status: Literal["waiting", "playing", "over", "aborted"]
     names: list[str]
     version: int

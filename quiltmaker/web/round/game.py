@@ -65,6 +65,7 @@ class StoredGame:
     ended_at: datetime | None = None  # when it was resigned, aborted or lost on time
     rating: dict[str, Any] | None = None  # a rated game's family and rating changes (ratings.Ratings.game_view); None: casual
     offer: dict[str, Any] | None = None  # a game offered in the lobby: {"kind": "open" or "named", "for": name}
+    puzzle: dict[str, Any] | None = None  # a puzzle game's puzzle and, once answered, the answer (puzzles.Puzzles.view)
 
     def __post_init__(self) -> None:
         self._find_lesson()
@@ -147,8 +148,8 @@ class StoredGame:
 
     @property
     def is_finished(self) -> bool:
-        """Over: played to its end, resigned or aborted. Nothing but a rematch may follow."""
-        return self.game.position.is_over or self.ended is not None
+        """Over: played to its end, resigned or aborted, or a puzzle answered (its one move made). Nothing but a rematch may follow."""
+        return self.game.position.is_over or self.ended is not None or (self.mode == "puzzle" and bool(self.game.moves))
 
     @property
     def status(self) -> str:

@@ -62,7 +62,7 @@ def may_move(game: StoredGame, seat: int | None) -> None:
     if game.status == "waiting":
         raise Refusal("not_allowed", "the game starts when your friend opens the invitation link")
     if game.is_finished:
-        raise Refusal("game_over", "the game is over")
+        raise Refusal("game_over", "the puzzle is answered: take the next one" if game.mode == "puzzle" else "the game is over")
     position = game.game.position
     if seat is not None and seat != position.to_move:
         raise Refusal("not_your_turn", f"it is not your turn: {turn_reason(position, game.names)}")
@@ -175,6 +175,8 @@ def may_rematch(game: StoredGame) -> None:
     """A rematch may be asked for once the game is over with a result, and only once (a lesson has none)."""
     if game.lesson is not None:
         raise Refusal("not_allowed", "a lesson has no rematch: go on to the next lesson, or start this one again")
+    if game.mode == "puzzle":
+        raise Refusal("not_allowed", "a puzzle has no rematch: take the next puzzle")
     if not game.is_finished or game.status == "aborted":
         raise Refusal("not_allowed", "a rematch can be asked for once the game is over")
     if game.rematch is not None:

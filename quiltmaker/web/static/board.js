@@ -261,6 +261,9 @@ export function renderOverlays() {
     if (!live && judged && judged.player === seat && judged.better_cells.length) {
       parts.push(cellsOverlay(judged.better_cells, "better-mark", { "data-testid": "better-mark" }));
     }
+    // A puzzle answered: the best move's squares on the solver's side's quilt.
+    const answer = live ? s?.puzzle?.answer : null;
+    if (answer && s?.puzzle?.seat === seat && answer.best_cells.length) parts.push(cellsOverlay(answer.best_cells, "better-mark", { "data-testid": "puzzle-mark" }));
     // A lesson's marked squares: the learner's quilt, where the lesson asks for a patch.
     if (live && s?.lesson?.marks?.length && seat === 0) parts.push(cellsOverlay(s.lesson.marks, "lesson-mark", { "data-testid": "lesson-mark" }));
     if (live && s && ui.hint && ui.hint.version === s.version && s.to_move === seat) {

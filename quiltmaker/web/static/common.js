@@ -53,7 +53,7 @@ export function findAll(selector, root = document) {
 /**
  * A seat this browser holds in a game: its token (none for a game listed from the account),
  * which seat, the invitation to pass on, when it was stored, whether it is a lesson's.
- * @typedef {{ token?: string, seat?: import("./page").SeatHeld, invite?: string, created?: number, lesson?: number, fromAccount?: boolean }} HeldGame
+ * @typedef {{ token?: string, seat?: import("./page").SeatHeld, invite?: string, created?: number, lesson?: number, puzzle?: boolean, fromAccount?: boolean }} HeldGame
  */
 
 /** All seats this browser holds, by game id. @returns {Record<string, HeldGame>} */

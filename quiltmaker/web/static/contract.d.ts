@@ -13,6 +13,7 @@ export type QuiltmakerContract =
   | AnalysedPosition
   | Analysis
   | Anchors
+  | BeforeAfter
   | Buy
   | Catalogue
   | CataloguePatch
@@ -49,6 +50,10 @@ export type QuiltmakerContract =
   | PlayerReview
   | PlayingGame
   | Profile
+  | PuzzleAnswer
+  | PuzzleRating
+  | PuzzleSet
+  | PuzzleView
   | Rating
   | RatingChange
   | Refused
@@ -78,7 +83,7 @@ export interface GameSummary {
   created: string;
   id: string;
   lesson: LessonSummary | null;
-  mode: "ai" | "local" | "online" | "lesson";
+  mode: "ai" | "local" | "online" | "lesson" | "puzzle";
   names: string[];
   rating?: GameRating | null;
   result: Result | null;
@@ -218,6 +223,10 @@ export interface Anchors {
    */
   anchors: number[];
   transform: string;
+}
+export interface BeforeAfter {
+  after: number;
+  before: number;
 }
 export interface Buy {
   affordable: boolean;
@@ -390,7 +399,7 @@ export interface GameState {
   last_move: LastMove | null;
   legal: Legal;
   lesson: Lesson | null;
-  mode: "ai" | "local" | "online" | "lesson";
+  mode: "ai" | "local" | "online" | "lesson" | "puzzle";
   moves: MoveEntry[];
   names: string[];
   offer: Offer | null;
@@ -399,7 +408,8 @@ export interface GameState {
   pending: number;
   position: string;
   presence: boolean[];
-  quilts: (number | "S" | null)[][][];
+  puzzle: PuzzleView | null;
+  quilts: (number | ("S" | "X") | null)[][][];
   rating: GameRating | null;
   rematch: string | null;
   /**
@@ -475,6 +485,39 @@ export interface MoveEntry {
 export interface Offer {
   for: string | null;
   kind: "open" | "named";
+}
+export interface PuzzleView {
+  answer: PuzzleAnswer | null;
+  id: string;
+  kind: "win" | "only-move" | "bonus";
+  rating: number;
+  /**
+   * the side to move in the puzzle: the player's
+   */
+  seat: 0 | 1;
+  task: string;
+}
+/**
+ * A puzzle's verdict: the move played, whether it is one of the solutions (every move that wins), and the best one.
+ */
+export interface PuzzleAnswer {
+  best: string;
+  best_cells: [number, number][];
+  best_outcome: string;
+  best_summary: string;
+  played: string;
+  /**
+   * the played move's exact result for its mover, in words ('loses' when it is no solution)
+   */
+  played_outcome: string;
+  played_summary: string;
+  /**
+   * the account's puzzle rating; None for a guest, whose answer rates nothing
+   */
+  player_rating: BeforeAfter | null;
+  puzzle_rating: BeforeAfter | null;
+  solutions: string[];
+  solved: boolean;
 }
 /**
  * Both tokens on one space: whose is on top, and whether that player moves next because of it.
@@ -565,6 +608,22 @@ export interface Rating {
   rating: number;
   rd: number;
 }
+export interface PuzzleRating {
+  attempts: number;
+  provisional: boolean;
+  rating: number;
+  solved: number;
+}
+/**
+ * The shipped puzzles, counted, and the signed-in player's puzzle rating (None for a guest or before a first answer).
+ */
+export interface PuzzleSet {
+  count: number;
+  kinds: {
+    [k: string]: number;
+  };
+  player: PuzzleRating | null;
+}
 export interface Refused {
   code: string;
   id?: string | null;
@@ -593,7 +652,7 @@ export interface ReplayPosition {
   pending: number;
   ply: number;
   position: string;
-  quilts: (number | "S" | null)[][][];
+  quilts: (number | ("S" | "X") | null)[][][];
   score_breakdown: ScoreRows[];
   scores: number[];
   shared_space: SharedSpace | null;

@@ -68,7 +68,10 @@ export function renderLesson() {
 function renderTask(lesson) {
   const line = $("lesson-task");
   const step = lesson?.steps.find((s) => !s.done);
-  line.hidden = !lesson;
+  const puzzle = ui.state?.puzzle;
+  line.hidden = !lesson && !(puzzle && !puzzle.answer);
+  // A puzzle's task takes the same line until it is answered (then its panel comes up to say how it went).
+  if (!lesson && puzzle) fill(line, el("strong", {}, `Puzzle (rated ${puzzle.rating}): `), puzzle.task, " ", el("a", { href: "#puzzle" }, "More"));
   if (!lesson) return;
   fill(
     line,

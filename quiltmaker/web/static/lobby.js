@@ -6,6 +6,7 @@ import { lessonGames, openLesson, startLesson } from "./lessons.js";
 import { renderAccount, startAccount } from "./account.js";
 import { connectLive, renderLive, startLobbyLive } from "./lobby-live.js";
 import { lobby, setRenderer, update } from "./lobby-store.js";
+import { showPuzzleCard } from "./puzzles.js";
 
 /** @typedef {import("./contract").GameSummary} GameSummary */
 /** @typedef {import("./contract").DamagedGame} DamagedGame */
@@ -273,8 +274,8 @@ async function loadHeldGames() {
   const stored = loadGames();
   const lessonIds = new Set(Object.values(lessonGames()));
   await loadLessonProgress(lessonIds);
-  // Lesson games are listed under "Learn to play", not here.
-  const local = Object.keys(stored).filter((id) => !stored[id].lesson && !lessonIds.has(id));
+  // Lesson games are listed under "Learn to play", not here; a puzzle is a puzzle, not a game to resume.
+  const local = Object.keys(stored).filter((id) => !stored[id].lesson && !stored[id].puzzle && !lessonIds.has(id));
   /** @type {GameSummary[]} */
   let held = [];
   if (lobby.account) {
@@ -394,4 +395,5 @@ loadLeaderboard("realtime");
 startAccount(() => {
   connectLive(); // the lobby as this viewer sees it now
   loadHeldGames();
+  showPuzzleCard(); // and the puzzle rating
 });

@@ -9,6 +9,7 @@ import { holdIsLegal, holdOrientation } from "./hand.js";
 import { renderCircle, renderOverlays, renderPlayers, renderTrack } from "./board.js";
 import { keepInList, renderReplay, setReplay } from "./review.js";
 import { renderLesson } from "./lesson-panel.js";
+import { renderPuzzle } from "./puzzle-panel.js";
 import { renderAttention } from "./attention.js";
 import { renderChat } from "./chat.js";
 
@@ -19,6 +20,7 @@ export function drawAll() {
   keepFocus(() => {
     renderHeader();
     renderLesson();
+    renderPuzzle();
     renderBanners();
     renderTrack(v);
     renderCircle(v);
@@ -122,7 +124,11 @@ function renderTurn(v) {
     node.textContent = ui.connection === "open" ? "Waiting for the game…" : "Connecting to the game…";
     return;
   }
-  if (s.result) {
+  if (s.puzzle?.answer) { // (a puzzle's answer may end the game too: the puzzle is what is said)
+    const a = s.puzzle.answer;
+    fill(node, el("p", { class: "turn-main" }, a.solved ? "Puzzle solved." : "Puzzle missed."),
+      el("p", { class: "turn-reason" }, a.solved ? `Your move ${a.played_outcome}.` : `The move that wins: ${a.best_summary}.`));
+  } else if (s.result) {
     const w = s.result.winner;
     const how = s.result.by === "resignation" ? `: ${nameOf(1 - w)} resigned` : s.result.by === "time" ? ` on time: ${nameOf(1 - w)} ran out of time` : "";
     fill(node, el("p", { class: "turn-main" }, tokenBadge(w), ` Game over: ${nameOf(w)}${ui.seat === w ? " (you)" : ""} wins${how}.`));
@@ -191,7 +197,7 @@ export function renderActions() {
   $("confirm-move", HTMLButtonElement).disabled = ui.connection !== "open";
   $("confirm-setting-label").hidden = !player || !s || !!s.result;
   $("confirm-setting", HTMLInputElement).checked = confirmsMoves();
-  advance.hidden = !player || !!s?.result;
+  advance.hidden = !player || !!s?.result || !!s?.puzzle?.answer;
   const undo = $("undo", HTMLButtonElement);
   undo.hidden = !(player && s && s.undo && !s.result && live);
   undo.disabled = ui.connection !== "open";

@@ -4,7 +4,7 @@
 import { el, patchColour } from "./common.js";
 import { boardSize, squareName, ui } from "./store.js";
 
-/** What a square holds: nothing, a patch's id, or a special patch ("S"), as the server sends it. @typedef {number | "S" | null} Square */
+/** What a square holds: nothing, a patch's id, a special patch ("S") or a patch sewn before the game's start ("X"), as the server sends it. @typedef {number | "S" | "X" | null} Square */
 
 /**
  * Build the board of `seat` inside `frame`.
@@ -61,6 +61,7 @@ export function buildQuilt(frame, seat) {
 function describe(value) {
   if (value === null || value === undefined) return "empty";
   if (value === "S") return "special patch";
+  if (value === "X") return "covered";
   return `patch ${value}`;
 }
 
@@ -88,7 +89,8 @@ export function paintQuilt(quilt, grid) {
         square.style.boxShadow = "";
         square.textContent = "";
       } else {
-        square.style.background = value === "S" ? "" : patchColour(value);
+        // A puzzle starts with quilts already sewn, whose patches it does not know: one plain fabric for them.
+        square.style.background = value === "S" ? "" : value === "X" ? "var(--sewn-before, #c9c0ad)" : patchColour(value);
         const edge = [];
         // Every special patch is its own 1x1 patch: outline it on all sides.
         const same = (/** @type {Square | undefined} */ v) => v === value && value !== "S";

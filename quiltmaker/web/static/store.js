@@ -218,7 +218,7 @@ export function shownJudgement() {
 
 export function replayAvailable() {
   const s = ui.state;
-  return !!s && (!!s.result || ui.seat === null) && (s.moves || []).length > 0;
+  return !!s && s.mode !== "puzzle" && (!!s.result || ui.seat === null) && (s.moves || []).length > 0;
 }
 
 /** The position the replay is at or on its way to. @returns {number} */

@@ -1,0 +1,59 @@
+"""The puzzles' HTTP API: the set's size and the player's puzzle rating, and the next puzzle as a game of one move.
+
+The puzzle, its solutions and its judging are :mod:`.puzzles`'; a puzzle is
+played on the game page as a ``puzzle`` game whose start is the puzzle's
+position, the player seated to move (docs/web.md, "Puzzles").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import random
+from collections import Counter
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+from pydantic import BaseModel, Field
+
+from ..core.position import Position
+from . import contract
+from .dependencies import Server, Viewer, Writer, quota
+
+router = APIRouter(prefix="/api")
+OTHER_SIDE = "Opponent"  # the puzzle's other seat: nobody plays it (the puzzle ends with the player's move)
+
+
+class NextPuzzle(BaseModel):
+    puzzle: str | None = Field(default=None, max_length=16)  # one puzzle by its id (a link to it); else the server chooses
+    name: str | None = Field(default=None, max_length=40)  # a guest's name on the quilt
+
+
+@router.get("/puzzles", response_model=contract.PuzzleSet)
+async def puzzle_set(account: Viewer, server: Server) -> dict[str, Any]:
+    """How many puzzles there are of each kind, and the signed-in player's puzzle rating (None before their first)."""
+    puzzles = server.puzzles
+    player = None if account is None else await asyncio.to_thread(puzzles.player_rating, account.id)
+    return {"count": len(puzzles.all), "kinds": dict(Counter(p.kind for p in puzzles.all)), "player": player}
+
+
+@router.post("/puzzles", response_model=contract.SeatTaken, dependencies=[quota("create", "new games")])
+async def next_puzzle(wanted: NextPuzzle, account: Writer, server: Server) -> dict[str, Any]:
+    """A new puzzle game: the one asked for, or one the player has not tried, near their puzzle rating."""
+    puzzles = server.puzzles
+    if wanted.puzzle is not None:
+        puzzle = puzzles.by_id.get(wanted.puzzle)
+        if puzzle is None:
+            raise HTTPException(404, f"no puzzle {wanted.puzzle!r}")
+    else:
+        puzzle = await asyncio.to_thread(puzzles.choose, account.id if account else None, random.Random())
+    seat = puzzle.to_move
+    names = [OTHER_SIDE, OTHER_SIDE]
+    names[seat] = account.name if account is not None else (wanted.name or "").strip() or "Player"
+    game_id, token, _ = await asyncio.to_thread(
+        functools.partial(
+            server.store.create, "puzzle", Position.from_text(puzzle.position), names, creator_seat=seat,
+            puzzle=(puzzle.id, account.id if account is not None else None),
+        )
+    )  # fmt: skip
+    return {"id": game_id, "token": token, "seat": seat, "invite": None}

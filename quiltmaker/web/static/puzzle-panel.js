@@ -1,0 +1,73 @@
+// @ts-check
+// The puzzle panel of a puzzle game: the task, and once the one move is made the
+// server's verdict, the best move (drawn on the board by board.js), the ratings,
+// and the way on. Which moves solve it, and whether this one did, are the server's.
+import { $, api, el, errorText, fill, saveGame } from "./common.js";
+import { ui } from "./store.js";
+import { startPuzzle } from "./puzzles.js";
+
+/** @param {string} how @param {() => Promise<void>} go */
+function action(how, go) {
+  return async () => {
+    try {
+      await go();
+    } catch (error) {
+      const message = $("message");
+      message.textContent = `${how}: ${errorText(error)}`;
+      message.dataset.kind = "error";
+    }
+  };
+}
+
+export function renderPuzzle() {
+  const panel = $("puzzle");
+  const puzzle = ui.state?.puzzle;
+  panel.hidden = !puzzle;
+  if (!puzzle) return;
+  const key = JSON.stringify(puzzle);
+  if (panel.dataset.key === key) return; // unchanged: keep focus as it is
+  panel.dataset.key = key;
+  panel.classList.toggle("answered", !!puzzle.answer);
+  const a = puzzle.answer;
+  const kinds = { win: "Win from here", "only-move": "The only move", bonus: "The 7x7 bonus" };
+  fill(
+    panel,
+    el("h2", { class: "panel-title", id: "puzzle-title" }, `Puzzle: ${kinds[puzzle.kind]}`, el("span", { class: "puzzle-rating" }, ` · rated ${puzzle.rating}`)),
+    a
+      ? [
+          el("p", { class: `puzzle-verdict ${a.solved ? "solved" : "missed"}`, "data-testid": "puzzle-verdict", role: "status" },
+            el("strong", {}, a.solved ? "Solved. " : "Not this time. "),
+            `Your move (${a.played_summary}, ${a.played}) ${a.played_outcome}.`),
+          el("p", { "data-testid": "puzzle-solution" },
+            a.solved && a.solutions.length === 1 ? "It was the only move that wins." : `The best move (${a.best_summary}, ${a.best}) ${a.best_outcome}`,
+            a.solved && a.solutions.length === 1 ? "" : a.solutions.length > 1 ? `; ${a.solutions.length} moves win in all.` : ".",
+            a.best_cells.length && !(a.solved && a.solutions.length === 1) ? [" ", el("strong", {}, "Marked on the board.")] : ""),
+          a.player_rating
+            ? el("p", { class: "puzzle-rating-change", "data-testid": "puzzle-rating-change" },
+              `Your puzzle rating: ${a.player_rating.before} → ${a.player_rating.after} (${signed(a.player_rating.after - a.player_rating.before)}).`)
+            : el("p", { class: "hint-text" }, "Sign in to have a puzzle rating: a guest's answers are not rated."),
+        ]
+      : [
+          el("p", { class: "puzzle-task", "data-testid": "puzzle-task" }, puzzle.task),
+          el("p", { class: "hint-text" }, "Every other move loses: the exact endgame solver has played each one to the end."),
+        ],
+    el("div", { class: "lesson-actions" },
+      a ? el("button", { type: "button", class: "primary", "data-testid": "next-puzzle", onclick: action("The next puzzle could not be started", () => startPuzzle()) }, "Next puzzle") : null,
+      a ? el("button", { type: "button", "data-testid": "puzzle-play-on", onclick: action("The game could not be started", playOn) }, "Play it out against the computer") : null,
+      el("a", { href: "/#puzzles", "data-testid": "all-puzzles" }, "Puzzles")),
+  );
+}
+
+/** @param {number} n */
+function signed(n) {
+  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0";
+}
+
+/** The puzzle's position, as a game against the computer ("what if", from its start). */
+async function playOn() {
+  const s = ui.state;
+  if (!s) return;
+  const { body } = await api("/api/games", { json: { mode: "ai", from_game: s.id, from_ply: 0 } });
+  saveGame(body.id, { token: body.token, seat: body.seat, created: Date.now() });
+  location.assign(`/game/${encodeURIComponent(body.id)}`);
+}
