@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from browser_helpers import Pages, Server, create, open_seat, play_until, screenshot
+from browser_helpers import Pages, Server, Turning, create, mouse_place, open_seat, placements, play_until, screenshot, synced_state
 
 pytestmark = pytest.mark.slow  # a real browser against a real server: `make check` leaves it to `make test`
 
@@ -88,4 +88,41 @@ def test_the_evaluation_graph_labels_sit_over_the_curve(pages: Pages, server: Se
     labels = [i for i, name in enumerate(order) if "side-label" in name]
     assert len(labels) == 2 and min(labels) > line, order
     screenshot(page, "newcomer-graph")
+    pages.assert_no_script_errors()
+
+
+def test_a_first_turn_reads_without_jargon_on_a_desktop(pages: Pages, server: Server) -> None:
+    """The start's large negative score explains itself, Undo waits for a move to take back, two tokens on one
+    space both show their number, and after a purchase the neutral token and the message say what happened in words."""
+    page = pages.open("first-turn")
+    game = create(server, mode="ai", level="beginner", seat=0, seed=4, names=["Ada", ""])
+    open_seat(page, game["id"], game["token"], 0)
+    state = synced_state(server, page)
+    rows = state["score_breakdown"][0]
+    expect(page.get_by_test_id("score-explained-0")).to_have_text(
+        f"Score now: {rows['buttons']} buttons − {-rows['penalty']} for {rows['empty']} empty squares = −{-rows['total']}"
+    )
+    expect(page.get_by_test_id("undo")).to_be_hidden()  # nothing of the player's to take back yet
+    tokens = [page.get_by_test_id(f"token-{seat}").bounding_box() for seat in (0, 1)]
+    assert tokens[0] and tokens[1] and state["times"] == [0, 0]
+    overlap = min(tokens[0]["y"] + tokens[0]["height"], tokens[1]["y"] + tokens[1]["height"]) - max(tokens[0]["y"], tokens[1]["y"])
+    assert overlap <= 0.3 * tokens[0]["height"], f"two tokens on one space hide each other: {tokens}"
+    patch, transform, anchor = placements(state)[0]
+    move = mouse_place(page, server, 0, patch, transform, anchor, Turning())
+    expect(page.get_by_test_id("message")).to_contain_text(f"Played: Place patch {patch} at ")
+    assert "@" not in (page.get_by_test_id("message").text_content() or ""), "the message speaks words, not notation"
+    expect(page.locator(".neutral-taken")).to_have_text(f"took #{patch}")
+    expect(page.get_by_test_id("neutral-token")).to_have_attribute("aria-label", re.compile(rf"Ada took patch {patch} from here"))
+    expect(page.get_by_test_id("undo")).to_be_visible()
+    assert server.state(game["id"])["moves"][0]["move"] == move
+    pages.assert_no_script_errors()
+
+
+def test_a_touch_screen_is_spoken_to_in_taps(pages: Pages, server: Server) -> None:
+    page = pages.open("touch-words", **PHONE)
+    game = create(server, mode="ai", level="beginner", seat=0, names=["Ada", ""])
+    open_seat(page, game["id"], game["token"], 0)
+    help_list = page.locator("#help-list")
+    expect(help_list).to_contain_text("tap a patch on offer (or drag it onto your quilt)")
+    expect(help_list).not_to_contain_text("right-click")
     pages.assert_no_script_errors()

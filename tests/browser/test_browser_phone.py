@@ -232,6 +232,7 @@ def test_a_whole_game_by_touch_with_the_turn_in_view(pages: Pages, server: Serve
         before = version(page)
         if state["legal"]["specials"]:  # a special patch to sew: a tap on an empty square
             square = state["legal"]["specials"][-1]
+            expect(page.get_by_test_id("special-banner")).to_contain_text("Tap any empty square of your quilt.")  # touch words
             a_new_tap(page)
             page.touchscreen.tap(*square_centre(page, seat, *square["cell"]))
             wait_above(page, before)
@@ -249,7 +250,7 @@ def test_a_whole_game_by_touch_with_the_turn_in_view(pages: Pages, server: Serve
     assert on_screen(page, "#turn"), "the result is said at the top"
     expect(page.get_by_test_id("turn")).to_contain_text("Game over")
     screenshot(page, f"phone-{width}-game-over", full_page=False)
-    assert bought >= 3 and dragged >= 1, (bought, dragged)
+    assert bought >= 3 and dragged >= 1 and specials >= 1, (bought, dragged, specials)
     pages.assert_no_script_errors()
 
 
