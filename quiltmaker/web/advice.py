@@ -108,5 +108,5 @@ def review_view(game: Game, positions: list[dict[str, Any]]) -> dict[str, Any]:
 def cost_words(drop: float, points: float, by: str | None) -> str:
     """What a move cost, the loss that classed it first: "7.5 points of the final margin and 2% of the chance to win"."""
     chance = f"{round(drop * 100)}% of the chance to win"
-    margin = f"{points:.1f} {'point' if points == 1 else 'points'} of the final margin"
+    margin = f"{points:.1f} points of the final margin"  # shown with its decimal, so plural even at 1.0
     return f"{margin} and {chance}" if by == "points" else f"{chance} and {margin}"
