@@ -293,9 +293,8 @@ LESSONS: tuple[Lesson, ...] = (
         "A tie, and who wins it",
         43,
         (
-            "The same game once more, gone another way from move 38, the last before lesson 7: you bought another "
-            "patch there and took the 7x7 bonus a little later. Now it is nearly over: your token is on space "
-            "{space}, the tutor's on {other_space}.",
+            "The same game, ended another way, and nearly over: your token is on space {space}, the tutor's on "
+            "{other_space}.",
             "You have {score} points as things stand, the tutor {other_score}. None of the patches left in the "
             "circle fits the tutor's quilt, so its last move can only be an advance onto space {last_space}: it "
             "will end with its forecast, {other_forecast} points. Whatever you do now takes your token onto space "

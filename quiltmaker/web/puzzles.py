@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from ..core.moves import Move
+from ..core.moves import ADVANCE, Move
 from ..core.position import Position
 from ..puzzles import Puzzle, load
 from .database import Database
@@ -25,6 +25,7 @@ from .ratings import NEW, Rating, rated
 from .round.game import StoredGame
 from .schema import PuzzleGameRow, PuzzlePlayerRow, PuzzleRatingRow
 from .views import move_summary
+from .words import orientation_words
 
 PUZZLE_RD = 200.0  # a shipped puzzle's first deviation: its rating is an estimate (docs/puzzles.md) until players answer it
 NEAREST = 12  # the next puzzle is drawn from this many untried ones nearest the player's rating
@@ -148,6 +149,18 @@ def _attempt(puzzle: Puzzle, row: PuzzleGameRow) -> Attempt:
     return Attempt(puzzle, row.account_id, row.solved, player, rating)
 
 
+def move_words(move: Move) -> str:
+    """A puzzle's move as a player says it: "patch 25, turned once, at c4", "advancing", "the special patch on e5"."""
+    text = move.text()
+    if move.kind == ADVANCE:
+        return "advancing"
+    square = text.split("@")[1]
+    if move.patch is None:
+        return f"the special patch on {square}"
+    transform = text.split("@")[0].removeprefix(str(move.patch))
+    return f"patch {move.patch}, {orientation_words(transform)}, at {square}"
+
+
 def outcome_words(winner: int, margin: int, mover: int) -> str:
     """A move's exact outcome for its mover, in words: "wins by 6 points", "loses by 2 points", "wins on the tie-break"."""
     won = winner == mover
@@ -173,10 +186,12 @@ def view(attempt: Attempt | None, stored: StoredGame, rating: float) -> dict[str
             "solved": attempt.solved,
             "played": played.text(),
             "played_summary": move_summary(start, played),
+            "played_words": move_words(played),
             "played_outcome": outcome_words(played_result.winner, played_result.margin, puzzle.to_move) if played_result else "loses",
             "solutions": [s.move for s in puzzle.solutions],
             "best": best.move,
             "best_summary": move_summary(start, move),
+            "best_words": move_words(move),
             "best_outcome": outcome_words(best.winner, best.margin, puzzle.to_move),
             "best_cells": [list(cell) for cell in move.cells],
             "player_rating": None if attempt.player is None else {"before": round(attempt.player[0]), "after": round(attempt.player[1])},

@@ -95,8 +95,9 @@ def test_a_first_turn_reads_without_jargon_on_a_desktop(pages: Pages, server: Se
     """The start's large negative score explains itself, Undo waits for a move to take back, two tokens on one
     space both show their number, and after a purchase the neutral token and the message say what happened in words."""
     page = pages.open("first-turn")
-    game = create(server, mode="ai", level="beginner", seat=0, seed=4, names=["Ada", ""])
-    open_seat(page, game["id"], game["token"], 0)
+    # Pass-and-play, so that no reply of the computer's replaces the message before it is read.
+    game = create(server, mode="local", seed=4, names=["Ada", "Gus"])
+    open_seat(page, game["id"], game["token"], "both")
     state = synced_state(server, page)
     rows = state["score_breakdown"][0]
     expect(page.get_by_test_id("score-explained-0")).to_have_text(

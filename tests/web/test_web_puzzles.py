@@ -71,6 +71,9 @@ def test_a_losing_move_misses_it_and_says_what_won(client: TestClient) -> None:
     answer = get_state(client, created["id"])["puzzle"]["answer"]
     assert answer["solved"] is False and answer["played"] == wrong and answer["played_outcome"] == "loses"
     assert answer["solutions"] == [puzzle.solutions[0].move] and answer["best_cells"]
+    patch, square = puzzle.solutions[0].move.split("R")[0].split("F")[0], puzzle.solutions[0].move.split("@")[1]
+    assert answer["best_words"].startswith(f"patch {patch}, ") and answer["best_words"].endswith(f", at {square}")
+    assert answer["played_words"] == "advancing" if wrong == "A" else answer["played_words"].endswith(f"at {wrong.split('@')[1]}")
 
 
 def test_an_account_is_rated_against_the_puzzle_and_is_offered_one_it_has_not_tried(client: TestClient) -> None:

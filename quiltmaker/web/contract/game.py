@@ -242,10 +242,12 @@ class PuzzleAnswer(Model):
     solved: bool
     played: str
     played_summary: str
+    played_words: str = Field(description="the move as a player says it: 'patch 25, turned once, at c4', 'advancing'")
     played_outcome: str = Field(description="the played move's exact result for its mover, in words ('loses' when it is no solution)")
     solutions: list[str]
     best: str
     best_summary: str
+    best_words: str
     best_outcome: str
     best_cells: list[Cell]
     player_rating: BeforeAfter | None = Field(description="the account's puzzle rating; None for a guest, whose answer rates nothing")

@@ -16,7 +16,7 @@ function notifying() {
 export function renderAttention() {
   // Only a turn that someone else's move brings is worth a notification: not in a lesson or at one shared screen.
   const mode = ui.state?.mode;
-  $("notify-setting-label").hidden = !("Notification" in window) || !mode || mode === "lesson" || mode === "local";
+  $("notify-setting-label").hidden = !("Notification" in window) || !mode || mode === "lesson" || mode === "local" || mode === "puzzle";
   const icon = document.querySelector("link[rel=icon]");
   if (icon instanceof HTMLLinkElement) {
     const href = canAct() ? ICON_TURN : ICON_IDLE;

@@ -185,7 +185,7 @@ export function renderPlayers(v) {
     paintQuilt(q, grid);
     // With a state there is a view, and the catalogue came before the state.
     if (!s || !v || !catalogue) continue;
-    const toMove = v.to_move === seat && !s.result;
+    const toMove = v.to_move === seat && !s.result && !s.puzzle?.answer;
     q.panel.classList.toggle("to-move", toMove);
     // This browser's quilt (in pass-and-play, the one of the player to move; for a
     // spectator, the one to move): drawn large on a phone, unless the other was tapped.
@@ -263,7 +263,7 @@ export function renderOverlays() {
     }
     // A puzzle answered: the best move's squares on the solver's side's quilt.
     const answer = live ? s?.puzzle?.answer : null;
-    if (answer && s?.puzzle?.seat === seat && answer.best_cells.length) parts.push(cellsOverlay(answer.best_cells, "better-mark", { "data-testid": "puzzle-mark" }));
+    if (answer && s?.puzzle?.seat === seat && answer.best_cells.length) parts.push(cellsOverlay(answer.best_cells, "puzzle-mark", { "data-testid": "puzzle-mark" }));
     // A lesson's marked squares: the learner's quilt, where the lesson asks for a patch.
     if (live && s?.lesson?.marks?.length && seat === 0) parts.push(cellsOverlay(s.lesson.marks, "lesson-mark", { "data-testid": "lesson-mark" }));
     if (live && s && ui.hint && ui.hint.version === s.version && s.to_move === seat) {

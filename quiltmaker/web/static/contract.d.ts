@@ -505,12 +505,17 @@ export interface PuzzleAnswer {
   best_cells: [number, number][];
   best_outcome: string;
   best_summary: string;
+  best_words: string;
   played: string;
   /**
    * the played move's exact result for its mover, in words ('loses' when it is no solution)
    */
   played_outcome: string;
   played_summary: string;
+  /**
+   * the move as a player says it: 'patch 25, turned once, at c4', 'advancing'
+   */
+  played_words: string;
   /**
    * the account's puzzle rating; None for a guest, whose answer rates nothing
    */

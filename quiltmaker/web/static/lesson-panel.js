@@ -75,10 +75,10 @@ function renderTask(lesson) {
   if (!lesson) return;
   fill(
     line,
-    el("strong", {}, `Lesson ${lesson.number}: `),
+    el("strong", {}, lesson.done ? `Lesson ${lesson.number} done. ` : `Lesson ${lesson.number}: `),
     // Every step done but the lesson not yet: a special patch just earned is still to place.
-    lesson.done ? "done: " : `${step ? step.task : `${ui.state?.turn_reason ?? ""}.`.replace(/^./, (c) => c.toUpperCase())} `,
-    el("a", { href: "#lesson" }, !lesson.done ? "Read the lesson" : lesson.next ? "go on to the next lesson" : "the last lesson: play the computer"),
+    lesson.done ? "" : `${step ? step.task : `${ui.state?.turn_reason ?? ""}.`.replace(/^./, (c) => c.toUpperCase())} `,
+    el("a", { href: "#lesson" }, !lesson.done ? "Read the lesson" : lesson.next ? "Go on to the next lesson" : "That was the last: play the computer"),
   );
 }
 

@@ -56,7 +56,11 @@ function keepFocus(draw) {
 function renderHeader() {
   const s = ui.state;
   setText($("version"), s ? `v${s.version}` : "");
-  if (!s || drawnAs($("game-title"), [s.names, s.mode, s.lesson?.number, s.ai?.level, s.clock?.words, s.rating?.family, s.variant, ui.seat])) return;
+  if (!s || drawnAs($("game-title"), [s.names, s.mode, s.lesson?.number, s.puzzle?.rating, s.ai?.level, s.clock?.words, s.rating?.family, s.variant, ui.seat])) return;
+  if (s.puzzle) {
+    fill($("game-title"), el("strong", {}, `Puzzle · rated ${s.puzzle.rating}`), el("span", { class: "title-extra" }, ` · ${nameOf(s.puzzle.seat)} to find the move`));
+    return;
+  }
   if (s.lesson) {
     fill($("game-title"), el("strong", {}, `Learn to play · lesson ${s.lesson.number} of ${s.lesson.count}`), ` · ${nameOf(0)} against the ${nameOf(1).toLowerCase()}`);
     return;
@@ -95,7 +99,7 @@ function renderBanners() {
           : `Replay: the position after move ${ui.replay.ply} of ${(s.moves || []).length}. `,
         el("button", { type: "button", class: "link-button", onclick: () => setReplay(null) }, "Back to the game")),
     );
-  } else if (s && s.pending > 0 && !s.result) {
+  } else if (s && s.pending > 0 && !s.result && !s.puzzle?.answer) {
     if (specialsPending()) {
       items.push(el("div", { class: "banner special-banner", "data-testid": "special-banner", role: "alert" },
         el("strong", {}, "You earned a special patch: place it."),
@@ -127,7 +131,7 @@ function renderTurn(v) {
   if (s.puzzle?.answer) { // (a puzzle's answer may end the game too: the puzzle is what is said)
     const a = s.puzzle.answer;
     fill(node, el("p", { class: "turn-main" }, a.solved ? "Puzzle solved." : "Puzzle missed."),
-      el("p", { class: "turn-reason" }, a.solved ? `Your move ${a.played_outcome}.` : `The move that wins: ${a.best_summary}.`));
+      el("p", { class: "turn-reason" }, a.solved ? `Your move ${a.played_outcome}.` : `The move that wins: ${a.best_words}.`));
   } else if (s.result) {
     const w = s.result.winner;
     const how = s.result.by === "resignation" ? `: ${nameOf(1 - w)} resigned` : s.result.by === "time" ? ` on time: ${nameOf(1 - w)} ran out of time` : "";
@@ -221,7 +225,8 @@ export function renderActions() {
   $("hold-controls").hidden = !holding || !!ui.confirming;
   const turnPanel = $("hold-controls").closest(".turn-panel");
   turnPanel?.classList.toggle("holding", holding && !ui.confirming);
-  turnPanel?.classList.toggle("over", !!ui.state?.result); // nothing to hold any more: the slot gives its room back
+  turnPanel?.classList.toggle("over", !!ui.state?.result || !!ui.state?.puzzle?.answer); // nothing to hold any more: the slot gives its room back
+  turnPanel?.classList.toggle("puzzle-over", !!ui.state?.puzzle?.answer); // the puzzle's panel says the rest
   const o = holdOrientation(hold);
   if (hold && o) {
     const ok = holdIsLegal();

@@ -36,12 +36,8 @@ export function renderPuzzle() {
     a
       ? [
           el("p", { class: `puzzle-verdict ${a.solved ? "solved" : "missed"}`, "data-testid": "puzzle-verdict", role: "status" },
-            el("strong", {}, a.solved ? "Solved. " : "Not this time. "),
-            `Your move (${a.played_summary}, ${a.played}) ${a.played_outcome}.`),
-          el("p", { "data-testid": "puzzle-solution" },
-            a.solved && a.solutions.length === 1 ? "It was the only move that wins." : `The best move (${a.best_summary}, ${a.best}) ${a.best_outcome}`,
-            a.solved && a.solutions.length === 1 ? "" : a.solutions.length > 1 ? `; ${a.solutions.length} moves win in all.` : ".",
-            a.best_cells.length && !(a.solved && a.solutions.length === 1) ? [" ", el("strong", {}, "Marked on the board.")] : ""),
+            el("strong", {}, a.solved ? "Solved. " : "Not this time. "), `Your move, ${a.played_words}, ${a.played_outcome}.`),
+          el("p", { "data-testid": "puzzle-solution" }, solutionWords(a), a.solved ? "" : [" ", el("strong", {}, "Marked on the board.")]),
           a.player_rating
             ? el("p", { class: "puzzle-rating-change", "data-testid": "puzzle-rating-change" },
               `Your puzzle rating: ${a.player_rating.before} → ${a.player_rating.after} (${signed(a.player_rating.after - a.player_rating.before)}).`)
@@ -53,9 +49,18 @@ export function renderPuzzle() {
         ],
     el("div", { class: "lesson-actions" },
       a ? el("button", { type: "button", class: "primary", "data-testid": "next-puzzle", onclick: action("The next puzzle could not be started", () => startPuzzle()) }, "Next puzzle") : null,
-      a ? el("button", { type: "button", "data-testid": "puzzle-play-on", onclick: action("The game could not be started", playOn) }, "Play it out against the computer") : null,
+      a ? el("button", { type: "button", "data-testid": "puzzle-play-on", onclick: action("The game could not be started", playOn) }, "Play the position out against the computer") : null,
       el("a", { href: "/#puzzles", "data-testid": "all-puzzles" }, "Puzzles")),
   );
+}
+
+/** What won, beside what was played. @param {import("./contract").PuzzleAnswer} a */
+function solutionWords(a) {
+  const count = a.solutions.length;
+  if (!a.solved) return `The move that wins: ${a.best_words}, which ${a.best_outcome}${count > 1 ? ` (${count} moves win)` : ""}.`;
+  if (count === 1) return "It was the only move that wins.";
+  if (a.played === a.best) return `It is the best of the ${count} moves that win.`;
+  return `The best of the ${count} moves that win: ${a.best_words}, which ${a.best_outcome}.`;
 }
 
 /** @param {number} n */

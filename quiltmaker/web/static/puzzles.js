@@ -28,7 +28,7 @@ export async function showPuzzleCard() {
     const set = /** @type {import("./contract").PuzzleSet} */ ((await api("/api/puzzles")).body);
     const player = set.player;
     fill($("puzzle-facts"), `${plural(set.count, "puzzle")} from real games, each answer proven by the exact endgame solver. `,
-      player ? `Your puzzle rating: ${player.rating}${player.provisional ? "?" : ""} (${player.solved} solved of ${player.attempts}).`
+      player ? `Your puzzle rating: ${player.rating}${player.provisional ? " (provisional: too few answers yet to be sure)" : ""}, ${player.solved} solved of ${player.attempts}.`
         : "Sign in to have a puzzle rating.");
   } catch {
     // The card still starts a puzzle; its numbers wait for the next visit.
