@@ -141,13 +141,17 @@ def _parser() -> argparse.ArgumentParser:
     puzzle_commands = puzzles.add_subparsers(dest="action", required=True)
     generate = puzzle_commands.add_parser(
         "generate", help="find puzzles in record files and in games between the AI levels, and write them",
-        description="Takes the finished games in --records first (in name order), then plays games between the levels, "
+        description="Takes the finished games in --records first (in name order), then the web server's (--data or --database), "
+        "then plays games between the levels, "
         "and keeps the late positions the solver proves: the same seed gives the same puzzles.",
     )
     generate.add_argument("--count", type=int, default=300, help="puzzles to find (default 300)")
     generate.add_argument("--seed", type=_seed, default=0, help="seed of the generated games (default 0)")
     generate.add_argument("--out", type=Path, default=Path("puzzles.json"), help="the puzzle file to write (default ./puzzles.json)")
-    generate.add_argument("--records", type=Path, help="a folder of record files (JSON or text, e.g. the web server's finished games)")
+    generate.add_argument("--records", type=Path, help="a folder of record files (JSON or text)")
+    served = generate.add_mutually_exclusive_group()
+    served.add_argument("--data", type=Path, help="the web server's data folder: its finished games come next (the SQLite database there)")
+    served.add_argument("--database", help="the web server's database URL instead (e.g. postgresql+psycopg://...)")
     generate.set_defaults(run=_puzzles_generate)
     verify = puzzle_commands.add_parser("verify", help="solve every puzzle of a file again and check its solutions (exit 1 if one is wrong)")
     verify.add_argument("path", nargs="?", type=Path, help="a puzzle file (default: the set that comes with the package)")
@@ -514,6 +518,13 @@ def _puzzles_generate(args: argparse.Namespace) -> int:
     command = f"quiltmaker puzzles generate --count {args.count} --seed {args.seed}"
     if args.records is not None:
         command += f" --records {args.records.name}"
+    served = None
+    if args.data is not None or args.database is not None:
+        from .web.database import database_url_for
+        from .web.finished import finished_games
+
+        served = finished_games(args.database or database_url_for(args.data))
+        command += " --data ..." if args.data is not None else " --database ..."
     started = time.perf_counter()
     games = 0
     with Progress(console=Console(stderr=True), transient=True) as progress:
@@ -524,7 +535,7 @@ def _puzzles_generate(args: argparse.Namespace) -> int:
             games += 1
             progress.update(task, description=f"Finding puzzles ({games} games)")
 
-        found = generate(args.count, args.seed, args.records, on_puzzle=lambda puzzle: progress.advance(task), on_game=on_game)
+        found = generate(args.count, args.seed, args.records, on_puzzle=lambda puzzle: progress.advance(task), on_game=on_game, games=served)
     save(found, args.out, command, args.seed)
     counts = ", ".join(f"{sum(p.kind == kind for p in found)} {kind}" for kind in KINDS)
     print(f"{len(found)} puzzles ({counts}) from {games + 1} games in {time.perf_counter() - started:.0f} s: {args.out}")

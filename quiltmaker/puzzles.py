@@ -369,8 +369,10 @@ def generate(
     max_nodes: int = MAX_NODES,
     on_puzzle: Callable[[Puzzle], None] | None = None,
     on_game: Callable[[], None] | None = None,
+    games: Iterable[tuple[Game, dict[str, Any]]] | None = None,
 ) -> list[Puzzle]:
-    """``count`` puzzles: from the finished games in ``records`` first, then from generated games.
+    """``count`` puzzles: from the finished games in ``records`` first, then ``games`` (each with its source,
+    e.g. a web server's, :func:`quiltmaker.web.finished.finished_games`), then from generated games.
 
     Deterministic from ``seed`` (and the records): the same call gives the
     same puzzles in the same order.
@@ -394,6 +396,8 @@ def generate(
         return False
 
     if records is not None and take(record_games(records)):
+        return puzzles
+    if games is not None and take(games):
         return puzzles
     index = 0
 

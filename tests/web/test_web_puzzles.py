@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from web_client import act_as, connect, get_state, new_account
+from web_client import act_as, connect, create, get_state, make_app, new_account, play_against_the_beginner
 
 from quiltmaker.core.position import Position
-from quiltmaker.puzzles import Puzzle, load
+from quiltmaker.puzzles import Puzzle, generate, generated_game, load
+from quiltmaker.web.finished import finished_games
 from quiltmaker.web.round.game import Event, StoredGame
 from quiltmaker.web.round.log import CorruptLog, replay
 
@@ -119,3 +121,20 @@ def test_an_unknown_puzzle_is_a_clear_404_and_changes_nothing(client: TestClient
     response = client.post("/api/puzzles", json={"puzzle": "ffffffffffff"})
     assert response.status_code == 404 and "no puzzle" in response.json()["detail"]
     assert client.post("/api/puzzles", json={"puzzle": "x" * 40}).status_code == 422
+
+
+def test_a_servers_finished_games_are_read_back_for_puzzles_and_taken_before_generated_ones(tmp_path: Path) -> None:
+    """``quiltmaker puzzles generate --data``: the games played to their end, not lessons, puzzles or games under way."""
+    url = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    with TestClient(make_app(tmp_path / "db.sqlite3")) as client:
+        finished = play_against_the_beginner(client)
+        create(client, mode="local")  # under way
+        create(client, mode="lesson", lesson=1)
+        client.post("/api/puzzles", json={})
+    games = list(finished_games(url))
+    assert [source for _, source in games] == [{"game": finished["id"]}]
+    assert [m["move"] for m in finished["state"]["moves"]] == [m.text() for m in games[0][0].moves]
+    # Given games come before generated ones: the first shipped puzzle's game, as if a server had played it.
+    game, _ = generated_game(0, 0)
+    first = generate(1, seed=12345, games=iter([(game, {"game": "from-a-server"})]))
+    assert first[0].source["game"] == "from-a-server" and first[0].id == load()[0].id
