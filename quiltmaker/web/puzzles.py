@@ -74,40 +74,35 @@ class Puzzles:
 
     # The answer ------------------------------------------------------------------
 
-    def attempt(self, game_id: str) -> Attempt | None:
-        """A puzzle game's attempt (None for a game that sets no puzzle of this version's set)."""
-        with self.database.reading() as session:
-            row = session.get(PuzzleGameRow, game_id)
-            if row is None or row.puzzle_id not in self.by_id:
-                return None
-            return _attempt(self.by_id[row.puzzle_id], row)
+    def state_of(self, stored: StoredGame) -> dict[str, Any] | None:
+        """A puzzle game's puzzle for its state (:func:`view`; None for a game that sets no puzzle of this version's set).
 
-    def answer(self, stored: StoredGame) -> Attempt | None:
-        """Judge a puzzle game's one move, once, and rate it for a signed-in player (puzzle and player, one transaction)."""
-        if not stored.game.moves:
-            return self.attempt(stored.id)
-        solved = stored.game.moves[0].text() in {s.move for s in self._puzzle_of(stored).solutions}
-        now = datetime.now(timezone.utc)
+        Its one move, once made, is judged first, once, and rated for a
+        signed-in player: the answer and both ratings in one transaction.
+        """
+        with self.database.reading() as session:
+            shown = self._shown(session, stored)
+            if shown is not None or not stored.game.moves:
+                return shown
         with self.database.writing() as session:
             row = session.get(PuzzleGameRow, stored.id)
-            if row is None or row.puzzle_id not in self.by_id:
-                return None
-            if row.solved is None:  # judged once: a second look changes nothing
-                row.solved, row.answered = solved, now
+            if row is not None and row.puzzle_id in self.by_id and row.solved is None:  # another process may have judged it meanwhile
+                now = datetime.now(timezone.utc)
+                row.solved, row.answered = stored.game.moves[0].text() in {s.move for s in self.by_id[row.puzzle_id].solutions}, now
                 if row.account_id is not None:
-                    self._rate(session, row, solved, now)
-            return _attempt(self.by_id[row.puzzle_id], row)
+                    self._rate(session, row, row.solved, now)
+            return self._shown(session, stored, judged=True)
 
-    def state_of(self, stored: StoredGame) -> dict[str, Any] | None:
-        """A puzzle game's puzzle for its state (:func:`view`), its move judged first if it is made and not yet judged."""
-        attempt = self.answer(stored)
-        return None if attempt is None else view(attempt, stored, self.rating_of(attempt.puzzle))
-
-    def _puzzle_of(self, stored: StoredGame) -> Puzzle:
-        attempt = self.attempt(stored.id)
-        if attempt is None:
-            raise LookupError(f"game {stored.id} sets no known puzzle")
-        return attempt.puzzle
+    def _shown(self, session: Any, stored: StoredGame, judged: bool = False) -> dict[str, Any] | None:
+        """The view of ``stored``'s puzzle as the session reads it; None when its made move waits to be judged (unless ``judged``)."""
+        row = session.get(PuzzleGameRow, stored.id)
+        if row is None or row.puzzle_id not in self.by_id:
+            return None
+        if row.solved is None and stored.game.moves and not judged:
+            return None
+        puzzle = self.by_id[row.puzzle_id]
+        rating = session.get(PuzzleRatingRow, puzzle.id)
+        return view(_attempt(puzzle, row), stored, rating.rating if rating is not None else float(puzzle.rating))
 
     def _rate(self, session: Any, row: PuzzleGameRow, solved: bool, now: datetime) -> None:
         puzzle = self.by_id[row.puzzle_id]
@@ -129,18 +124,14 @@ class Puzzles:
         puzzle_row.rating, puzzle_row.rd, puzzle_row.volatility = problem_after.rating, problem_after.rd, problem_after.volatility
         puzzle_row.attempts, puzzle_row.solved = puzzle_row.attempts + 1, puzzle_row.solved + solved
 
-    def rating_of(self, puzzle: Puzzle) -> float:
-        with self.database.reading() as session:
-            row = session.get(PuzzleRatingRow, puzzle.id)
-        return row.rating if row is not None else float(puzzle.rating)
-
     def player_rating(self, account_id: int) -> dict[str, Any] | None:
         """An account's puzzle rating, attempts and solves (None before its first rated answer)."""
         with self.database.reading() as session:
             row = session.get(PuzzlePlayerRow, account_id)
             if row is None:
                 return None
-            return {"rating": round(row.rating), "provisional": row.rd > 110.0, "attempts": row.attempts, "solved": row.solved}
+            rating = Rating(row.rating, row.rd, row.volatility, row.attempts)
+            return {"rating": round(rating.rating), "provisional": rating.provisional, "attempts": row.attempts, "solved": row.solved}
 
 
 def _attempt(puzzle: Puzzle, row: PuzzleGameRow) -> Attempt:

@@ -65,7 +65,7 @@ class StoredGame:
     ended_at: datetime | None = None  # when it was resigned, aborted or lost on time
     rating: dict[str, Any] | None = None  # a rated game's family and rating changes (ratings.Ratings.game_view); None: casual
     offer: dict[str, Any] | None = None  # a game offered in the lobby: {"kind": "open" or "named", "for": name}
-    puzzle: dict[str, Any] | None = None  # a puzzle game's puzzle and, once answered, the answer (puzzles.Puzzles.view)
+    puzzle: dict[str, Any] | None = None  # a puzzle game's puzzle and, once answered, the answer (puzzles.Puzzles.state_of)
 
     def __post_init__(self) -> None:
         self._find_lesson()
