@@ -31,6 +31,28 @@ from quiltmaker.core.components import PATCHES
 from playwright.sync_api import Browser, Page, expect
 from websockets.sync.client import connect
 
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+"""A phone held upright, touched (Playwright's context options): the size the phone tests measure first."""
+
+
+def on_screen(page: Page, selector: str) -> bool:
+    """Whether the first match lies wholly inside the viewport (the page not scrolled)."""
+    size = page.viewport_size
+    assert size
+    box = page.locator(selector).first.bounding_box()
+    return (
+        box is not None
+        and box["y"] >= 0
+        and box["y"] + box["height"] <= size["height"]
+        and box["x"] >= 0
+        and box["x"] + box["width"] <= size["width"]
+    )
+
+
+def a_new_tap(page: Page) -> None:
+    """Chromium's touch emulation sends no click for a tap within its double-tap time of the last one: wait it out."""
+    page.wait_for_timeout(800)
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPOSITORY / "test-artifacts"
 SCREENSHOTS = ARTIFACTS / "screenshots"
@@ -570,21 +592,33 @@ def create(server: Server, **body: Any) -> dict[str, Any]:
     return answer
 
 
-def play_until(server: Server, game: dict[str, Any], done: Callable[[dict[str, Any]], bool], token: str | None = None) -> dict[str, Any]:
-    """Play the first legal move over the protocol until ``done(state)``; returns that state."""
+def play_until(
+    server: Server,
+    game: dict[str, Any],
+    done: Callable[[dict[str, Any]], bool],
+    token: str | None = None,
+    seat: int | None = None,
+    messages: int = 600,
+    timeout: float = 30,
+) -> dict[str, Any]:
+    """Play the first legal move over the protocol until ``done(state)``; returns that state.
+
+    With ``seat``, only that seat's turns are played (the computer answers the
+    others by itself); at most ``messages`` are read, each within ``timeout``.
+    """
     host = server.url.removeprefix("http://")
     with connect(f"ws://{host}/ws/games/{game['id']}") as ws:
         ws.send(json.dumps({"type": "hello", "token": token or game["token"]}))
         sent = -1
-        for number in range(600):
-            reply = json.loads(ws.recv(timeout=30))
+        for number in range(messages):
+            reply = json.loads(ws.recv(timeout=timeout))
             assert reply["type"] != "error", reply
             if reply["type"] != "state":
                 continue
             state: dict[str, Any] = reply["state"]
             if done(state):
                 return state
-            if state["version"] > sent:  # a state can come twice (a player arriving re-sends it): one move each
+            if (seat is None or state["to_move"] == seat) and state["version"] > sent:  # a state can come twice: one move each
                 sent = state["version"]
                 ws.send(json.dumps({"type": "move", "move": first_legal_move(state), "version": state["version"], "id": str(number)}))
     raise AssertionError("the condition never came")

@@ -12,7 +12,7 @@ import json
 import re
 
 import httpx
-from browser_helpers import Pages, Server, create, open_seat, screenshot
+from browser_helpers import PHONE, Pages, Server, create, open_seat, screenshot
 from playwright.sync_api import expect
 from web_helpers import play_in_the_past
 from websockets.sync.client import connect
@@ -20,7 +20,6 @@ from websockets.sync.client import connect
 from quiltmaker.web.database import database_url_for
 from quiltmaker.web.store import GameStore
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 
 
 def clocked_game(server: Server, clock: str) -> tuple[dict, str]:  # type: ignore[type-arg]

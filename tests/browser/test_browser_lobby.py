@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from browser_helpers import Pages, screenshot, sign_up_in_lobby
+from browser_helpers import PHONE, Pages, screenshot, sign_up_in_lobby
 from playwright.sync_api import expect
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 GAME_PAGE = re.compile(r"/game/[^/?]+$")
 
 

@@ -11,11 +11,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from browser_helpers import Pages, Server, Turning, create, mouse_place, open_seat, placements, play_until, screenshot, synced_state
+from browser_helpers import PHONE, Pages, Server, Turning, create, mouse_place, open_seat, placements, play_until, screenshot, synced_state
 
 pytestmark = pytest.mark.slow  # a real browser against a real server: `make check` leaves it to `make test`
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 
 
 def test_the_front_page_starts_a_newcomer_at_the_beginner_level_and_then_offers_the_last_one_played(pages: Pages) -> None:

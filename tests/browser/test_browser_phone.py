@@ -9,7 +9,10 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from browser_helpers import (
+    PHONE,
     Pages,
+    a_new_tap,
+    on_screen,
     Server,
     acting_or_over,
     aim_square,
@@ -27,22 +30,7 @@ from web_helpers import poll
 
 pytestmark = pytest.mark.slow  # a real browser against a real server: `make check` leaves it to `make test`
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 SMALL_PHONE = {**PHONE, "viewport": {"width": 360, "height": 740}}
-
-
-def on_screen(page: Page, selector: str) -> bool:
-    """Whether the first match lies wholly inside the viewport (the page not scrolled)."""
-    size = page.viewport_size
-    assert size
-    box = page.locator(selector).first.bounding_box()
-    return (
-        box is not None
-        and box["y"] >= 0
-        and box["y"] + box["height"] <= size["height"]
-        and box["x"] >= 0
-        and box["x"] + box["width"] <= size["width"]
-    )
 
 
 def open_ai_game(pages: Pages, server: Server, phone: dict[str, Any] = PHONE, seed: int = 4) -> tuple[Page, dict[str, Any]]:
@@ -168,11 +156,6 @@ def assert_a_turn_in_view(page: Page) -> None:
     for index in range(offers.count()):
         assert on_screen(page, f".offer >> nth={index}"), f"offer {index + 1} is not in view"
     assert page.evaluate("document.documentElement.scrollWidth") <= (page.viewport_size or {"width": 0})["width"]
-
-
-def a_new_tap(page: Page) -> None:
-    """Chromium's touch emulation sends no click for a tap within its double-tap time of the last one: wait it out."""
-    page.wait_for_timeout(800)
 
 
 def quilt_box(page: Page, seat: int) -> dict[str, float]:

@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from browser_helpers import (
+    PHONE,
     Pages,
     Server,
     Turning,
@@ -19,6 +20,7 @@ from browser_helpers import (
     aim_square,
     ghost_transform,
     mouse_place,
+    on_screen,
     open_seat,
     parse_move,
     screenshot,
@@ -36,14 +38,6 @@ from quiltmaker.puzzles import Puzzle, load
 pytestmark = pytest.mark.slow  # a real browser against a real server: `make check` leaves it to `make test`
 
 PUZZLES = {p.id: p for p in load()}
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
-
-
-def on_screen(page: Page, selector: str) -> bool:
-    size, box = page.viewport_size, page.locator(selector).first.bounding_box()
-    return bool(size and box and box["y"] >= 0 and box["y"] + box["height"] <= size["height"] and box["x"] >= 0 and box["x"] + box["width"] <= size["width"])
-
-
 def a_buying_puzzle(kind: str) -> Puzzle:
     """A puzzle of ``kind`` whose best move buys a patch (placed on the board, so the page's placing is what is tried)."""
     return next(p for p in PUZZLES.values() if p.kind == kind and "@" in p.solutions[0].move)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from browser_helpers import Pages, accessibility_violations, screenshot, sign_up_in_lobby
+from browser_helpers import PHONE, Pages, accessibility_violations, screenshot, sign_up_in_lobby
 from playwright.sync_api import Page, expect
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 
 
 def advance(page: Page) -> None:

@@ -8,7 +8,6 @@ from here" starts a game against the AI from that very position.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any
@@ -16,44 +15,21 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
-from websockets.sync.client import connect
 
-from browser_helpers import Pages, Server, accessibility_violations, create, open_seat, screenshot
-from web_helpers import first_legal_move, poll
+from browser_helpers import PHONE, Pages, Server, a_new_tap, accessibility_violations, create, open_seat, play_until, screenshot
+from web_helpers import poll
 
 pytestmark = pytest.mark.slow  # a real browser against a real server: `make check` leaves it to `make test`
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 SIZES = {"desktop": {}, "phone": PHONE}
-
-
-def play_against_the_ai(server: Server, game: dict[str, Any]) -> dict[str, Any]:
-    """Play the human's seat by the first legal move until the game ends (the AI answers by itself); the last state."""
-    host = server.url.removeprefix("http://")
-    with connect(f"ws://{host}/ws/games/{game['id']}") as ws:
-        ws.send(json.dumps({"type": "hello", "token": game["token"]}))
-        sent = -1
-        for number in range(2000):
-            reply = json.loads(ws.recv(timeout=60))
-            assert reply["type"] != "error", reply
-            if reply["type"] != "state":
-                continue
-            state: dict[str, Any] = reply["state"]
-            if state["result"] is not None:
-                return state
-            if state["to_move"] == game["seat"] and state["version"] > sent:
-                sent = state["version"]
-                ws.send(
-                    json.dumps({"type": "move", "move": first_legal_move(state), "version": state["version"], "id": str(number)})
-                )
-    raise AssertionError("the game did not end")
 
 
 @pytest.fixture(scope="module")
 def lost_game(server: Server) -> dict[str, Any]:
     """A game against the beginner, its first legal move every time (it loses), played to its end and analysed."""
     created = create(server, mode="ai", level="beginner", seat=0, seed=3)
-    state = play_against_the_ai(server, created)
+    # The human's turns only (the computer answers by itself), until the game ends.
+    state = play_until(server, created, lambda s: s["result"] is not None, seat=created["seat"], messages=2000, timeout=60)
     url = f"{server.url}/api/games/{created['id']}/analysis"
     analysis = poll(lambda: (r := httpx.get(url, timeout=30)).status_code == 200 and r.json(), 180, what="the analysis")
     return {**created, "state": state, "analysis": analysis}
@@ -128,7 +104,7 @@ def test_a_marked_move_chosen_shows_the_better_move_on_the_board_in_view_and_pla
     # "What if": a new game against the AI from the position before the marked move, the same board.
     play_on = page.get_by_test_id("play-on")
     if size == "phone":
-        page.wait_for_timeout(800)  # Chromium's touch emulation sends no click for a tap too soon after the last
+        a_new_tap(page)
         play_on.tap()
     else:
         play_on.click()
