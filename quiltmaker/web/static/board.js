@@ -185,7 +185,7 @@ export function renderPlayers(v) {
     paintQuilt(q, grid);
     // With a state there is a view, and the catalogue came before the state.
     if (!s || !v || !catalogue) continue;
-    const toMove = v.to_move === seat && !s.result && !s.puzzle?.answer;
+    const toMove = v.to_move === seat && s.status !== "over";
     q.panel.classList.toggle("to-move", toMove);
     // This browser's quilt (in pass-and-play, the one of the player to move; for a
     // spectator, the one to move): drawn large on a phone, unless the other was tapped.

@@ -99,7 +99,7 @@ function renderBanners() {
           : `Replay: the position after move ${ui.replay.ply} of ${(s.moves || []).length}. `,
         el("button", { type: "button", class: "link-button", onclick: () => setReplay(null) }, "Back to the game")),
     );
-  } else if (s && s.pending > 0 && !s.result && !s.puzzle?.answer) {
+  } else if (s && s.pending > 0 && s.status !== "over") { // (over: played out, resigned, on time, or a puzzle answered)
     if (specialsPending()) {
       items.push(el("div", { class: "banner special-banner", "data-testid": "special-banner", role: "alert" },
         el("strong", {}, "You earned a special patch: place it."),
@@ -201,7 +201,7 @@ export function renderActions() {
   $("confirm-move", HTMLButtonElement).disabled = ui.connection !== "open";
   $("confirm-setting-label").hidden = !player || !s || !!s.result;
   $("confirm-setting", HTMLInputElement).checked = confirmsMoves();
-  advance.hidden = !player || !!s?.result || !!s?.puzzle?.answer;
+  advance.hidden = !player || s?.status === "over";
   const undo = $("undo", HTMLButtonElement);
   undo.hidden = !(player && s && s.undo && !s.result && live);
   undo.disabled = ui.connection !== "open";
@@ -225,7 +225,7 @@ export function renderActions() {
   $("hold-controls").hidden = !holding || !!ui.confirming;
   const turnPanel = $("hold-controls").closest(".turn-panel");
   turnPanel?.classList.toggle("holding", holding && !ui.confirming);
-  turnPanel?.classList.toggle("over", !!ui.state?.result || !!ui.state?.puzzle?.answer); // nothing to hold any more: the slot gives its room back
+  turnPanel?.classList.toggle("over", ui.state?.status === "over"); // nothing to hold any more: the slot gives its room back
   turnPanel?.classList.toggle("puzzle-over", !!ui.state?.puzzle?.answer); // the puzzle's panel says the rest
   const o = holdOrientation(hold);
   if (hold && o) {
