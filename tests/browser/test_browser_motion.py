@@ -88,7 +88,11 @@ def test_a_move_arriving_is_animated_where_the_state_says(pages: Pages, server: 
     poll(lambda: version(page) == 1, 30, what="the move to be shown")
     state = httpx.get(f"{server.url}/api/games/{game['id']}", timeout=30).json()
     last = state["last_move"]
-    animated = poll(lambda: page.evaluate("window.animated") or None, 10, what="an animation")
+    # The token's hop and the patch's sewing-in start a few milliseconds apart: wait for all that is expected to have started.
+    expected = {"hop", "sew-in"} if last["cells"] else {"hop"}
+    animated = poll(
+        lambda: (a := page.evaluate("window.animated")) and expected <= {name for name, _, _ in a} and a or None, 10, what="the animations"
+    )
     kinds = {name for name, _, _ in animated}
     assert "hop" in kinds, animated  # the mover's token
     if last["cells"]:
