@@ -66,6 +66,20 @@ def test_two_players_asking_for_a_quick_match_are_paired_and_the_computer_is_off
     pages.assert_no_script_errors()
 
 
+def test_a_quick_match_cannot_be_asked_for_before_the_clocks_have_come(pages: Pages) -> None:
+    """On a slow line the card shows before the catalogue: "Find an opponent" waits for a clock to ask for."""
+    page = pages.open("slow")
+    held: list = []
+    page.route("**/api/catalogue", lambda route: held.append(route))
+    page.goto("/")
+    expect(page.get_by_test_id("quick-start")).to_be_disabled()
+    expect(page.get_by_test_id("quick-clock")).to_have_value("")
+    held[0].continue_()
+    expect(page.get_by_test_id("quick-start")).to_be_enabled()
+    expect(page.get_by_test_id("quick-clock")).to_have_value("10+5")
+    pages.assert_no_script_errors()
+
+
 def test_the_lobby_follows_signing_in_and_out_without_a_reload(pages: Pages) -> None:
     """A rated challenge a guest may not accept becomes acceptable once they sign up, and not once they sign out;
     "Online now" names them while they are signed in: the lobby's socket is opened again as who is signed in changes."""

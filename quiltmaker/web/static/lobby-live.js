@@ -34,6 +34,7 @@ export function renderLive() {
   if (clocks.length && !select.options.length) {
     fill(select, clocks.map((p) => el("option", { value: p.control, selected: p.control === "10+5" }, p.words)));
   }
+  $("quick-start", HTMLButtonElement).disabled = !select.options.length; // no clock to ask for until the catalogue came
   $("quick-rated-field").hidden = !lobby.account; // a rated quick match needs an account
   const waiting = lobby.seek?.waiting ?? null;
   $("quick-form").hidden = !!lobby.seek;
