@@ -9,7 +9,7 @@ SYSTEM_STAMP := $(VENV)/.system-deps
 # TypeScript checks the page's plain JavaScript (tsconfig.json); nothing is built.
 NODE_STAMP := node_modules/.installed
 
-.PHONY: run play test check docs bench types clean
+.PHONY: run play test check docs bench types messages language clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,15 @@ docs: $(STAMP)
 types: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python -m quiltmaker.web.contract | scripts/page-types.sh > quiltmaker/web/static/contract.d.ts.new
 	mv quiltmaker/web/static/contract.d.ts.new quiltmaker/web/static/contract.d.ts
+
+# The catalogues (quiltmaker/locales) brought up to date with the words marked in the source: new words
+# come untranslated and changed ones marked fuzzy, and tests/test_i18n.py fails until they are translated.
+messages: $(STAMP)
+	$(BIN)/python scripts/messages.py update
+
+# A new language's catalogue: make language CODE=xx (then translate it, and add its line to quiltmaker/i18n.py).
+language: $(STAMP)
+	$(BIN)/python scripts/messages.py init $(CODE)
 
 bench: $(STAMP)
 	$(BIN)/quiltmaker bench

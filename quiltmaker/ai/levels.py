@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..i18n import N_
 from ..core.errors import InvalidPlayerError
 from .players import PLAYER_TYPES, Limit, Player
 from .mcts import MCTSPlayer, SearchConfig
@@ -35,12 +36,13 @@ class Level:
 LEVELS: dict[str, Level] = {
     level.name: level
     for level in (
-        # Each says how strong it is (the measured ladder, docs/strength.md) and how long it thinks.
-        Level("beginner", "greedy", "for your first games: takes the patch that looks best right now and never plans ahead; answers at once"),
-        Level("casual", "mcts:iterations=300", "looks a few moves ahead and beats the beginner in 96 games of 100; answers at once"),
-        Level("strong", "mcts:iterations=3000", "plans further and beats casual in 9 games of 10; thinks for a moment"),
-        Level("expert", "mcts:time=1", "hard to beat: wins 94 games of 100 against strong; thinks for a second a move"),
-        Level("max", "mcts:time=5", "the strongest: beats expert in about 7 games of 10; thinks for five seconds a move"),
+        # Each says how strong it is (the measured ladder, docs/strength.md) and how long it thinks;
+        # marked for the catalogues, worded in the reader's language where it is shown.
+        Level("beginner", "greedy", N_("for your first games: takes the patch that looks best right now and never plans ahead; answers at once")),
+        Level("casual", "mcts:iterations=300", N_("looks a few moves ahead and beats the beginner in 96 games of 100; answers at once")),
+        Level("strong", "mcts:iterations=3000", N_("plans further and beats casual in 9 games of 10; thinks for a moment")),
+        Level("expert", "mcts:time=1", N_("hard to beat: wins 94 games of 100 against strong; thinks for a second a move")),
+        Level("max", "mcts:time=5", N_("the strongest: beats expert in about 7 games of 10; thinks for five seconds a move")),
     )
 }
 

@@ -17,7 +17,7 @@ from datetime import timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from .database import Database, as_utc, utc_now
@@ -39,8 +39,7 @@ _UNKNOWN = _hasher.hash(secrets.token_urlsafe(16))
 class Account:
     id: int
     name: str
-
-
+    language: str | None = None  # the language the player chose, kept for every browser they sign in on
 
 
 def check_name(name: str) -> str:
@@ -84,7 +83,7 @@ class Accounts:
             row = None
         if row is None:
             raise StoreError("forbidden", "that name and password do not match an account")
-        account = Account(row.id, row.name)
+        account = Account(row.id, row.name, row.language)
         if _hasher.check_needs_rehash(row.password_hash):
             self._set_password(account.id, password)
         return account, self.new_session(account)
@@ -109,7 +108,7 @@ class Accounts:
             return None
         with self._sessions() as session:
             found = session.execute(
-                select(AccountRow.id, AccountRow.name, SessionRow.created)
+                select(AccountRow.id, AccountRow.name, AccountRow.language, SessionRow.created)
                 .join(SessionRow, SessionRow.account_id == AccountRow.id)
                 .where(SessionRow.token_hash == secret_hash(token))
             ).first()
@@ -118,7 +117,12 @@ class Accounts:
         created = as_utc(found.created)
         if (utc_now() - created).days >= SESSION_DAYS:
             return None
-        return Account(found.id, found.name)
+        return Account(found.id, found.name, found.language)
+
+    def choose_language(self, account: Account, code: str) -> None:
+        """Keep the language the player chose with their account (a code of :data:`quiltmaker.i18n.LANGUAGES`)."""
+        with self._writing() as session:
+            session.execute(update(AccountRow).where(AccountRow.id == account.id).values(language=code))
 
     def purge_sessions(self) -> int:
         """Delete the sessions that have expired (they sign nobody in any more); return how many."""

@@ -14,7 +14,12 @@ from ..core.components import BONUS_POINTS, BONUS_SIZE, PATCHES
 from ..core.game import Game
 from ..core.moves import ADVANCE, BUY, SPECIAL, Move, square_name
 from ..core.position import MoveEffect, Position
-from .views import count_of, move_summary
+from babel.numbers import format_decimal, format_percent
+
+from .. import i18n
+from ..i18n import _, ngettext
+from .views import move_summary
+from .words import buttons, spaces
 
 
 def hint_view(position: Position, best_move: str) -> dict[str, Any]:
@@ -22,11 +27,11 @@ def hint_view(position: Position, best_move: str) -> dict[str, Any]:
     move = Move.from_text(best_move)
     effect = position.effect(move)
     if move.kind == ADVANCE:
-        words = f"advance {count_of(effect.spaces, 'space')} for {count_of(effect.advance_buttons + effect.income, 'button')}"
+        words = _("advance {spaces} for {buttons}").format(spaces=spaces(effect.spaces), buttons=buttons(effect.advance_buttons + effect.income))
     elif move.kind == SPECIAL:
-        words = f"place the special patch on {square_name(*move.cells[0])}"
+        words = _("place the special patch on {square}").format(square=square_name(*move.cells[0]))
     else:
-        words = f"buy patch {move.patch}"
+        words = _("buy patch {patch}").format(patch=move.patch)
     return {
         "best_move_cells": [list(cell) for cell in move.cells],
         "best_move_words": words,
@@ -40,21 +45,28 @@ def _why_it_helps(position: Position, move: Move, effect: MoveEffect) -> list[st
     player = effect.player
     reasons: list[str] = []
     if effect.bonus_earned:
-        reasons.append(f"completes a {BONUS_SIZE}x{BONUS_SIZE} area first: +{BONUS_POINTS} points")
+        reasons.append(_("completes a {size}x{size} area first: +{points} points").format(size=BONUS_SIZE, points=BONUS_POINTS))
     if move.kind == BUY:
         patch = PATCHES[move.patch]  # type: ignore[index]
         if patch.income:
             left = len(effect.after.income_spaces_ahead(player))
-            reasons.append(f"adds {patch.income} to your income, paid {count_of(left, 'more time')}" if left else f"adds {patch.income} to your income")
-        reasons.append(f"covers {count_of(patch.size, 'square')} for {count_of(patch.cost, 'button')} and {patch.time} time")
+            reasons.append(
+                ngettext("adds {income} to your income, paid {n} more time", "adds {income} to your income, paid {n} more times", left).format(
+                    income=patch.income, n=left
+                )
+                if left
+                else _("adds {income} to your income").format(income=patch.income)
+            )
+        covered = ngettext("covers {n} square for {buttons} and {time} time", "covers {n} squares for {buttons} and {time} time", patch.size)
+        reasons.append(covered.format(n=patch.size, buttons=buttons(patch.cost), time=patch.time))
     elif move.kind == ADVANCE:
-        reasons.append(f"the search prefers keeping your buttons: advancing pays {count_of(effect.advance_buttons, 'button')}")
+        reasons.append(_("the search prefers keeping your buttons: advancing pays {buttons}").format(buttons=buttons(effect.advance_buttons)))
     if effect.specials_earned:
-        reasons.append("reaches a special patch first")
+        reasons.append(_("reaches a special patch first"))
     if effect.income and move.kind != SPECIAL:
-        reasons.append(f"collects {count_of(effect.income, 'button')} of income on the way")
+        reasons.append(_("collects {buttons} of income on the way").format(buttons=buttons(effect.income)))
     if move.kind == SPECIAL:
-        reasons.append("the special patch must be placed now; of the empty squares, the search likes this one best")
+        reasons.append(_("the special patch must be placed now; of the empty squares, the search likes this one best"))
     return reasons
 
 
@@ -107,6 +119,7 @@ def review_view(game: Game, positions: list[dict[str, Any]]) -> dict[str, Any]:
 
 def cost_words(drop: float, points: float, by: str | None) -> str:
     """What a move cost, the loss that classed it first: "7.5 points of the final margin and 2% of the chance to win"."""
-    chance = f"{round(drop * 100)}% of the chance to win"
-    margin = f"{points:.1f} points of the final margin"  # shown with its decimal, so plural even at 1.0
-    return f"{margin} and {chance}" if by == "points" else f"{chance} and {margin}"
+    chance, margin = format_percent(drop, locale=i18n.locale()), format_decimal(points, "0.0", locale=i18n.locale())
+    if by == "points":
+        return _("{points} points of the final margin and {chance} of the chance to win").format(points=margin, chance=chance)
+    return _("{chance} of the chance to win and {points} points of the final margin").format(points=margin, chance=chance)

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DatabaseError
 
 from .. import compiled
-from . import account_api, http_api, lobby_api, player_api, puzzle_api, sockets
+from . import account_api, http_api, languages, lobby_api, pages, player_api, puzzle_api, sockets
 from .games import GameServer
 from ..core.errors import QuiltmakerError
 from .database import migrate
@@ -57,6 +57,7 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
             await server.stop()
 
     app = FastAPI(title="quiltmaker", lifespan=lifespan)
+    app.add_middleware(languages.Languages)  # innermost of the three: each request worded in its reader's language
     app.add_middleware(BoundedBodies)
     app.add_middleware(SecurityHeaders)  # added last, so outermost: on every response, refusals included
     app.state.server = server
@@ -67,18 +68,8 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
     app.include_router(lobby_api.router)
     app.include_router(puzzle_api.router)
     app.include_router(sockets.router)
-
-    @app.get("/", include_in_schema=False)
-    async def lobby() -> FileResponse:
-        return FileResponse(STATIC / "index.html")
-
-    @app.get("/player/{name}", include_in_schema=False)
-    async def player_page(name: str) -> FileResponse:
-        return FileResponse(STATIC / "player.html")
-
-    @app.get("/game/{game_id}", include_in_schema=False)
-    async def game_page(game_id: str) -> FileResponse:
-        return FileResponse(STATIC / "game.html")
+    app.include_router(languages.router)
+    app.include_router(pages.router)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_request: Request, error: RequestValidationError) -> JSONResponse:

@@ -23,6 +23,7 @@ from typing import Any
 
 from cachetools import LRUCache
 
+from .. import i18n
 from ..core.position import Position
 from . import contract
 from .accounts import Accounts
@@ -199,13 +200,20 @@ class GameServer:
             await self.chat.deliver(game_id)
 
     async def send_state(self, connection: Connection, stored: StoredGame) -> None:
-        await self._send_states([connection], stored.version, contract.wire({"type": "state", "state": self.state(stored)}))
+        with i18n.using(connection.language):
+            text = contract.wire({"type": "state", "state": self.state(stored)})
+        await self._send_states([connection], stored.version, {connection.language: text})
 
     async def broadcast(self, stored: StoredGame) -> None:
-        text = contract.wire({"type": "state", "state": self.state(stored)})
-        await self._send_states(list(self.connections.get(stored.id, ())), stored.version, text)
+        """Send a game's state to its sockets: worded once for each language its readers use."""
+        connections = list(self.connections.get(stored.id, ()))
+        texts = {}
+        for code in {connection.language for connection in connections}:
+            with i18n.using(code):
+                texts[code] = contract.wire({"type": "state", "state": self.state(stored)})
+        await self._send_states(connections, stored.version, texts)
 
-    async def _send_states(self, connections: list[Connection], version: int, text: str) -> None:
+    async def _send_states(self, connections: list[Connection], version: int, texts: dict[str, str]) -> None:
         fresh = []
         for connection in connections:
             # Two broadcasts of one game can interleave at the awaits below;
@@ -213,7 +221,7 @@ class GameServer:
             if version >= connection.version_sent:
                 connection.version_sent = version
                 fresh.append(connection)
-        await asyncio.gather(*(self.send(connection, text) for connection in fresh))
+        await asyncio.gather(*(self.send(connection, texts[connection.language]) for connection in fresh))
 
     async def send(self, connection: Connection, text: str) -> None:
         """Send one message; a socket that does not take it within SEND_SECONDS is closed, never waited on."""

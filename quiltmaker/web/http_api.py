@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from ..ai.levels import LEVELS
+from ..i18n import _
 from ..core import record
 from ..core.components import DEFAULT_VARIANT, TIME_TRACKS, VARIANT_ALIASES
 from ..core.position import Position
@@ -136,7 +137,7 @@ async def _load_or_404(server: GameServer, game_id: str) -> StoredGame:
 
 @router.get("/catalogue", response_model=contract.Catalogue)
 async def get_catalogue() -> dict[str, Any]:
-    body = catalogue(LEVEL_DESCRIPTIONS)
+    body = catalogue({name: _(description) for name, description in LEVEL_DESCRIPTIONS.items()})
     levels = ai_ratings()
     for level in body["levels"]:
         level["rating"] = round(levels[level["name"]])  # its fixed place in the rating ladder

@@ -42,6 +42,7 @@ class Connection:
     session: str | None = None  # the account session cookie the socket came with, if any
     chat_seen: int = 0  # the id of the last chat line sent to this socket
     version_sent: int = -1  # the newest state sent: never follow it with an older one
+    language: str = "en"  # the language its reader chose (quiltmaker.i18n): its states are worded in it
 
 
 def read_message(raw: Mapping[str, Any]) -> dict[str, Any]:

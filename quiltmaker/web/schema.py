@@ -101,6 +101,7 @@ class AccountRow(Base):
     name_key: Mapped[str] = mapped_column(String(24), unique=True)  # the name in lower case: "Ada" and "ada" are one
     password_hash: Mapped[str] = mapped_column(String(200))
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    language: Mapped[str | None] = mapped_column(String(8))  # the language last chosen signed in (None: none chosen)
 
 
 class SessionRow(Base):

@@ -9,6 +9,7 @@ from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from .. import i18n
 from . import contract
 from .accounts import SESSION_COOKIE, same_origin
 from .dependencies import Server
@@ -31,7 +32,9 @@ async def play(socket: WebSocket, game_id: str, server: Server) -> None:
         await socket.send_text(contract.wire({"type": "error", "id": None, "code": error.code, "message": str(error)}))
         await socket.close(code=4404)
         return
-    connection = Connection(socket, client=socket.client.host if socket.client else "", session=socket.cookies.get(SESSION_COOKIE))
+    connection = Connection(
+        socket, client=socket.client.host if socket.client else "", session=socket.cookies.get(SESSION_COOKIE), language=i18n.language()
+    )
     server.connections[game_id].add(connection)
     try:
         await server.send_state(connection, stored)

@@ -23,7 +23,9 @@ from ..tutorial import LESSONS, facts, marked_squares, progress, tutor_moves
 from .round import rules
 from .round.clocks import clock_view
 from .round.game import BOTH_SEATS, StoredGame
-from .words import turn_reason
+from .words import buttons, spaces, turn_reason
+from .. import i18n
+from ..i18n import _, ngettext
 
 
 def quilt_grid(game: Game, player: int, ply: int | None = None) -> list[list[int | str | None]]:
@@ -61,7 +63,9 @@ def legal_view(position: Position, names: list[str]) -> dict[str, Any]:
         patch = PATCHES[patch_id]
         entry: dict[str, Any] = {"patch": patch_id, "affordable": patch.cost <= position.buttons[player], "reason": None}
         if not entry["affordable"]:
-            entry["reason"] = f"costs {count_of(patch.cost, 'button')}; {names[player]} has {position.buttons[player]}"
+            entry["reason"] = ngettext("costs {n} button; {name} has {buttons}", "costs {n} buttons; {name} has {buttons}", patch.cost).format(
+                n=patch.cost, name=names[player], buttons=position.buttons[player]
+            )
         anchors: dict[str, list[int]] = {o.transform: [] for o in patch.orientations}
         for move in moves:
             if move.patch == patch_id:
@@ -69,7 +73,7 @@ def legal_view(position: Position, names: list[str]) -> dict[str, Any]:
                 anchors[transform].append(anchor)
         entry["orientations"] = [{"transform": t, "anchors": a} for t, a in anchors.items()]
         if entry["affordable"] and not any(anchors.values()):
-            entry["reason"] = "fits nowhere on the quilt"
+            entry["reason"] = _("fits nowhere on the quilt")
         view["buys"].append(entry)
     return view
 
@@ -93,24 +97,20 @@ def move_summary(before: Position, move: Move) -> str:
     effect = before.effect(move)
     parts: list[str] = []
     if move.kind == ADVANCE:
-        parts.append(f"advanced {count_of(effect.spaces, 'space')}: +{count_of(effect.advance_buttons, 'button')}")
+        parts.append(_("advanced {spaces}: +{buttons}").format(spaces=spaces(effect.spaces), buttons=buttons(effect.advance_buttons)))
     elif move.kind == BUY:
         patch = PATCHES[move.patch]  # type: ignore[index]
-        parts.append(f"bought patch {patch.id} for {count_of(effect.cost, 'button')}, {patch.time} time")
+        parts.append(_("bought patch {patch} for {buttons}, {time} time").format(patch=patch.id, buttons=buttons(effect.cost), time=patch.time))
     elif move.kind == SPECIAL:
-        parts.append(f"placed a special patch on {square_name(*move.cells[0])}")
+        parts.append(_("placed a special patch on {square}").format(square=square_name(*move.cells[0])))
     if effect.income:
-        parts.append(f"collected {count_of(effect.income, 'button')} of income")
+        parts.append(_("collected {buttons} of income").format(buttons=buttons(effect.income)))
     if effect.specials_earned:
-        parts.append("earned a special patch")
+        parts.append(_("earned a special patch"))
     if effect.bonus_earned:
-        parts.append(f"earned the {BONUS_SIZE}x{BONUS_SIZE} bonus")
-    return "; ".join(parts)
-
-
-def count_of(number: int, noun: str) -> str:
-    """"3 buttons", "1 button": a count and its noun (English plurals only, for now)."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+        parts.append(_("earned the {size}x{size} bonus").format(size=BONUS_SIZE))
+    # translators: what joins the parts of a move's summary ("bought patch 5 for 3 buttons; earned a special patch")
+    return _("; ").join(parts)
 
 
 def score_breakdown(position: Position) -> list[dict[str, int]]:
@@ -156,7 +156,7 @@ def state_view(
     position = game.position
     positions = game.positions
     # The move list grows by a move a state: entries are kept while their move is unchanged (an undo drops them).
-    cache = stored.move_entries
+    cache = stored.move_entries.setdefault(i18n.language(), [])
     for ply, move in enumerate(game.moves):
         if ply < len(cache) and cache[ply][0] == move:
             continue

@@ -24,6 +24,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from babel.numbers import format_decimal
+
+from ... import i18n
+from ...i18n import _, ngettext
 from ...core.errors import QuiltmakerError
 
 DAY = 86400.0
@@ -76,12 +80,16 @@ class TimeControl:
 
     @property
     def words(self) -> str:
-        """The control as a player reads it: "10 minutes + 5 seconds a move", "2 days a move"."""
+        """The control as a player reads it, in the language in use: "10 minutes + 5 seconds a move", "2 days a move"."""
         if self.kind == "correspondence":
-            return f"{self.days} day{'s' if self.days > 1 else ''} a move"
-        minutes = self.initial / 60
-        start = f"{minutes:g} minute{'s' if minutes != 1 else ''}" if self.initial >= 60 else f"{self.initial:g} seconds"
-        return f"{start} + {self.increment:g} second{'s' if self.increment != 1 else ''} a move"
+            return ngettext("{n} day a move", "{n} days a move", self.days).format(n=self.days)
+        minutes, seconds, increment = self.initial / 60, self.initial, self.increment
+        if self.initial >= 60:
+            start = ngettext("{n} minute", "{n} minutes", _form(minutes)).format(n=_decimal(minutes))
+        else:
+            start = ngettext("{n} second", "{n} seconds", _form(seconds)).format(n=_decimal(seconds))
+        each = ngettext("{n} second", "{n} seconds", _form(increment)).format(n=_decimal(increment))
+        return _("{start} + {increment} a move").format(start=start, increment=each)
 
     @property
     def low_time(self) -> float:
@@ -94,6 +102,16 @@ class TimeControl:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TimeControl:
         return cls(str(data["kind"]), float(data.get("initial", 0)), float(data.get("increment", 0)), int(data.get("days", 0)))
+
+
+def _form(amount: float) -> int:
+    """The count whose plural form an amount takes: a fraction that of 2, in English and in Polish ("1.5 minutes", "1,5 minuty")."""
+    return int(amount) if amount == int(amount) else 2
+
+
+def _decimal(amount: float) -> str:
+    """An amount of minutes or seconds as the language in use writes it ("0.25"; "0,25")."""
+    return format_decimal(amount, locale=i18n.locale())
 
 
 @dataclass(frozen=True)

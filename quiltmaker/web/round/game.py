@@ -57,7 +57,8 @@ class StoredGame:
     lesson_number: int | None = None  # which lesson a "lesson" game is; ``lesson`` once its script is replayed
     control: TimeControl | None = None  # the clock's time control; None: no clock
     client_ids: set[str] = field(default_factory=set)
-    move_entries: list[tuple[Move, dict[str, Any]]] = field(default_factory=list)  # the views' move list, kept between states
+    # The views' move list, kept between states, in each language it was worded in.
+    move_entries: dict[str, list[tuple[Move, dict[str, Any]]]] = field(default_factory=dict)
     rematch: str | None = None  # the id of the next game between the same seats
     ended: tuple[str, int] | None = None  # ("resigned", "aborted" or "timeout", the seat that did it or ran out): over before its end
     lesson: Lesson | None = None  # the lesson a "lesson" game is (None when no lesson of this version starts there)

@@ -3,6 +3,7 @@
 // sign in and out, here or everywhere, and the password. The session is an
 // HttpOnly cookie the page never sees; the server says who is signed in.
 import { $, api, errorText, loadGames } from "./common.js";
+import { t, tn } from "./i18n.js";
 import { lobby, update } from "./lobby-store.js";
 
 /** @typedef {import("./contract").AccountView} AccountView */
@@ -67,26 +68,27 @@ export async function startAccount(changed) {
   }
   $("account-form", HTMLFormElement).addEventListener("submit", (event) => {
     event.preventDefault();
-    act(() => api("/api/account/signin", { json: credentials() }), async (account) => `Welcome back, ${account?.name}.`);
+    act(() => api("/api/account/signin", { json: credentials() }), async (account) => t("Welcome back, {name}.", { name: account?.name ?? "" }));
   });
   $("sign-up").addEventListener("click", () =>
     act(
       () => api("/api/account/signup", { json: credentials() }),
       async (account) => {
         const claimed = await claimGuestGames();
-        const taken = claimed === 1 ? "1 game of this browser now belongs" : `${claimed} games of this browser now belong`;
-        return `Welcome, ${account?.name}.${claimed ? ` ${taken} to your account.` : ""}`;
+        const name = account?.name ?? "";
+        if (!claimed) return t("Welcome, {name}.", { name });
+        return tn("Welcome, {name}. {n} game of this browser now belongs to your account.", "Welcome, {name}. {n} games of this browser now belong to your account.", claimed, { name });
       },
     ),
   );
-  $("sign-out").addEventListener("click", () => act(() => api("/api/account/signout", { json: {} }), async () => "Signed out."));
+  $("sign-out").addEventListener("click", () => act(() => api("/api/account/signout", { json: {} }), async () => t("Signed out.")));
   $("sign-out-everywhere").addEventListener("click", () =>
-    act(() => api("/api/account/signout-everywhere", { json: {} }), async () => "Signed out on every browser."),
+    act(() => api("/api/account/signout-everywhere", { json: {} }), async () => t("Signed out on every browser.")),
   );
   $("password-form", HTMLFormElement).addEventListener("submit", (event) => {
     event.preventDefault();
     const change = { current: $("password-current", HTMLInputElement).value, new: $("password-new", HTMLInputElement).value };
-    act(() => api("/api/account/password", { json: change }), async () => "Password changed: every other browser is signed out.");
+    act(() => api("/api/account/password", { json: change }), async () => t("Password changed: every other browser is signed out."));
   });
   let account = null;
   try {

@@ -4,6 +4,7 @@
 // game, a rematch), with the move's motion, its sound and, in a background tab, the
 // notification that it is this browser's turn.
 import { $, find, loadGames, saveGame } from "./common.js";
+import { t } from "./i18n.js";
 import { bonusArea, isMine, nameOf, reducedMotion, storedEntry, ui, update } from "./store.js";
 import { banner, say } from "./notices.js";
 import { cancelHold } from "./hand.js";
@@ -57,8 +58,9 @@ function noticePresence(previous, state) {
     if (isMine(seat)) continue;
     const here = !!state.presence?.[seat];
     const was = previous ? !!previous.presence?.[seat] : here;
-    if (here && !was) banner(`${nameOf(seat)} ${ui.seenHere.has(seat) ? "is back" : "joined the game"}.`, "presence", 6000);
-    else if (!here && was) banner(`${nameOf(seat)} left the game.`, "presence", 8000);
+    const name = { name: nameOf(seat) };
+    if (here && !was) banner(ui.seenHere.has(seat) ? t("{name} is back.", name) : t("{name} joined the game.", name), "presence", 6000);
+    else if (!here && was) banner(t("{name} left the game.", name), "presence", 8000);
     if (here && !ui.seenHere.has(seat)) update((page) => { page.seenHere.add(seat); });
   }
 }
@@ -127,22 +129,25 @@ function onRematch(id, live) {
     location.assign(`/game/${encodeURIComponent(id)}`);
   } else if (live) {
     // Only an online game has an opponent in another browser; elsewhere it was this player in another tab.
-    const who = ui.state?.mode === "online" && typeof ui.seat === "number" ? "Your opponent has" : ui.seat === null ? "The players have" : "You have";
-    banner(`${who} started a rematch: follow the link under the final score.`, "rematch", 15000);
+    const words = ui.state?.mode === "online" && typeof ui.seat === "number" ? t("Your opponent has started a rematch: follow the link under the final score.")
+      : ui.seat === null ? t("The players have started a rematch: follow the link under the final score.")
+        : t("You have started a rematch: follow the link under the final score.");
+    banner(words, "rematch", 15000);
   }
 }
 
 /** Banners for events worth a pause: the bonus area and the end of the game. @param {GameState} previous @param {GameState} state */
 function noticeChanges(previous, state) {
   if (previous.bonus === -1 && state.bonus !== -1 && state.bonus !== null && state.bonus !== undefined) {
-    const who = isMine(state.bonus) ? "You complete" : `${nameOf(state.bonus)} completes`;
-    const takes = isMine(state.bonus) ? "take" : "takes";
-    banner(`${who} a ${bonusArea()} area and ${takes} the bonus: +${ui.catalogue?.bonus_points} points.`, "bonus", 12000);
+    const values = { name: nameOf(state.bonus), area: bonusArea(), points: ui.catalogue?.bonus_points ?? "" };
+    banner(isMine(state.bonus) ? t("You complete a {area} area and take the bonus: +{points} points.", values)
+      : t("{name} completes a {area} area and takes the bonus: +{points} points.", values), "bonus", 12000);
   }
   if (!previous.result && state.result) {
     const winner = state.result.winner;
     // What was news during the game is not at its end: the result takes their place.
     update((page) => { page.banners = page.banners.filter((b) => b.kind !== "clock" && b.kind !== "bonus"); });
-    banner(`Game over: ${nameOf(winner)} ${isMine(winner) && ui.seat !== "both" ? "(you) " : ""}wins.`, "over", 15000);
+    const name = isMine(winner) && ui.seat !== "both" ? t("{name} (you)", { name: nameOf(winner) }) : nameOf(winner);
+    banner(t("Game over: {name} wins.", { name }), "over", 15000);
   }
 }

@@ -2,6 +2,7 @@
 // Your turn while the tab is in the background: the favicon shows it, and, if
 // the player allowed it, the browser's Notification API says so once per turn.
 import { $ } from "./common.js";
+import { t } from "./i18n.js";
 import { canAct, nameOf, ui, update } from "./store.js";
 
 const NOTIFY_KEY = "quiltmaker.notify";
@@ -29,7 +30,7 @@ export function noticeTurn() {
   const s = ui.state;
   if (s && canAct() && document.hidden && notifying() && ui.notified !== s.version) {
     update({ notified: s.version });
-    new Notification("Your turn in quiltmaker", { body: `${nameOf(0)} vs ${nameOf(1)}: it is your move.`, tag: `quiltmaker-${s.id}` });
+    new Notification(t("Your turn in quiltmaker"), { body: t("{first} vs {second}: it is your move.", { first: nameOf(0), second: nameOf(1) }), tag: `quiltmaker-${s.id}` });
   }
 }
 

@@ -1,9 +1,10 @@
 // @ts-check
 // The board: the time track, the circle of patches, each player's panel and
 // quilt, and what lies over a quilt (the ghost, the hint's squares, the cursor).
-import { $, drawnAs, el, fill, findAll, formatNumber, icon, plural, SEAT_COLOURS, shapeNode, tokenBadge } from "./common.js";
+import { $, drawnAs, el, fill, findAll, formatNumber, icon, SEAT_COLOURS, shapeNode, tokenBadge } from "./common.js";
+import { listed, t, tn } from "./i18n.js";
 import { buildQuilt, cellsOverlay, paintQuilt } from "./quilt.js";
-import { arriving, bonusArea, buyEntry, canAct, canPlace, isAiSeat, isMine, legal, nameOf, possessive, shownJudgement, specialsPending, ui, update, view } from "./store.js";
+import { arriving, bonusArea, buyEntry, canAct, canPlace, isAiSeat, isMine, legal, nameOf, shownJudgement, specialsPending, ui, update, view } from "./store.js";
 import { ghostNode } from "./hand.js";
 import { clockBadge } from "./clock.js";
 
@@ -19,7 +20,7 @@ export function renderTrack(v) {
   const { analysed: _, ...shown } = v;
   if (drawnAs(track, [shown, v.live && arriving(), s?.names, s?.variant, ui.seat, ui.replay.analysisState])) return;
   const last = ui.catalogue.last_space;
-  track.setAttribute("aria-label", `Time track, spaces 0 to ${last}`);
+  track.setAttribute("aria-label", t("Time track, spaces 0 to {last}", { last }));
   const variant = s?.variant || ui.catalogue.default_variant;
   const income = new Set(s?.income_spaces || ui.catalogue.tracks?.[variant]?.income_spaces || []);
   const specials = new Set(v.specials || []);
@@ -32,23 +33,23 @@ export function renderTrack(v) {
     const tokens = here.map((p) => {
       const top = here.length === 2 && p === v.on_top;
       const moved = v.live && arriving() && v.last_move?.player === p;
-      return el("span", { class: `track-token token token-${p}${top ? " on-top" : ""}${moved ? " arriving" : ""}`, title: `${nameOf(p)}${top ? " (on top)" : ""}`, "data-testid": `token-${p}` }, String(p));
+      return el("span", { class: `track-token token token-${p}${top ? " on-top" : ""}${moved ? " arriving" : ""}`, title: top ? t("{name} (on top)", { name: nameOf(p) }) : nameOf(p), "data-testid": `token-${p}` }, String(p));
     });
     const parts = [];
-    if (income.has(space)) parts.push("button income");
-    if (specials.has(space)) parts.push("special patch");
-    for (const p of here) parts.push(`${nameOf(p)}'s token${here.length === 2 && p === v.on_top ? " (on top)" : ""}`);
+    if (income.has(space)) parts.push(t("button income"));
+    if (specials.has(space)) parts.push(t("special patch"));
+    for (const p of here) parts.push(here.length === 2 && p === v.on_top ? t("token of {name} (on top)", { name: nameOf(p) }) : t("token of {name}", { name: nameOf(p) }));
     cells.push(
       el("div", {
         class: `track-space${income.has(space) ? " income" : ""}${specials.has(space) ? " has-special" : ""}${space % 10 === 0 ? " tens" : ""}${space > low && space < high ? " between" : ""}`,
         role: "listitem",
         "data-space": space,
-        "aria-label": `space ${space}${parts.length ? `: ${parts.join(", ")}` : ""}`,
+        "aria-label": parts.length ? t("space {space}: {what}", { space, what: listed(parts) }) : t("space {space}", { space }),
       },
       el("span", { class: "space-number" }, String(space)),
       el("span", { class: "space-marks", "aria-hidden": "true" },
-        income.has(space) ? el("span", { class: "mark-income", title: "button income" }, "◉") : null,
-        specials.has(space) ? el("span", { class: "mark-special", title: "special patch" }, "■") : null),
+        income.has(space) ? el("span", { class: "mark-income", title: t("button income") }, "◉") : null,
+        specials.has(space) ? el("span", { class: "mark-special", title: t("special patch") }, "■") : null),
       el("span", { class: `space-tokens${here.length === 2 ? " stacked" : ""}` }, tokens)),
     );
   }
@@ -56,22 +57,31 @@ export function renderTrack(v) {
   const caption = $("track-caption");
   if (v.times) {
     // Where each token is (a phone's sheet leaves that to the drawing), and who is on top of a shared space.
-    const mover = v.shared_space?.moves_first ? " and moves first" : "";
+    const shared = v.shared_space;
+    const top = shared ? { name: nameOf(shared.on_top) } : {};
     fill(caption,
-      el("span", { class: "caption-where" }, `${nameOf(0)} (0) on space ${v.times[0]}, ${nameOf(1)} (1) on space ${v.times[1]}.`),
-      v.shared_space ? ` Same space: ${possessive(v.shared_space.on_top)} token is on top${mover}.` : null);
+      el("span", { class: "caption-where" }, t("{first} (0) on space {space0}, {second} (1) on space {space1}.", { first: nameOf(0), second: nameOf(1), space0: v.times[0], space1: v.times[1] })),
+      shared ? ` ${sameSpace(shared.on_top === ui.seat, shared.moves_first, top)}` : null);
   } else if (!v.live) {
-    caption.textContent = ui.replay.analysisState === "loading" ? "Times of past positions are being computed…" : "Times of past positions come with the analysis at the end of the game.";
+    caption.textContent = ui.replay.analysisState === "loading" ? t("Times of past positions are being computed…") : t("Times of past positions come with the analysis at the end of the game.");
   } else {
     caption.textContent = "";
   }
+}
+
+/** Who is on top of a shared space, and whether they move first for it. @param {boolean} mine @param {boolean} first @param {{ name?: string }} top */
+function sameSpace(mine, first, top) {
+  if (mine) return first ? t("Same space: your token is on top and moves first.") : t("Same space: your token is on top.");
+  return first ? t("Same space: the token of {name} is on top and moves first.", top) : t("Same space: the token of {name} is on top.", top);
 }
 
 // ---------------------------------------------------------------- the patch circle
 
 /** @param {import("./contract").CataloguePatch} patch */
 function patchFacts(patch) {
-  return `costs ${plural(patch.cost, "button")}, ${patch.time} time, income ${patch.income}, ${plural(patch.size ?? patch.orientations[0].cells.length, "square")}`;
+  const buttons = tn("{n} button", "{n} buttons", patch.cost);
+  const squares = tn("{n} square", "{n} squares", patch.size ?? patch.orientations[0].cells.length);
+  return t("costs {buttons}, {time} time, income {income}, {squares}", { buttons, time: patch.time, income: patch.income, squares });
 }
 
 /** @param {View | null} v */
@@ -98,25 +108,25 @@ export function renderCircle(v) {
     if (!patch) return el("span", { class: "circle-item" }, `#${id}`);
     const isOffered = offered.has(id);
     const facts = el("span", { class: "facts", "aria-hidden": "true" },
-      el("span", { class: "fact cost", title: "cost in buttons" }, `${patch.cost}◉`),
-      el("span", { class: "fact time", title: "time" }, `${patch.time}`, icon("time")),
-      el("span", { class: `fact income${patch.income ? "" : " none"}`, title: "button income" }, `+${patch.income}`));
+      el("span", { class: "fact cost", title: t("cost in buttons") }, `${patch.cost}◉`),
+      el("span", { class: "fact time", title: t("time") }, `${patch.time}`, icon("time")),
+      el("span", { class: `fact income${patch.income ? "" : " none"}`, title: t("button income") }, `+${patch.income}`));
     if (!isOffered) {
-      return el("span", { class: "circle-item", "data-patch": id, role: "img", "aria-label": `patch ${id}, ${index + 1} in the circle: ${patchFacts(patch)}` },
+      return el("span", { class: "circle-item", "data-patch": id, role: "img", "aria-label": t("patch {id}, {place} in the circle: {facts}", { id, place: index + 1, facts: patchFacts(patch) }) },
         el("span", { class: "patch-number" }, `#${id}`), shapeNode(id, patch.orientations[0].cells, "var(--circle-cell, 8px)"), facts);
     }
     const buy = v.live ? buyEntry(id) : null;
     // Pickable: affordable and placeable somewhere (the server lists the anchors).
     const affordable = acting && buy && buy.affordable && canPlace(buy);
-    const reason = v.live && buy && !(buy.affordable && canPlace(buy)) ? buy.reason || "cannot be bought now" : "";
+    const reason = v.live && buy && !(buy.affordable && canPlace(buy)) ? buy.reason || t("cannot be bought now") : "";
     const held = ui.hold && ui.hold.patch === id;
     // The hint's patch, or in the replay of a marked move the patch of the better move.
     const hinted = (v.live && !!ui.hint && ui.hint.version === ui.state?.version && ui.hint.best_move_patch === id) || judged?.better_patch === id;
     // The name is the button's own text (what a screen reader says is what is shown, in words):
     // the facts in words, hidden from sight; the facts as drawn, hidden from the reader.
-    const label = `Patch ${id} on offer: ${patchFacts(patch)}.` +
-      (affordable ? " Press Enter to pick it up." : reason ? " Cannot buy:" : acting ? "" :
-        v.live && canAct() && specialsPending() ? " Place your special patch first." : " Not your turn.");
+    const label = `${t("Patch {id} on offer: {facts}.", { id, facts: patchFacts(patch) })} ` +
+      (affordable ? t("Press Enter to pick it up.") : reason ? t("Cannot buy:") : acting ? "" :
+        v.live && canAct() && specialsPending() ? t("Place your special patch first.") : t("Not your turn."));
     return el("button", {
       type: "button",
       class: `circle-item offer${affordable ? " affordable" : ""}${held ? " held" : ""}${reason ? " unaffordable" : ""}${hinted ? " hinted" : ""}`,
@@ -126,7 +136,7 @@ export function renderCircle(v) {
       "data-affordable": affordable ? "true" : "false",
       "aria-disabled": affordable ? "false" : "true",
       "aria-pressed": held ? "true" : "false",
-      title: reason || (affordable ? "Pick up, then place it on your quilt" : ""),
+      title: reason || (affordable ? t("Pick up, then place it on your quilt") : ""),
     },
     el("span", { class: "visually-hidden" }, label),
     el("span", { class: "patch-number", "aria-hidden": "true" }, `#${id}`),
@@ -134,12 +144,14 @@ export function renderCircle(v) {
     facts,
     reason ? el("span", { class: "reason" }, ` ${reason}.`) : null);
   });
-  if (!items.length) items.push(el("p", { class: "caption" }, "The circle is empty."));
+  if (!items.length) items.push(el("p", { class: "caption" }, t("The circle is empty.")));
   // The neutral token stands where the last patch was taken: the offer starts after it.
   const bought = v.last_move?.kind === "buy" ? v.last_move : null;
-  const where = bought ? `${nameOf(bought.player)} took patch ${bought.patch} from here` : "the patches on offer start after it";
-  items.unshift(el("span", { class: "neutral-token", role: "img", "data-testid": "neutral-token", title: `The neutral token: ${where}`, "aria-label": `The neutral token: ${where}.` },
-    bought ? el("span", { class: "neutral-taken", "aria-hidden": "true" }, `took #${bought.patch}`) : null));
+  const where = bought
+    ? t("The neutral token: {name} took patch {patch} from here", { name: nameOf(bought.player), patch: bought.patch })
+    : t("The neutral token: the patches on offer start after it");
+  items.unshift(el("span", { class: "neutral-token", role: "img", "data-testid": "neutral-token", title: where, "aria-label": `${where}.` },
+    bought ? el("span", { class: "neutral-taken", "aria-hidden": "true" }, t("took #{patch}", { patch: bought.patch })) : null));
   fill(box, items);
 }
 
@@ -194,27 +206,27 @@ export function renderPlayers(v) {
     q.panel.classList.toggle("front", ui.hold ? s.to_move === seat : ui.frontSeat === null ? mine : ui.frontSeat === seat);
     q.panel.style.setProperty("--seat-colour", SEAT_COLOURS[seat]);
     const tags = [];
-    if (isAiSeat(seat)) tags.push(el("span", { class: "tag" }, "computer"));
-    else if (ui.seat === seat) tags.push(el("span", { class: "tag you" }, "you"));
-    if (toMove) tags.push(el("span", { class: "tag move" }, "to move"));
+    if (isAiSeat(seat)) tags.push(el("span", { class: "tag" }, t("computer")));
+    else if (ui.seat === seat) tags.push(el("span", { class: "tag you" }, t("you")));
+    if (toMove) tags.push(el("span", { class: "tag move" }, t("to move")));
     // Online, the other player's presence: is their page open now?
     if (s.mode === "online" && !isMine(seat) && s.status !== "waiting" && !s.result) {
       const here = !!s.presence?.[seat];
-      tags.push(el("span", { class: `tag presence ${here ? "here" : "away"}`, "data-testid": `presence-${seat}` }, here ? "● here" : "○ away"));
+      tags.push(el("span", { class: `tag presence ${here ? "here" : "away"}`, "data-testid": `presence-${seat}` }, here ? `● ${t("here")}` : `○ ${t("away")}`));
     }
-    if (v.live && s.bonus === seat) tags.push(el("span", { class: "tag bonus", title: `completed a ${bonusArea()} area first` }, `${bonusArea()} bonus +${catalogue.bonus_points}`));
+    if (v.live && s.bonus === seat) tags.push(el("span", { class: "tag bonus", title: t("completed a {area} area first", { area: bonusArea() }) }, t("{area} bonus +{points}", { area: bonusArea(), points: catalogue.bonus_points })));
     // On a phone the small quilt is one tap away from large (the sheet shows this button there only).
     const enlarge = el("button", { type: "button", class: "link-button quilt-swap", "data-testid": `enlarge-${seat}`,
-      "aria-label": `Show the quilt of ${nameOf(seat)} large`, onclick: () => update({ frontSeat: seat }) }, "⤢");
+      "aria-label": t("Show the quilt of {name} large", { name: nameOf(seat) }), onclick: () => update({ frontSeat: seat }) }, "⤢");
     fill(q.head, tokenBadge(seat), el("h2", { class: "player-name" }, nameOf(seat)), tags, clockBadge(seat), enlarge);
     const rows = v.score_breakdown?.[seat];
     fill(q.stats,
-      stat("Buttons", v.buttons?.[seat], `buttons-${seat}`, "buttons held: money now, points at the end"),
-      stat("Income", v.income?.[seat], `income-${seat}`, "buttons paid each time you cross a button-income space"),
-      stat("Space", v.times?.[seat], `space-${seat}`, "position on the time track"),
-      stat("Empty", rows ? `${rows.empty} (${formatNumber(rows.penalty)})` : null, `empty-${seat}`, `empty squares, ${catalogue.empty_square_penalty} points each at the end`),
-      stat("Score now", score(v.scores?.[seat]), `score-${seat}`, "the score if the game ended now: buttons, minus the empty squares"),
-      stat("Forecast", score(v.forecast?.[seat]), `forecast-${seat}`, "the score if this player only advanced from now on, collecting income"),
+      stat(t("Buttons"), v.buttons?.[seat], `buttons-${seat}`, t("buttons held: money now, points at the end")),
+      stat(t("Income"), v.income?.[seat], `income-${seat}`, t("buttons paid each time you cross a button-income space")),
+      stat(t("Space"), v.times?.[seat], `space-${seat}`, t("position on the time track")),
+      stat(t("Empty"), rows ? `${rows.empty} (${formatNumber(rows.penalty)})` : null, `empty-${seat}`, t("empty squares, {points} points each at the end", { points: catalogue.empty_square_penalty })),
+      stat(t("Score now"), score(v.scores?.[seat]), `score-${seat}`, t("the score if the game ended now: buttons, minus the empty squares")),
+      stat(t("Forecast"), score(v.forecast?.[seat]), `forecast-${seat}`, t("the score if this player only advanced from now on, collecting income")),
       // The server's score and what it is made of, in words, so that "−157" at the start explains itself.
       rows ? scoreWords(seat, rows) : null,
     );
@@ -228,20 +240,22 @@ export function renderPlayers(v) {
 
 /** @param {number} seat @param {import("./contract").ScoreRows} part */
 function scoreWords(seat, part) {
-  const bonus = part.bonus ? ` + ${part.bonus} bonus` : "";
+  const values = { buttons: tn("{n} button", "{n} buttons", part.buttons), penalty: -part.penalty, empty: tn("{n} empty square", "{n} empty squares", part.empty), bonus: part.bonus, total: score(part.total) };
   // A group of its own (a hidden term and its words), as a description list allows only dt/dd groups.
   return el("div", { class: "stat stat-explained" },
-    el("dt", { class: "visually-hidden" }, "Score in words"),
+    el("dt", { class: "visually-hidden" }, t("Score in words")),
     el("dd", { class: "score-explained", "data-testid": `score-explained-${seat}` },
-      `Score now: ${plural(part.buttons, "button")} − ${-part.penalty} for ${plural(part.empty, "empty square")}${bonus} = ${score(part.total)}`));
+      part.bonus
+        ? t("Score now: {buttons} − {penalty} for {empty} + {bonus} bonus = {total}", values)
+        : t("Score now: {buttons} − {penalty} for {empty} = {total}", values)));
 }
 
 /** @param {number} seat @param {boolean} acting */
 function boardLabel(seat, acting) {
-  let text = `Quilt of ${nameOf(seat)}`;
-  if (acting && ui.hold) text += ": arrow keys move the patch, R turns, F flips, Enter places, Escape cancels";
-  else if (acting && specialsPending()) text += ": place your special patch; arrow keys choose a square, Enter places it";
-  return text;
+  const name = nameOf(seat);
+  if (acting && ui.hold) return t("Quilt of {name}: arrow keys move the patch, R turns, F flips, Enter places, Escape cancels", { name });
+  if (acting && specialsPending()) return t("Quilt of {name}: place your special patch; arrow keys choose a square, Enter places it", { name });
+  return t("Quilt of {name}", { name });
 }
 
 export function renderOverlays() {

@@ -3,6 +3,7 @@
 // lines come from the server, are shown as text (never as markup), and the
 // player can turn the chat off (kept in this browser).
 import { $, el, findAll } from "./common.js";
+import { t } from "./i18n.js";
 import { nameOf, ui, update } from "./store.js";
 import { say } from "./notices.js";
 import { sendChat } from "./intents.js";
@@ -41,7 +42,7 @@ export function renderChat() {
 function send(text) {
   const line = text.trim();
   if (!line) return;
-  if (!sendChat(line)) say("Not connected: the line was not sent.", "error");
+  if (!sendChat(line)) say(t("Not connected: the line was not sent."), "error");
 }
 
 export function startChat() {

@@ -5,6 +5,7 @@
 // the moment each state arrived (so a wrong clock on this computer changes nothing).
 
 import { api, el, findAll } from "./common.js";
+import { t, tn } from "./i18n.js";
 import { isMine, nameOf, ui, update } from "./store.js";
 import { banner } from "./notices.js";
 import { lowTimeTone } from "./sound.js";
@@ -34,7 +35,8 @@ export function clockText(seconds, kind) {
     const days = Math.floor(seconds / 86400);
     const hours = Math.floor((seconds % 86400) / 3600);
     const minutes = Math.floor((seconds % 3600) / 60);
-    return days ? `${days} day${days > 1 ? "s" : ""} ${hours} h` : `${hours} h ${minutes} min`;
+    const dayCount = tn("{n} day", "{n} days", days);
+    return days ? t("{days} {hours} h", { days: dayCount, hours }) : t("{hours} h {minutes} min", { hours, minutes });
   }
   if (seconds < 10) return (Math.floor(seconds * 10) / 10).toFixed(1);
   const whole = Math.floor(seconds);
@@ -63,17 +65,20 @@ function paint(badge, seat) {
   badge.classList.toggle("running", running);
   badge.classList.toggle("low", running && left < clock.low);
   badge.classList.toggle("out", left <= 0);
-  badge.title = `${nameOf(seat)}'s time (${clock.words})${clock.started ? "" : ": the clocks start once each side has moved"}`;
-  badge.setAttribute("aria-label", `${nameOf(seat)}'s clock: ${spoken(left, clock.kind)}${running ? ", running" : ""}`);
+  const values = { name: nameOf(seat), clock: clock.words, left: spoken(left, clock.kind) };
+  badge.title = clock.started ? t("Time of {name} ({clock})", values) : t("Time of {name} ({clock}): the clocks start once each side has moved", values);
+  badge.setAttribute("aria-label", running ? t("Clock of {name}: {left}, running", values) : t("Clock of {name}: {left}", values));
 }
 
 /** @param {number} seconds @param {ClockKind} kind */
 function spoken(seconds, kind) {
-  if (kind === "correspondence" && seconds >= 3600) return `${clockText(seconds, kind)} left`;
+  if (kind === "correspondence" && seconds >= 3600) return t("{time} left", { time: clockText(seconds, kind) });
   const whole = Math.ceil(seconds);
   const m = Math.floor(whole / 60);
   const s = whole % 60;
-  return `${m ? `${m} minute${m > 1 ? "s" : ""} ` : ""}${s} second${s === 1 ? "" : "s"} left`;
+  const secondsLeft = tn("{n} second", "{n} seconds", s);
+  const minutesLeft = tn("{n} minute", "{n} minutes", m);
+  return m ? t("{minutes} {seconds} left", { minutes: minutesLeft, seconds: secondsLeft }) : t("{seconds} left", { seconds: secondsLeft });
 }
 
 /**
@@ -104,7 +109,7 @@ function tick(onFresh) {
   const key = `${ui.state.id}:${seat}`;
   if (left < clock.low && left > 0 && !ui.warned.has(key)) {
     update((page) => { page.warned.add(key); });
-    banner(`Your clock: ${spoken(left, clock.kind)}.`, "clock", 6000);
+    banner(t("Your clock: {left}.", { left: spoken(left, clock.kind) }), "clock", 6000);
     lowTimeTone();
   } else if (left >= clock.low && ui.warned.has(key)) {
     update((page) => { page.warned.delete(key); }); // an increment took it back up: warn again next time

@@ -3,6 +3,8 @@
 // seats, the HTTP API, square names, colours and small DOM helpers.
 // Nothing here knows the rules of Patchwork: legality always comes from the server.
 
+import { number, t } from "./i18n.js";
+
 export const STORAGE_KEY = "quiltmaker.games";
 
 /**
@@ -117,7 +119,7 @@ export async function api(path, options = {}) {
   try {
     response = await fetch(path, init);
   } catch (error) {
-    throw new ApiError(0, `cannot reach the server (${errorText(error)})`);
+    throw new ApiError(0, t("cannot reach the server ({error})", { error: errorText(error) }));
   }
   let body = null;
   const text = await response.text();
@@ -293,12 +295,19 @@ export function uniqueId() {
  * @param {{ sign?: boolean, digits?: number }} [options]
  */
 export function formatNumber(value, { sign = false, digits = 0 } = {}) {
-  const text = Math.abs(value).toFixed(digits);
-  if (Number(text) === 0) return text;
+  const rounded = Number(Math.abs(value).toFixed(digits));
+  const text = number(rounded, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false });
+  if (rounded === 0) return text;
   return value < 0 ? `−${text}` : sign ? `+${text}` : text;
 }
 
-/** "3 buttons", "1 button". @param {number} n @param {string} word */
-export function plural(n, word, many = `${word}s`) {
-  return `${n} ${n === 1 ? word : many}`;
+
+/**
+ * A translated sentence whose <b>…</b> parts are drawn bold: the words stay one message, in the
+ * translator's order; nothing else in it is read as markup.
+ * @param {string} text
+ * @returns {(string | HTMLElement)[]}
+ */
+export function withBold(text) {
+  return text.split(/<b>(.*?)<\/b>/).map((part, index) => (index % 2 ? el("strong", {}, part) : part));
 }

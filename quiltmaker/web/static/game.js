@@ -5,6 +5,7 @@
 // message that is shown to the player. This module starts the page (the
 // catalogue, the socket, the server's messages, the controls); docs/web.md
 // names the other modules.
+import { t, wireLanguageSwitch } from "./i18n.js";
 import { $, api, el, errorText, saveGame, setBoard } from "./common.js";
 import { GameSocket } from "./socket.js";
 import { replayTarget, setConfirmsMoves, setRenderer, storedEntry, ui, update } from "./store.js";
@@ -34,7 +35,7 @@ import { onBoardClick, onBoardFocus, onBoardKey, onContextMenu, onGlobalKey, onO
 async function main() {
   const match = /^\/game\/([^/]+)\/?$/.exec(location.pathname);
   if (!match) {
-    say("This page needs a game id in its address: /game/ID.", "error");
+    say(t("This page needs a game id in its address: /game/ID."), "error");
     return;
   }
   update({ id: decodeURIComponent(match[1]) });
@@ -45,7 +46,7 @@ async function main() {
   $("download-json", HTMLAnchorElement).href = `/api/games/${encodeURIComponent(ui.id)}/record.json`;
   $("download-txt", HTMLAnchorElement).setAttribute("download", `quiltmaker-${ui.id}.txt`);
   $("download-json", HTMLAnchorElement).setAttribute("download", `quiltmaker-${ui.id}.json`);
-  document.title = `quiltmaker game ${ui.id}`;
+  document.title = t("quiltmaker game {id}", { id: ui.id });
 
   await joinIfInvited();
   await loadCatalogue();
@@ -74,15 +75,15 @@ async function joinIfInvited() {
   const entry = storedEntry();
   if (entry && entry.token) {
     // Opening your own invitation would use up your friend's seat.
-    say("You already hold a seat in this game; the invitation link is for your friend.", "info");
+    say(t("You already hold a seat in this game; the invitation link is for your friend."), "info");
     return;
   }
   try {
     const { body } = await api(`/api/games/${encodeURIComponent(ui.id)}/join`, { json: { invite: code } });
     saveGame(ui.id, { token: body.token, seat: body.seat, created: Date.now() });
-    say("You joined the game.", "info"); // whose turn it is, the turn box says
+    say(t("You joined the game."), "info"); // whose turn it is, the turn box says
   } catch (error) {
-    say(`Could not join with this invitation: ${errorText(error)}. You are watching instead.`, "error");
+    say(t("Could not join with this invitation: {error}. You are watching instead.", { error: errorText(error) }), "error");
   }
 }
 
@@ -95,7 +96,7 @@ async function loadCatalogue() {
       update({ catalogue, patches: new Map(catalogue.patches.map((patch) => [patch.id, patch])) });
       return;
     } catch (error) {
-      say(`Could not load the patches: ${errorText(error)}. Retrying…`, "error");
+      say(t("Could not load the patches: {error}. Retrying…", { error: errorText(error) }), "error");
       await new Promise((resolve) => setTimeout(resolve, Math.min(1000 * 2 ** attempt, 10000)));
     }
   }
@@ -114,10 +115,10 @@ function onConnection(status, attempts = 0, reason = "") {
   const node = $("connection");
   node.dataset.status = status;
   if (status === "open") node.textContent = "";
-  else if (status === "connecting") node.textContent = "Connecting…";
+  else if (status === "connecting") node.textContent = t("Connecting…");
   else if (status === "reconnecting") {
-    node.textContent = `Connection lost: reconnecting${attempts > 1 ? ` (attempt ${attempts})` : ""}…`;
-  } else node.textContent = `Disconnected${reason ? `: ${reason}` : ""}.`;
+    node.textContent = attempts > 1 ? t("Connection lost: reconnecting (attempt {attempt})…", { attempt: attempts }) : t("Connection lost: reconnecting…");
+  } else node.textContent = reason ? t("Disconnected: {reason}.", { reason }) : t("Disconnected.");
   document.body.classList.toggle("offline", status !== "open");
 }
 
@@ -134,7 +135,7 @@ function onMessage(message) {
     case "ack": {
       const id = message.id;
       const intent = id ? ui.pending.get(id) : undefined;
-      const words = intent?.kind === "move" ? `Played: ${intent.text}.` : intent?.kind === "undo" ? "Move taken back." : null;
+      const words = intent?.kind === "move" ? t("Played: {move}.", { move: intent.text }) : intent?.kind === "undo" ? t("Move taken back.") : null;
       // The ack can come before its state: then the words wait for it (a new state clears the old words).
       const early = !!words && (ui.state?.version ?? -1) < message.version;
       update((page) => {
@@ -158,7 +159,7 @@ function onMessage(message) {
       break;
     default:
       // Unknown messages are shown, never dropped silently.
-      say(`The server sent an unexpected message (${String(/** @type {{type: unknown}} */ (message).type)}).`, "error");
+      say(t("The server sent an unexpected message ({type}).", { type: String(/** @type {{type: unknown}} */ (message).type) }), "error");
   }
 }
 
@@ -169,20 +170,20 @@ function askEnding(kind) {
 
 /** @type {Record<string, string>} */
 const ERROR_TITLES = {
-  illegal: "Not allowed",
-  lesson: "Not what this lesson asks",
-  not_your_turn: "Not your turn",
-  stale: "The game moved on",
-  forbidden: "Not permitted",
-  not_allowed: "Not available in this game",
-  game_over: "The game is over",
-  duplicate: "Already received",
-  malformed: "Not understood",
-  too_large: "Message too large",
-  not_found: "No such game",
-  busy: "Busy",
-  rate_limited: "Too fast",
-  time: "Out of time",
+  illegal: t("Not allowed"),
+  lesson: t("Not what this lesson asks"),
+  not_your_turn: t("Not your turn"),
+  stale: t("The game moved on"),
+  forbidden: t("Not permitted"),
+  not_allowed: t("Not available in this game"),
+  game_over: t("The game is over"),
+  duplicate: t("Already received"),
+  malformed: t("Not understood"),
+  too_large: t("Message too large"),
+  not_found: t("No such game"),
+  busy: t("Busy"),
+  rate_limited: t("Too fast"),
+  time: t("Out of time"),
 };
 
 /** The server has no game at this address: say so plainly, with the way back, and stop. */
@@ -190,9 +191,9 @@ function showMissing() {
   update({ missing: true });
   $("game").hidden = true;
   $("missing").hidden = false;
-  $("game-title").textContent = "No such game";
+  $("game-title").textContent = t("No such game");
   $("connection").textContent = "";
-  document.title = "No such game · quiltmaker";
+  document.title = `${t("No such game")} · quiltmaker`;
   document.body.classList.remove("offline");
 }
 
@@ -207,7 +208,7 @@ function onError(message) {
     if (message.id) page.pending.delete(message.id);
     if (message.code === "forbidden" && page.seat === undefined) page.seat = null; // the hello was refused: watching
   });
-  const title = ERROR_TITLES[message.code] || "Error";
+  const title = ERROR_TITLES[message.code] || t("Error");
   // A lesson's refusal speaks of the move in words; the notation would only distract.
   const what = intent && message.code !== "lesson" ? ` (${intent.text})` : "";
   say(`${title}${what}: ${message.message || message.code}`, "error");
@@ -223,8 +224,8 @@ function onHint(message) {
   });
 }
 
-/** @param {string} text @param {string} what it is, for the message ("Invitation link") */
-async function copyText(text, what) {
+/** @param {string} text @param {{ done: string, failed: string }} words what to say when copied, and when not ({error}) */
+async function copyText(text, words) {
   try {
     if (navigator.clipboard && window.isSecureContext) await navigator.clipboard.writeText(text);
     else {
@@ -235,11 +236,11 @@ async function copyText(text, what) {
       area.select();
       const ok = document.execCommand("copy");
       area.remove();
-      if (!ok) throw new Error("the browser refused");
+      if (!ok) throw new Error(t("the browser refused"));
     }
-    say(`${what} copied.`, "ok");
+    say(words.done, "ok");
   } catch (error) {
-    say(`Could not copy the ${what.toLowerCase()} (${errorText(error)}): select it and copy it by hand.`, "error");
+    say(words.failed.replace("{error}", errorText(error)), "error");
   }
 }
 
@@ -250,7 +251,7 @@ function bindControls() {
   $("undo", HTMLButtonElement).addEventListener("click", () => sendIntent({ type: "undo" }, { kind: "undo", text: "undo" }));
   $("hint", HTMLButtonElement).addEventListener("click", () => {
     sendIntent({ type: "hint" }, { kind: "hint", text: "hint" });
-    say("Asking for a hint…", "info");
+    say(t("Asking for a hint…"), "info");
   });
   $("resign").addEventListener("click", () => askEnding("resign"));
   $("abort").addEventListener("click", () => askEnding("abort"));
@@ -276,8 +277,12 @@ function bindControls() {
   $("flip").addEventListener("click", () => flipHold());
   $("place").addEventListener("click", () => placeHold());
   $("cancel").addEventListener("click", () => cancelHold());
-  $("copy-invite").addEventListener("click", () => copyText($("invite-link", HTMLAnchorElement).href, "Invitation link"));
-  $("copy-spectate").addEventListener("click", () => copyText($("spectate-link", HTMLAnchorElement).href, "Spectator link"));
+  $("copy-invite").addEventListener("click", () => copyText($("invite-link", HTMLAnchorElement).href, {
+    done: t("Invitation link copied."), failed: t("Could not copy the invitation link ({error}): select it and copy it by hand."),
+  }));
+  $("copy-spectate").addEventListener("click", () => copyText($("spectate-link", HTMLAnchorElement).href, {
+    done: t("Spectator link copied."), failed: t("Could not copy the spectator link ({error}): select it and copy it by hand."),
+  }));
   $("replay-first", HTMLButtonElement).addEventListener("click", () => setReplay(0));
   $("replay-prev", HTMLButtonElement).addEventListener("click", () => setReplay(replayTarget() - 1));
   $("replay-next", HTMLButtonElement).addEventListener("click", () => setReplay(replayTarget() + 1));
@@ -307,4 +312,5 @@ function bindControls() {
   window.addEventListener("wheel", onWheel, { passive: false });
 }
 
-main().catch((error) => say(`The page failed to start: ${errorText(error)}`, "error"));
+main().catch((error) => say(t("The page failed to start: {error}", { error: errorText(error) }), "error"));
+wireLanguageSwitch();

@@ -2,6 +2,7 @@
 // The evaluation graph of a finished game, and a spinner for what is still loading.
 // server (GET /api/games/{id}/positions), so nothing here knows the rules.
 import { el } from "./common.js";
+import { number, t, tn } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -33,9 +34,12 @@ export function evalGraph(positions, current, names, onPick, judgements = []) {
   const shown = current === null ? undefined : positions[current];
   svg.setAttribute(
     "aria-label",
-    `Evaluation graph: ${names[0]}'s chance of winning after each of ${plies} moves; ` +
-      `${Math.round((shown?.win_probability_player0 ?? 0.5) * 100)}% at the position shown, ` +
-      `${Math.round((last?.win_probability_player0 ?? 0.5) * 100)}% at the end. Click to jump to a move.`,
+    tn(
+      "Evaluation graph: the chance of {name} winning after each of {n} move; {shown} at the position shown, {last} at the end. Click to jump to a move.",
+      "Evaluation graph: the chance of {name} winning after each of {n} moves; {shown} at the position shown, {last} at the end. Click to jump to a move.",
+      plies,
+      { name: names[0], shown: chance(shown?.win_probability_player0), last: chance(last?.win_probability_player0) },
+    ),
   );
   /** @param {string} tag @param {Record<string, string | number>} attrs @param {string} [text] */
   const add = (tag, attrs, text) => {
@@ -52,7 +56,7 @@ export function evalGraph(positions, current, names, onPick, judgements = []) {
   add("text", { x: pad.left - 4, y: y(1) + 8, class: "axis", "text-anchor": "end" }, "100%");
   add("text", { x: pad.left - 4, y: y(0.5) + 3, class: "axis", "text-anchor": "end" }, "50%");
   add("text", { x: pad.left - 4, y: y(0), class: "axis", "text-anchor": "end" }, "0%");
-  add("text", { x: width - pad.right, y: height - 4, class: "axis", "text-anchor": "end" }, `move ${plies}`);
+  add("text", { x: width - pad.right, y: height - 4, class: "axis", "text-anchor": "end" }, t("move {ply}", { ply: plies }));
 
   const points = positions
     .map((p, i) => (typeof p.win_probability_player0 === "number" ? `${x(i).toFixed(1)},${y(p.win_probability_player0).toFixed(1)}` : null))
@@ -65,8 +69,8 @@ export function evalGraph(positions, current, names, onPick, judgements = []) {
     if (typeof p === "number") add("circle", { cx: x(j.ply), cy: y(p), r: j.label === "blunder" ? 5 : 4, class: `eval-mark ${j.label}` });
   }
   // Drawn over the line, with a halo, so the curve never hides who is winning where.
-  add("text", { x: pad.left + 4, y: y(1) + 9, class: "axis side-label label-0" }, `${names[0]} winning ↑`);
-  add("text", { x: pad.left + 4, y: y(0) - 3, class: "axis side-label label-1" }, `${names[1]} winning ↓`);
+  add("text", { x: pad.left + 4, y: y(1) + 9, class: "axis side-label label-0" }, `${t("{name} winning", { name: names[0] })} ↑`);
+  add("text", { x: pad.left + 4, y: y(0) - 3, class: "axis side-label label-1" }, `${t("{name} winning", { name: names[1] })} ↓`);
   if (current !== null && current !== undefined && positions[current]) {
     add("line", { x1: x(current), x2: x(current), y1: pad.top, y2: height - pad.bottom, class: "eval-cursor" });
     const p = positions[current].win_probability_player0;
@@ -84,4 +88,9 @@ export function evalGraph(positions, current, names, onPick, judgements = []) {
 /** @param {string} text what is loading */
 export function spinner(text) {
   return el("p", { class: "loading" }, el("span", { class: "spinner", "aria-hidden": "true" }), ` ${text}`);
+}
+
+/** A chance to win as a percentage in the reader's language (an unknown one is even). @param {number | null | undefined} p */
+function chance(p) {
+  return number(Math.round((p ?? 0.5) * 100) / 100, { style: "percent" });
 }

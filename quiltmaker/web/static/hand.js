@@ -3,6 +3,7 @@
 // tables, moving it over the quilt, sending the placement. Green means the
 // server listed the anchor: the page computes no shapes and no legality.
 import { $, el } from "./common.js";
+import { t } from "./i18n.js";
 import { boardSize, buyEntry, canAct, canPlace, legalAnchors, squareName, ui, update } from "./store.js";
 import { announce, say } from "./notices.js";
 import { proposeMove } from "./intents.js";
@@ -15,7 +16,8 @@ export function startHold(patchId, how) {
   if (!patch || !canAct()) return;
   const buy = buyEntry(patchId);
   if (!buy || !buy.affordable || !canPlace(buy)) {
-    say(`You cannot buy patch ${patchId}: ${buy?.reason || "it is not on offer"}.`, "error");
+    const offMarket = t("it is not on offer");
+    say(t("You cannot buy patch {patch}: {reason}.", { patch: patchId, reason: buy?.reason || offMarket }), "error");
     return;
   }
   // Start in an orientation and on a square the server allows, so a keyboard
@@ -31,11 +33,11 @@ export function startHold(patchId, how) {
   say("", "info"); // a new try: what was said of the last one (a refusal) no longer applies
   // On a phone the mover's own quilt comes back large, to place on.
   update({ hold: clamped({ patch: patchId, oi, row: Math.floor(start / size), col: start % size, drag: null, via: how }), frontSeat: null });
-  announce(`Picked up patch ${patchId}. ${holdDescription()}`);
+  announce(`${t("Picked up patch {patch}.", { patch: patchId })} ${holdDescription()}`);
 }
 
 /** Put the patch in hand back; `reason` is said (none: silently). @param {string | null} [reason] */
-export function cancelHold(reason = "Patch put back.") {
+export function cancelHold(reason = t("Patch put back.")) {
   if (!ui.hold) return;
   $("floater").hidden = true;
   document.body.classList.remove("dragging");
@@ -81,7 +83,8 @@ export function holdDescription() {
   const hold = ui.hold;
   const o = holdOrientation(hold);
   if (!hold || !o) return "";
-  return `Patch ${hold.patch}, ${o.words}, at ${squareName(hold.row, hold.col)}: ${holdIsLegal() ? "fits" : "not allowed here"}.`;
+  const where = t("Patch {patch}, {orientation}, at {square}:", { patch: hold.patch, orientation: o.words, square: squareName(hold.row, hold.col) });
+  return `${where} ${holdIsLegal() ? t("fits") : t("not allowed here")}.`;
 }
 
 /** @param {number} quarterTurns */
@@ -123,7 +126,7 @@ export function placeHold() {
   if (!ui.hold || !o) return;
   const { patch, row, col } = ui.hold;
   const placement = { patch, orientation: o.transform, row, col };
-  proposeMove({ placement }, `Place patch ${patch} at ${squareName(row, col)}`);
+  proposeMove({ placement }, t("Place patch {patch} at {square}", { patch, square: squareName(row, col) }));
 }
 
 /** The ghost: the patch in hand at its anchor, green where the server allows it (null: nothing in hand). */

@@ -2,6 +2,7 @@
 // Pointer and keyboard input: drags and taps of patches onto the quilt, keys
 // for turning, flipping, placing, advancing and stepping through a replay.
 import { $, fill, find, findAll, shapeNode } from "./common.js";
+import { t } from "./i18n.js";
 import { boardSize, buyEntry, canAct, legal, replayAvailable, replayTarget, specialsPending, squareName, ui, update, whyNotAct } from "./store.js";
 import { announce, say } from "./notices.js";
 import { advance, confirmMove, proposeMove, withdrawMove } from "./intents.js";
@@ -77,7 +78,7 @@ export function onOfferPointerDown(event) {
   if (offer.dataset.affordable !== "true") {
     const buy = buyEntry(id);
     if (!canAct()) say(whyNotAct() ?? "", "error"); // not null: it cannot act
-    else say(`You cannot buy patch ${id}: ${buy?.reason || "not possible now"}.`, "error");
+    else say(cannotBuy(id, buy?.reason), "error");
     return;
   }
   event.preventDefault(); // no text selection or native drag image
@@ -115,7 +116,7 @@ export function onPointerUp(event) {
     if (overBoard) {
       placeHold();
     } else {
-      cancelHold("Dropped outside your quilt: patch put back.");
+      cancelHold(t("Dropped outside your quilt: patch put back."));
     }
     return;
   }
@@ -190,7 +191,7 @@ export function onBoardClick(event) {
 
 /** Any square is sent: the server says why one is not allowed. @param {number} row @param {number} col */
 function placeSpecial(row, col) {
-  proposeMove({ special: { row, col } }, `Place the special patch on ${squareName(row, col)}`);
+  proposeMove({ special: { row, col } }, t("Place the special patch on {square}", { square: squareName(row, col) }));
 }
 
 // ================================================================ keyboard
@@ -203,7 +204,13 @@ export function onBoardFocus(seat) {
   const middle = Math.floor(boardSize() / 2);
   const [row, col] = first ? first.cell : [middle, middle];
   update({ cursor: { row, col } });
-  announce(`Special patch: ${squareName(row, col)}. Arrow keys move, Enter places.`);
+  announce(t("Special patch: {square}. Arrow keys move, Enter places.", { square: squareName(row, col) }));
+}
+
+/** Why a patch cannot be bought, as the server said it (or that it cannot now). @param {number} id @param {string | null | undefined} reason */
+function cannotBuy(id, reason) {
+  const notNow = t("not possible now");
+  return t("You cannot buy patch {patch}: {reason}.", { patch: id, reason: reason || notNow });
 }
 
 /** @type {Partial<Record<string, [number, number]>>} a key's step, [rows, columns] */
@@ -219,7 +226,7 @@ export function onBoardKey(event, seat) {
     if (step) {
       event.preventDefault();
       moveHold({ row: ui.hold.row + step[0], col: ui.hold.col + step[1] });
-      announce(`${squareName(ui.hold.row, ui.hold.col)}: ${holdIsLegal() ? "fits" : "not allowed here"}.`);
+      announce(`${squareName(ui.hold.row, ui.hold.col)}: ${holdIsLegal() ? t("fits") : t("not allowed here")}.`);
     } else if (event.key === "Enter" || event.key === " ") {
       event.preventDefault();
       placeHold();
@@ -236,7 +243,7 @@ export function onBoardKey(event, seat) {
       const row = Math.max(0, Math.min(last, cursor.row + step[0]));
       const col = Math.max(0, Math.min(last, cursor.col + step[1]));
       update({ cursor: { row, col } });
-      announce(`${squareName(row, col)}: ${s.quilts[seat][row][col] === null ? "empty" : "covered"}.`);
+      announce(`${squareName(row, col)}: ${s.quilts[seat][row][col] === null ? t("empty") : t("covered")}.`);
     } else if (event.key === "Enter" || event.key === " ") {
       event.preventDefault();
       placeSpecial(cursor.row, cursor.col);
@@ -267,7 +274,7 @@ export function onOfferClick(event) {
   const id = Number(offer.dataset.patch);
   if (offer.dataset.affordable !== "true") {
     const buy = buyEntry(id);
-    say(canAct() ? `You cannot buy patch ${id}: ${buy?.reason || "not possible now"}.` : whyNotAct() ?? "", "error");
+    say(canAct() ? cannotBuy(id, buy?.reason) : whyNotAct() ?? "", "error");
     return;
   }
   startHold(id, "keyboard");
@@ -322,7 +329,7 @@ export function onGlobalKey(event) {
   if ((key === "a" || key === "A") && !ui.hold) {
     event.preventDefault();
     if (canAct() && legal().advance) advance();
-    else if (ui.seat !== null && ui.seat !== undefined) say(whyNotAct() || (specialsPending() ? "Place your special patch first." : "You cannot advance now."), "error");
+    else if (ui.seat !== null && ui.seat !== undefined) say(whyNotAct() || (specialsPending() ? t("Place your special patch first.") : t("You cannot advance now.")), "error");
     return;
   }
   // Arrow keys step through the replay, unless they already mean something where the focus is.

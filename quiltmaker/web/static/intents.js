@@ -1,7 +1,8 @@
 // @ts-check
 // Intents to the server: every action of the player goes out through here, with
 // the version it was decided on and an id that its reply repeats.
-import { plural, uniqueId } from "./common.js";
+import { uniqueId } from "./common.js";
+import { t, tn } from "./i18n.js";
 import { confirmsMoves, legal, ui, update } from "./store.js";
 import { announce, say } from "./notices.js";
 
@@ -24,7 +25,7 @@ export function proposeMove(move, words) {
     return;
   }
   update({ confirming: { move, words } });
-  announce(`${words}? Enter confirms, Escape changes it.`);
+  announce(t("{move}? Enter confirms, Escape changes it.", { move: words }));
 }
 
 export function confirmMove() {
@@ -36,7 +37,7 @@ export function confirmMove() {
 
 export function withdrawMove() {
   if (!ui.confirming) return;
-  say("Not sent: change your move.", "info");
+  say(t("Not sent: change your move."), "info");
   update({ confirming: null });
 }
 
@@ -51,11 +52,11 @@ export function sendIntent(message, intent) {
   const id = uniqueId();
   const full = { ...message, version: s.version, id };
   if (!ui.socket || !ui.socket.send(full)) {
-    say("Not connected to the server: your action was not sent. Reconnecting…", "error");
+    say(t("Not connected to the server: your action was not sent. Reconnecting…"), "error");
     return;
   }
   update((page) => { page.pending.set(id, intent); });
-  if (intent.kind === "move") say(`Sending: ${intent.text}…`, "info");
+  if (intent.kind === "move") say(t("Sending: {move}…", { move: intent.text }), "info");
 }
 
 /** Send a chat line (no version: chat is not part of the game's log); false when not connected. @param {string} text */
@@ -66,5 +67,5 @@ export function sendChat(text) {
 export function advance() {
   const a = legal().advance;
   if (!a) return;
-  proposeMove({ move: a.move }, `Advance ${plural(a.spaces, "space")} and take ${plural(a.buttons, "button")}`);
+  proposeMove({ move: a.move }, t("Advance {spaces} and take {buttons}", { spaces: tn("{n} space", "{n} spaces", a.spaces), buttons: tn("{n} button", "{n} buttons", a.buttons) }));
 }

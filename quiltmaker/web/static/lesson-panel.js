@@ -3,6 +3,7 @@
 // as the server finds them done, and the way on. It also points at the part of
 // the board the lesson is about.
 import { $, el, errorText, fill, find } from "./common.js";
+import { t } from "./i18n.js";
 import { ui } from "./store.js";
 import { startLesson } from "./lessons.js";
 
@@ -32,7 +33,7 @@ export function renderLesson() {
   panel.dataset.key = key;
   fill(
     panel,
-    el("h2", { class: "panel-title", id: "lesson-title" }, `Lesson ${lesson.number} of ${lesson.count}: ${lesson.title}`),
+    el("h2", { class: "panel-title", id: "lesson-title" }, t("Lesson {number} of {count}: {title}", { number: lesson.number, count: lesson.count, title: lesson.title })),
     lesson.intro.map((text) => el("p", {}, text)),
     el(
       "ol",
@@ -43,20 +44,20 @@ export function renderLesson() {
           { class: step.done ? "done" : index === current ? "current" : "", "aria-current": index === current ? "step" : null },
           el("span", { class: "step-mark", "aria-hidden": "true" }, step.done ? "✓" : index === current ? "▶" : "·"),
           el("span", {}, step.task),
-          step.done ? el("span", { class: "visually-hidden" }, " (done)") : null,
+          step.done ? el("span", { class: "visually-hidden" }, ` ${t("(done)")}`) : null,
         ),
       ),
     ),
-    lesson.done ? el("p", { class: "lesson-praise", "data-testid": "lesson-praise", role: "status" }, el("strong", {}, "Well done. "), lesson.praise) : null,
+    lesson.done ? el("p", { class: "lesson-praise", "data-testid": "lesson-praise", role: "status" }, el("strong", {}, `${t("Well done.")} `), lesson.praise) : null,
     el(
       "div",
       { class: "lesson-actions" },
       lesson.done && next
-        ? el("button", { type: "button", class: "primary", "data-testid": "next-lesson", onclick: () => begin(next) }, `Next lesson: ${next} of ${lesson.count}`)
+        ? el("button", { type: "button", class: "primary", "data-testid": "next-lesson", onclick: () => begin(next) }, t("Next lesson: {number} of {count}", { number: next, count: lesson.count }))
         : null,
-      lesson.done && !lesson.next ? el("a", { class: "button primary", href: "/?level=beginner#new-game-card", "data-testid": "tutorial-finished" }, "Play the beginner level") : null,
-      el("button", { type: "button", "data-testid": "restart-lesson", onclick: () => begin(lesson.number) }, "Start this lesson again"),
-      el("a", { href: "/#learn", "data-testid": "all-lessons" }, "All lessons"),
+      lesson.done && !lesson.next ? el("a", { class: "button primary", href: "/?level=beginner#new-game-card", "data-testid": "tutorial-finished" }, t("Play the beginner level")) : null,
+      el("button", { type: "button", "data-testid": "restart-lesson", onclick: () => begin(lesson.number) }, t("Start this lesson again")),
+      el("a", { href: "/#learn", "data-testid": "all-lessons" }, t("All lessons")),
     ),
   );
 }
@@ -71,14 +72,14 @@ function renderTask(lesson) {
   const puzzle = ui.state?.puzzle;
   line.hidden = !lesson && !(puzzle && !puzzle.answer);
   // A puzzle's task takes the same line until it is answered (then its panel comes up to say how it went).
-  if (!lesson && puzzle) fill(line, el("strong", {}, `Puzzle (rated ${puzzle.rating}): `), puzzle.task, " ", el("a", { href: "#puzzle" }, "More"));
+  if (!lesson && puzzle) fill(line, el("strong", {}, `${t("Puzzle (rated {rating}):", { rating: puzzle.rating })} `), puzzle.task, " ", el("a", { href: "#puzzle" }, t("More")));
   if (!lesson) return;
   fill(
     line,
-    el("strong", {}, lesson.done ? `Lesson ${lesson.number} done. ` : `Lesson ${lesson.number}: `),
+    el("strong", {}, `${lesson.done ? t("Lesson {number} done.", { number: lesson.number }) : t("Lesson {number}:", { number: lesson.number })} `),
     // Every step done but the lesson not yet: a special patch just earned is still to place.
     lesson.done ? "" : `${step ? step.task : `${ui.state?.turn_reason ?? ""}.`.replace(/^./, (c) => c.toUpperCase())} `,
-    el("a", { href: "#lesson" }, !lesson.done ? "Read the lesson" : lesson.next ? "Go on to the next lesson" : "That was the last: play the computer"),
+    el("a", { href: "#lesson" }, !lesson.done ? t("Read the lesson") : lesson.next ? t("Go on to the next lesson") : t("That was the last: play the computer")),
   );
 }
 
@@ -88,7 +89,7 @@ async function begin(number) {
     await startLesson(number);
   } catch (error) {
     const message = $("message");
-    message.textContent = `The lesson could not be started: ${errorText(error)}`;
+    message.textContent = t("The lesson could not be started: {error}", { error: errorText(error) });
     message.dataset.kind = "error";
   }
 }

@@ -4,6 +4,7 @@
 // page polls every second until the server pairs it, with the computer offered after a while.
 // Who may accept what, and who is paired with whom, the server decides.
 import { $, api, drawnAs, el, errorText, fill, saveGame } from "./common.js";
+import { listed, t, tn } from "./i18n.js";
 import { GameSocket } from "./socket.js";
 import { lobby, update } from "./lobby-store.js";
 
@@ -40,11 +41,11 @@ export function renderLive() {
   $("quick-form").hidden = !!lobby.seek;
   $("quick-waiting").hidden = !lobby.seek;
   $("quick-status").textContent = waiting
-    ? `Looking for an opponent rated ${waiting.rating - waiting.range} to ${waiting.rating + waiting.range}… (${Math.floor(Number(waiting.waited))} s)`
-    : "Looking for an opponent…";
+    ? t("Looking for an opponent rated {low} to {high}… ({seconds} s)", { low: waiting.rating - waiting.range, high: waiting.rating + waiting.range, seconds: Math.floor(Number(waiting.waited)) })
+    : t("Looking for an opponent…");
   const offer = $("quick-computer", HTMLButtonElement);
   offer.hidden = !waiting || waiting.waited < waiting.fallback.after;
-  if (waiting) offer.textContent = `Nobody yet: play quiltmaker ${waiting.fallback.level} (rated ${waiting.fallback.rating}) instead`;
+  if (waiting) offer.textContent = t("Nobody yet: play quiltmaker {level} (rated {rating}) instead", { level: waiting.fallback.level, rating: waiting.fallback.rating });
   renderChallenges();
 }
 
@@ -58,23 +59,23 @@ function renderChallenges() {
           el(
             "li",
             { "data-challenge": c.id },
-            el("span", {}, el("strong", {}, c.by), ` (${c.rating}) · ${c.words} · ${c.rated ? "rated" : "casual"}`, c.for ? ` · for ${c.for}` : "", c.within ? ` · ratings ±${c.within}` : ""),
+            el("span", {}, el("strong", {}, c.by), ` (${c.rating}) · ${c.words} · ${c.rated ? t("rated") : t("casual")}`, c.for ? ` · ${t("for {name}", { name: c.for })}` : "", c.within ? ` · ${t("ratings ±{within}", { within: c.within })}` : ""),
             c.can_accept
-              ? el("button", { type: "button", class: "primary", "data-testid": `accept-${c.id}`, onclick: () => accept(c.id) }, "Accept")
+              ? el("button", { type: "button", class: "primary", "data-testid": `accept-${c.id}`, onclick: () => accept(c.id) }, t("Accept"))
               : el("span", { class: "hint-text" }, c.why_not || ""),
           ),
         )
-      : el("li", { class: "hint-text" }, "No open challenges: offer one with the form (online, anyone from the lobby), or try a quick match."),
+      : el("li", { class: "hint-text" }, t("No open challenges: offer one with the form (online, anyone from the lobby), or try a quick match.")),
   );
   fill(
     $("playing-list"),
     live.playing.length
-      ? live.playing.map((g) => el("li", {}, el("a", { href: `/game/${encodeURIComponent(g.id)}` }, g.names.join(" vs ")), ` · ${g.clock || "no clock"}${g.rated ? " · rated" : ""}`))
-      : el("li", { class: "hint-text" }, "No games from the lobby being played right now."),
+      ? live.playing.map((g) => el("li", {}, el("a", { href: `/game/${encodeURIComponent(g.id)}` }, t("{first} vs {second}", { first: g.names[0], second: g.names[1] })), ` · ${g.clock || t("no clock")}${g.rated ? ` · ${t("rated")}` : ""}`))
+      : el("li", { class: "hint-text" }, t("No games from the lobby being played right now.")),
   );
   $("online-now").textContent =
-    `${live.online.length ? `Online now: ${live.online.join(", ")}.` : "Nobody signed in is online right now."}` +
-    (live.seeking ? ` ${live.seeking} looking for a quick match.` : "");
+    (live.online.length ? t("Online now: {names}.", { names: listed(live.online) }) : t("Nobody signed in is online right now.")) +
+    (live.seeking ? ` ${tn("{n} looking for a quick match.", "{n} looking for a quick match.", live.seeking)}` : "");
 }
 
 /** @param {string} id */
@@ -83,7 +84,7 @@ async function accept(id) {
     const body = /** @type {import("./contract").SeatTaken} */ ((await api(`/api/games/${encodeURIComponent(id)}/accept`, { json: {} })).body);
     openSeat(body.id ?? id, body.token, body.seat);
   } catch (error) {
-    say(`Could not accept: ${errorText(error)}`, "error");
+    say(t("Could not accept: {error}", { error: errorText(error) }), "error");
   }
 }
 
@@ -98,7 +99,7 @@ async function startSeek() {
     update({ seek: { seek: seek.seek, secret: seek.secret, waiting: null } });
     poll();
   } catch (error) {
-    say(`Could not start looking: ${errorText(error)}`, "error");
+    say(t("Could not start looking: {error}", { error: errorText(error) }), "error");
   }
 }
 

@@ -1,6 +1,7 @@
 // @ts-check
 // The lobby: create a game, list the games this browser holds a seat in. Its state is
 // in one store (lobby-store.js), drawn by drawLobby() after every change.
+import { t, tn, wireLanguageSwitch } from "./i18n.js";
 import { $, api, drawnAs, el, errorText, fill, findAll, forgetGame, formatNumber, loadGames, saveGame } from "./common.js";
 import { lessonGames, openLesson, startLesson } from "./lessons.js";
 import { renderAccount, startAccount } from "./account.js";
@@ -41,7 +42,7 @@ function drawLobby() {
 
 /** @type {Record<string, [string, string]>} a game's names for fields left empty, by mode, shown as their placeholders;
  * read by both sides in the third person ("Host is behind on the time track"), so never "You" */
-const DEFAULT_NAMES = { ai: ["Player", ""], local: ["First player", "Second player"], online: ["Host", "Guest"] };
+const DEFAULT_NAMES = { ai: [t("Player"), ""], local: [t("First player"), t("Second player")], online: [t("Host"), t("Guest")] };
 const LEVEL_KEY = "quiltmaker.level";
 
 /** The form's choices that decide which of its fields show, into the store. */
@@ -55,8 +56,8 @@ function renderFields() {
   const signedIn = !!lobby.account;
   $("level-field").hidden = mode !== "ai";
   $("seat-field").hidden = mode === "local";
-  $("name0-label").textContent = mode === "local" ? "First player's name" : "Your name";
-  $("name1-label").textContent = mode === "online" ? "Your friend's name" : "Second player's name";
+  $("name0-label").textContent = mode === "local" ? t("First player's name") : t("Your name");
+  $("name1-label").textContent = mode === "online" ? t("Your friend's name") : t("Second player's name");
   // The placeholders are the names a game gets when the fields are left empty.
   const [first, second] = DEFAULT_NAMES[mode] ?? DEFAULT_NAMES.ai;
   $("name0", HTMLInputElement).placeholder = first;
@@ -83,14 +84,14 @@ function renderLevels() {
   form.dataset.built = "catalogue"; // what the selects offer, kept by the form itself
   fill(
     clockSelect,
-    el("option", { value: "" }, "no clock"),
+    el("option", { value: "" }, t("no clock")),
     catalogue.clocks.presets.map((preset) => el("option", { value: preset.control }, preset.words)),
-    el("option", { value: "custom" }, "custom real-time…"),
+    el("option", { value: "custom" }, t("custom real-time…")),
   );
   clockSelect.value = lobby.form.clock;
   const levels = catalogue.levels;
   if (!levels.length) return;
-  fill(levelSelect, levels.map((level) => el("option", { value: level.name }, `${level.name} (rated ${level.rating})`)));
+  fill(levelSelect, levels.map((level) => el("option", { value: level.name }, t("{level} (rated {rating})", { level: level.name, rating: level.rating }))));
   levelSelect.value = lobby.form.level;
 }
 
@@ -113,7 +114,7 @@ async function loadCatalogue() {
     const level = levels.find((l) => l.name === wanted) ?? levels.find((l) => l.name === localStorage.getItem(LEVEL_KEY)) ?? levels[0];
     update({ catalogue, form: { ...lobby.form, level: level ? level.name : "" } });
   } catch (error) {
-    say(`Could not load the list of computer levels: ${errorText(error)}`, "error");
+    say(t("Could not load the list of computer levels: {error}", { error: errorText(error) }), "error");
   }
 }
 
@@ -150,14 +151,14 @@ async function createGame(event) {
     if (offer === "open" && within) request.within = Number(within);
   }
   submit.disabled = true;
-  say("Creating the game…");
+  say(t("Creating the game…"));
   try {
     const body = /** @type {import("./contract").SeatTaken} */ ((await api("/api/games", { json: request })).body);
     const id = body.id ?? "";
     saveGame(id, { token: body.token, seat: body.seat, created: Date.now(), ...(body.invite ? { invite: body.invite } : {}) });
     location.assign(`/game/${encodeURIComponent(id)}`);
   } catch (error) {
-    say(`The game could not be created: ${errorText(error)}`, "error");
+    say(t("The game could not be created: {error}", { error: errorText(error) }), "error");
     submit.disabled = false;
   }
 }
@@ -181,7 +182,7 @@ function renderLeaderboard() {
   if (drawnAs(list, lobby.leaderboard)) return; // each part is drawn again only when it changed: a focused link keeps its focus
   for (const tab of findAll("#leaderboard .tab")) tab.setAttribute("aria-pressed", String(tab.dataset.family === family));
   if (error) {
-    fill(list, el("li", { class: "message", "data-kind": "error" }, `Could not load the leaderboard: ${error}`));
+    fill(list, el("li", { class: "message", "data-kind": "error" }, t("Could not load the leaderboard: {error}", { error })));
   } else if (entries) {
     fill(
       list,
@@ -192,7 +193,7 @@ function renderLeaderboard() {
           entry.computer ? el("span", {}, entry.name) : el("a", { href: `/player/${encodeURIComponent(entry.name)}` }, entry.name),
           " ",
           el("strong", { class: "rating" }, String(entry.rating)),
-          entry.computer ? el("span", { class: "tag" }, "computer") : el("span", { class: "hint-text" }, ` ${entry.games} games`),
+          entry.computer ? el("span", { class: "tag" }, t("computer")) : el("span", { class: "hint-text" }, ` ${tn("{n} game", "{n} games", entry.games ?? 0)}`),
         ),
       ),
     );
@@ -211,13 +212,13 @@ function renderLessons() {
     list,
     lessons.map((lesson) => {
       const state = lessonDone[lesson.number] ? "done" : held[lesson.number] ? "started" : "new";
-      const label = { done: "done", started: "in progress", new: "" }[state];
+      const label = { done: t("done"), started: t("in progress"), new: "" }[state];
       return el(
         "li",
         { class: `lesson-item ${state}`, "data-testid": `lesson-${lesson.number}` },
         el("button", { type: "button", class: "link-button", onclick: () => go(() => openLesson(lesson.number)) }, lesson.title),
         label ? el("span", { class: "game-meta" }, state === "done" ? `✓ ${label}` : label) : null,
-        state === "done" ? el("button", { type: "button", class: "link-button", "aria-label": `Play lesson ${lesson.number} again`, onclick: () => go(() => startLesson(lesson.number)) }, "again") : null,
+        state === "done" ? el("button", { type: "button", class: "link-button", "aria-label": t("Play lesson {number} again", { number: lesson.number }), onclick: () => go(() => startLesson(lesson.number)) }, t("again")) : null,
       );
     }),
   );
@@ -226,7 +227,7 @@ function renderLessons() {
   const button = $("learn-start", HTMLButtonElement);
   const started = lessons.some((lesson) => held[lesson.number]);
   button.hidden = !lessons.length;
-  button.textContent = !next ? "Play every lesson again" : started ? `Continue: lesson ${next.number}, ${next.title}` : "Start the first lesson";
+  button.textContent = !next ? t("Play every lesson again") : started ? t("Continue: lesson {number}, {title}", { number: next.number, title: next.title }) : t("Start the first lesson");
   button.onclick = () => go(() => (next ? openLesson(next.number) : startLesson(1)));
 }
 
@@ -236,7 +237,7 @@ async function go(action) {
     await action();
   } catch (error) {
     const line = $("learn-message");
-    line.textContent = `The lesson could not be opened: ${errorText(error)}`;
+    line.textContent = t("The lesson could not be opened: {error}", { error: errorText(error) });
     line.dataset.kind = "error";
   }
 }
@@ -245,26 +246,27 @@ async function go(action) {
 
 /** @param {GameSummary | DamagedGame} game */
 function describeStatus(game) {
-  if (game.status === "corrupt") return "damaged on the server: it cannot be opened";
-  if (game.status === "aborted") return "aborted: no result";
+  if (game.status === "corrupt") return t("damaged on the server: it cannot be opened");
+  if (game.status === "aborted") return t("aborted: no result");
   if (game.result) {
     const winner = game.result.winner;
     const names = game.names || [];
     // The winner's score first: "Gus won, −56 to −77".
     const scores = game.result.scores;
-    const score = scores ? `, ${formatNumber(scores[winner])} to ${formatNumber(scores[1 - winner])}` : "";
-    if (game.result.by === "resignation") return `finished: ${names[winner] ?? `player ${winner}`} won by resignation`;
-    if (game.result.by === "time") return `finished: ${names[winner] ?? `player ${winner}`} won on time`;
-    return `finished: ${names[winner] ?? `player ${winner}`} won${score}`;
+    const name = names[winner] ?? t("player {seat}", { seat: winner });
+    if (game.result.by === "resignation") return t("finished: {name} won by resignation", { name });
+    if (game.result.by === "time") return t("finished: {name} won on time", { name });
+    if (!scores) return t("finished: {name} won", { name });
+    return t("finished: {name} won, {score} to {other}", { name, score: formatNumber(scores[winner]), other: formatNumber(scores[1 - winner]) });
   }
-  if (game.status === "waiting") return "waiting for your friend to join";
+  if (game.status === "waiting") return t("waiting for your friend to join");
   if (game.to_move === null || game.to_move === undefined) return game.status || "";
   const names = game.names || [];
-  return `${names[game.to_move] ?? `player ${game.to_move}`} to move`;
+  return t("{name} to move", { name: names[game.to_move] ?? t("player {seat}", { seat: game.to_move }) });
 }
 
 /** @type {Record<string, string>} */
-const MODE_NAMES = { ai: "against the computer", local: "pass-and-play", online: "online" };
+const MODE_NAMES = { ai: t("against the computer"), local: t("pass-and-play"), online: t("online") };
 
 /**
  * This browser's games and, signed in, the account's (playable here without a token of this
@@ -310,15 +312,15 @@ function renderGames() {
   if (drawnAs(gamesBox, lobby.games)) return;
   const { state, ids, seats, stored, summaries, error } = lobby.games;
   if (state === "error") {
-    fill(gamesBox, el("p", { class: "message", "data-kind": "error" }, `Could not load your games: ${error}`));
+    fill(gamesBox, el("p", { class: "message", "data-kind": "error" }, t("Could not load your games: {error}", { error })));
     return;
   }
   if (!ids.length) {
-    fill(gamesBox, el("p", { class: "hint-text" }, "No games yet: start one with the form."));
+    fill(gamesBox, el("p", { class: "hint-text" }, t("No games yet: start one with the form.")));
     return;
   }
   if (state === "loading") {
-    fill(gamesBox, el("p", { class: "hint-text" }, el("span", { class: "spinner", "aria-hidden": "true" }), " Loading your games…"));
+    fill(gamesBox, el("p", { class: "hint-text" }, el("span", { class: "spinner", "aria-hidden": "true" }), ` ${t("Loading your games…")}`));
     return;
   }
   const byId = new Map(summaries.map((g) => [g.id, g]));
@@ -329,14 +331,15 @@ function renderGames() {
     const game = byId.get(id);
     const summary = game && game.status !== "corrupt" ? game : null;
     const seat = seats[id];
-    const seatText = seat === "both" ? "both seats" : seat === null || seat === undefined ? "watching" : `you play as ${summary?.names[seat] ?? "one seat"}`;
-    const title = summary ? summary.names.join(" vs ") || id : id;
+    const oneSeat = t("one seat");
+    const seatText = seat === "both" ? t("both seats") : seat === null || seat === undefined ? t("watching") : t("you play as {name}", { name: summary?.names[seat] ?? oneSeat });
+    const title = summary ? (summary.names.length ? t("{first} vs {second}", { first: summary.names[0], second: summary.names[1] }) : id) : id;
     const forget = el(
       "button",
       {
         type: "button",
         class: "link-button",
-        "aria-label": `Forget game ${title} in this browser`,
+        "aria-label": t("Forget game {title} in this browser", { title }),
         onclick: () => {
           forgetGame(id);
           update({ games: { ...lobby.games, ids: lobby.games.ids.filter((other) => other !== id) } });
@@ -352,7 +355,7 @@ function renderGames() {
         el(
           "span",
           { class: "game-meta" },
-          game ? `${summary ? `${MODE_NAMES[summary.mode] || summary.mode}${summary.clock ? ` (${summary.clock})` : ""} · ` : ""}${describeStatus(game)} · ${seatText}` : "not found on this server",
+          game ? `${summary ? `${MODE_NAMES[summary.mode] || summary.mode}${summary.clock ? ` (${summary.clock})` : ""} · ` : ""}${describeStatus(game)} · ${seatText}` : t("not found on this server"),
         ),
         forget,
       ),
@@ -397,3 +400,4 @@ startAccount(() => {
   loadHeldGames();
   showPuzzleCard(); // and the puzzle rating
 });
+wireLanguageSwitch();

@@ -2,7 +2,8 @@
 // Everything around the board (the header, banners, whose turn, the action
 // buttons, the hint, links, the final score, the move list, the help) and
 // drawAll(), which draws the whole page from the store.
-import { $, drawnAs, el, fill, find, formatNumber, plural, setText, tokenBadge } from "./common.js";
+import { $, drawnAs, el, fill, find, formatNumber, setText, tokenBadge, withBold } from "./common.js";
+import { number, t, tn } from "./i18n.js";
 import { bonusArea, canAct, confirmsMoves, legal, nameOf, replayAvailable, specialsPending, squareName, storedEntry, touchScreen, ui, update, view } from "./store.js";
 import { sendIntent } from "./intents.js";
 import { holdIsLegal, holdOrientation } from "./hand.js";
@@ -58,27 +59,29 @@ function renderHeader() {
   setText($("version"), s ? `v${s.version}` : "");
   if (!s || drawnAs($("game-title"), [s.names, s.mode, s.lesson?.number, s.puzzle?.rating, s.ai?.level, s.clock?.words, s.rating?.family, s.variant, ui.seat])) return;
   if (s.puzzle) {
-    fill($("game-title"), el("strong", {}, `Puzzle · rated ${s.puzzle.rating}`), el("span", { class: "title-extra" }, ` · ${nameOf(s.puzzle.seat)} to find the move`));
+    fill($("game-title"), el("strong", {}, t("Puzzle · rated {rating}", { rating: s.puzzle.rating })), el("span", { class: "title-extra" }, ` · ${t("{name} to find the move", { name: nameOf(s.puzzle.seat) })}`));
     return;
   }
   if (s.lesson) {
-    fill($("game-title"), el("strong", {}, `Learn to play · lesson ${s.lesson.number} of ${s.lesson.count}`), ` · ${nameOf(0)} against the ${nameOf(1).toLowerCase()}`);
+    fill($("game-title"), el("strong", {}, t("Learn to play · lesson {number} of {count}", { number: s.lesson.number, count: s.lesson.count })), ` · ${t("{learner} against {tutor}", { learner: nameOf(0), tutor: nameOf(1) })}`);
     return;
   }
   /** @type {Record<string, string>} a lesson's title is drawn above */
-  const modes = { ai: `against quiltmaker ${s.ai?.level ?? ""}`.trim(), local: "pass-and-play", online: "online" };
-  const seat = ui.seat === "both" ? "you play both seats" : ui.seat === null ? "you are watching" : ui.seat === undefined ? "" : `you play as ${nameOf(ui.seat)}`;
+  const modes = { ai: t("against quiltmaker {level}", { level: s.ai?.level ?? "" }).trim(), local: t("pass-and-play"), online: t("online") };
+  const seat = ui.seat === "both" ? t("you play both seats") : ui.seat === null ? t("you are watching") : ui.seat === undefined ? "" : t("you play as {name}", { name: nameOf(ui.seat) });
+  const rated = s.rating ? (s.rating.family === "correspondence" ? t("rated (correspondence)") : t("rated (real-time)")) : "";
+  const track = s.variant === "original" ? t("original track") : t("revised track");
   fill(
     $("game-title"),
-    el("strong", {}, `${nameOf(0)} vs ${nameOf(1)}`),
-    el("span", { class: "title-extra" }, ` · ${modes[s.mode] || s.mode}${s.clock ? ` · ${s.clock.words}` : ""}${s.rating ? ` · rated (${s.rating.family === "correspondence" ? "correspondence" : "real-time"})` : ""} · ${s.variant} track${seat ? ` · ${seat}` : ""}`),
+    el("strong", {}, t("{first} vs {second}", { first: nameOf(0), second: nameOf(1) })),
+    el("span", { class: "title-extra" }, ` · ${[modes[s.mode] || s.mode, s.clock?.words, rated, track, seat].filter(Boolean).join(" · ")}`),
   );
 }
 
 /** A rated game's result: each person's rating before and after, as the server settled it. @param {Readonly<import("./contract").GameState>} s */
 function ratingChanges(s) {
   const changes = s.rating?.changes;
-  if (!changes || !changes.some((c) => c)) return s.rating && !s.rating.settled ? el("p", { class: "hint-text" }, "Rating the game…") : null;
+  if (!changes || !changes.some((c) => c)) return s.rating && !s.rating.settled ? el("p", { class: "hint-text" }, t("Rating the game…")) : null;
   return el("p", { class: "rating-changes", "data-testid": "rating-changes" },
     [0, 1].filter((seat) => changes[seat]).flatMap((seat, index) => {
       const [before, after] = /** @type {[number, number]} kept by the filter */ (changes[seat]);
@@ -95,18 +98,18 @@ function renderBanners() {
   if (s && ui.replay.ply !== null) {
     items.push(
       el("div", { class: "banner replay-banner", "data-testid": "replay-banner" },
-        ui.replay.ply === 0 ? `Replay: the start of the game, before the first of ${(s.moves || []).length} moves. `
-          : `Replay: the position after move ${ui.replay.ply} of ${(s.moves || []).length}. `,
-        el("button", { type: "button", class: "link-button", onclick: () => setReplay(null) }, "Back to the game")),
+        `${ui.replay.ply === 0 ? tn("Replay: the start of the game, before the first of {n} move.", "Replay: the start of the game, before the first of {n} moves.", (s.moves || []).length)
+          : t("Replay: the position after move {ply} of {count}.", { ply: ui.replay.ply, count: (s.moves || []).length })} `,
+        el("button", { type: "button", class: "link-button", onclick: () => setReplay(null) }, t("Back to the game"))),
     );
   } else if (s && s.pending > 0 && s.status !== "over") { // (over: played out, resigned, on time, or a puzzle answered)
     if (specialsPending()) {
       items.push(el("div", { class: "banner special-banner", "data-testid": "special-banner", role: "alert" },
-        el("strong", {}, "You earned a special patch: place it."),
-        touchScreen() ? " Tap any empty square of your quilt." : " Click any empty square of your quilt (or focus your quilt, move with the arrow keys and press Enter)."));
+        el("strong", {}, t("You earned a special patch: place it.")),
+        ` ${touchScreen() ? t("Tap any empty square of your quilt.") : t("Click any empty square of your quilt (or focus your quilt, move with the arrow keys and press Enter).")}`));
     } else {
       items.push(el("div", { class: "banner special-banner", "data-testid": "special-banner" },
-        `${nameOf(s.to_move)} earned a special 1x1 patch and is placing it.`));
+        t("{name} earned a special 1x1 patch and is placing it.", { name: nameOf(s.to_move) })));
     }
   }
   for (const b of ui.banners) items.push(el("div", { class: `banner ${b.kind}-banner`, "data-testid": `${b.kind}-banner` }, b.text));
@@ -125,48 +128,51 @@ function renderTurn(v) {
   if (key === node.dataset.key) return;
   node.dataset.key = key;
   if (!s || !v) { // with a state there is always a view
-    node.textContent = ui.connection === "open" ? "Waiting for the game…" : "Connecting to the game…";
+    node.textContent = ui.connection === "open" ? t("Waiting for the game…") : t("Connecting to the game…");
     return;
   }
   if (s.puzzle?.answer) { // (a puzzle's answer may end the game too: the puzzle is what is said)
     const a = s.puzzle.answer;
-    fill(node, el("p", { class: "turn-main" }, a.solved ? "Puzzle solved." : "Puzzle missed."),
-      el("p", { class: "turn-reason" }, a.solved ? `Your move ${a.played_outcome}.` : `The move that wins: ${a.best_words}.`));
+    fill(node, el("p", { class: "turn-main" }, a.solved ? t("Puzzle solved.") : t("Puzzle missed.")),
+      el("p", { class: "turn-reason" }, a.solved ? t("Your move {outcome}.", { outcome: a.played_outcome }) : t("The move that wins: {move}.", { move: a.best_words })));
   } else if (s.result) {
     const w = s.result.winner;
-    const how = s.result.by === "resignation" ? `: ${nameOf(1 - w)} resigned` : s.result.by === "time" ? ` on time: ${nameOf(1 - w)} ran out of time` : "";
-    fill(node, el("p", { class: "turn-main" }, tokenBadge(w), ` Game over: ${nameOf(w)}${ui.seat === w ? " (you)" : ""} wins${how}.`));
+    const names = { name: ui.seat === w ? t("{name} (you)", { name: nameOf(w) }) : nameOf(w), loser: nameOf(1 - w) };
+    const words = s.result.by === "resignation" ? t("Game over: {name} wins: {loser} resigned.", names)
+      : s.result.by === "time" ? t("Game over: {name} wins on time: {loser} ran out of time.", names) : t("Game over: {name} wins.", names);
+    fill(node, el("p", { class: "turn-main" }, tokenBadge(w), ` ${words}`));
   } else if (s.lesson?.done) {
-    fill(node, el("p", { class: "turn-main" }, "This lesson is done."), el("p", { class: "turn-reason" },
-      s.lesson.next ? "Go on to the next lesson, or start this one again." : "That was the last lesson: play the computer, or start this one again."));
+    fill(node, el("p", { class: "turn-main" }, t("This lesson is done.")), el("p", { class: "turn-reason" },
+      s.lesson.next ? t("Go on to the next lesson, or start this one again.") : t("That was the last lesson: play the computer, or start this one again.")));
   } else if (s.status === "aborted") {
-    fill(node, el("p", { class: "turn-main" }, "The game was aborted before both sides had moved: no result."));
+    fill(node, el("p", { class: "turn-main" }, t("The game was aborted before both sides had moved: no result.")));
   } else if (s.status === "waiting") {
     const words = s.offer?.kind === "open"
-      ? "Your challenge is in the lobby: waiting for someone to accept it (the invitation link works too)."
-      : s.offer?.kind === "named" ? `Waiting for ${s.offer.for} to accept your challenge in the lobby.` : "Waiting for your friend to open the invitation.";
+      ? t("Your challenge is in the lobby: waiting for someone to accept it (the invitation link works too).")
+      : s.offer?.kind === "named" ? t("Waiting for {name} to accept your challenge in the lobby.", { name: s.offer.for ?? "" }) : t("Waiting for your friend to open the invitation.");
     fill(node, el("p", { class: "turn-main" }, words));
   } else if (!v.live) {
-    fill(node, el("p", { class: "turn-main" }, "Replaying a past position."), el("p", { class: "turn-reason" }, "Go to the last move to play on."));
+    fill(node, el("p", { class: "turn-main" }, t("Replaying a past position.")), el("p", { class: "turn-reason" }, t("Go to the last move to play on.")));
   } else {
     const p = s.to_move;
-    const who = canAct() ? (ui.seat === "both" ? `${nameOf(p)}'s turn` : "Your turn") : `${nameOf(p)} to move`;
+    const who = canAct() ? (ui.seat === "both" ? t("Turn of {name}", { name: nameOf(p) }) : t("Your turn")) : t("{name} to move", { name: nameOf(p) });
     fill(node,
       el("p", { class: "turn-main" }, p === null ? null : tokenBadge(p), ` ${who}`), // a game being played: someone is to move
-      s.turn_reason ? el("p", { class: "turn-reason" }, `Why: ${s.turn_reason}.`.replace(/\.\.$/, ".")) : null,
-      ui.seat === null ? el("p", { class: "turn-reason" }, "You are watching this game.") : null,
+      s.turn_reason ? el("p", { class: "turn-reason" }, t("Why: {reason}.", { reason: s.turn_reason }).replace(/\.\.$/, ".")) : null,
+      ui.seat === null ? el("p", { class: "turn-reason" }, t("You are watching this game.")) : null,
       s.claimable_by !== null && s.claimable_by !== undefined && s.claimable_by === ui.seat && s.clock // claimable: a clock ran out
-        ? el("p", { class: "turn-reason", "data-testid": "claimable" }, `${nameOf(p)} is past their time (${s.clock.words}): you may claim the win, or wait for the move.`)
+        ? el("p", { class: "turn-reason", "data-testid": "claimable" }, t("{name} is past their time ({clock}): you may claim the win, or wait for the move.", { name: nameOf(p), clock: s.clock.words }))
         : null);
   }
   // Also while it is simply the computer's turn: a page that connects before
   // the server has started the computer's search gets thinking: false.
   // The tab's title says when it is your turn, for a game left in the background.
-  document.title = `${canAct() ? "● Your turn · " : s.result ? "Game over · " : ""}${nameOf(0)} vs ${nameOf(1)} · quiltmaker`;
+  const players = t("{first} vs {second}", { first: nameOf(0), second: nameOf(1) });
+  document.title = `${canAct() ? `● ${t("Your turn")} · ` : s.result ? `${t("Game over")} · ` : ""}${players} · quiltmaker`;
   const thinking = !!s.ai && !s.result && (!!s.ai.thinking || (s.status === "playing" && s.to_move === s.ai.seat && s.ai.plays !== false));
   const ai = $("ai-thinking");
   ai.hidden = !thinking;
-  if (thinking) fill(ai, el("span", { class: "spinner", "aria-hidden": "true" }), ` ${nameOf(s.ai.seat)} is thinking…`);
+  if (thinking) fill(ai, el("span", { class: "spinner", "aria-hidden": "true" }), ` ${t("{name} is thinking…", { name: nameOf(s.ai.seat) })}`);
 }
 
 /** The move that led to the position shown, in the server's words: on a phone, the other side's move is read at the top. */
@@ -174,8 +180,8 @@ function renderLastMove() {
   const moves = ui.state?.moves || [];
   const ply = ui.replay.ply ?? moves.length;
   const move = ply > 0 ? moves[ply - 1] : null;
-  const what = ui.replay.ply === null ? "Last move" : `Move ${ply}`;
-  setText($("last-move"), move ? `${what}: ${nameOf(move.player)} ${move.summary || move.move}.` : "");
+  const said = move ? { name: nameOf(move.player), move: move.summary || move.move, ply } : null;
+  setText($("last-move"), !said ? "" : ui.replay.ply === null ? t("Last move: {name} {move}.", said) : t("Move {ply}: {name} {move}.", said));
 }
 
 // ---------------------------------------------------------------- action buttons
@@ -191,9 +197,9 @@ export function renderActions() {
   // Its name is its text (the key is aria-keyshortcuts in the page).
   // The gain is a part of its own, which a phone shows as a second line.
   if (a && s && !s.result && act) {
-    fill(advance, `Advance ${plural(a.spaces, "space")}`,
-      el("span", { class: "advance-gain" }, el("span", { class: "advance-dot" }, " · "), `+${plural(a.buttons, "button")}`));
-  } else advance.textContent = "Advance";
+    fill(advance, tn("Advance {n} space", "Advance {n} spaces", a.spaces),
+      el("span", { class: "advance-gain" }, el("span", { class: "advance-dot" }, " · "), `+${tn("{n} button", "{n} buttons", a.buttons)}`));
+  } else advance.textContent = t("Advance");
   advance.disabled = !(act && a) || !!ui.confirming;
   const confirming = ui.confirming;
   $("confirm").hidden = !confirming;
@@ -216,8 +222,8 @@ export function renderActions() {
   $("claim", HTMLButtonElement).hidden = !(seated && s?.claimable_by === ui.seat && live);
   $("ending").hidden = !ui.ending;
   if (ui.ending) {
-    $("ending-words").textContent = ui.ending === "resign" ? "Resign this game? Your opponent wins." : "Abort this game? It ends with no result.";
-    $("ending-yes").textContent = ui.ending === "resign" ? "Resign" : "Abort";
+    $("ending-words").textContent = ui.ending === "resign" ? t("Resign this game? Your opponent wins.") : t("Abort this game? It ends with no result.");
+    $("ending-yes").textContent = ui.ending === "resign" ? t("Resign") : t("Abort");
   }
 
   const hold = ui.hold;
@@ -231,8 +237,8 @@ export function renderActions() {
   if (hold && o) {
     const ok = holdIsLegal();
     fill($("hold-label"),
-      `Patch ${hold.patch}, ${o.words}, at ${squareName(hold.row, hold.col)}: `,
-      el("strong", { class: ok ? "ok" : "bad" }, ok ? "fits ✓" : "not allowed here ✗"));
+      `${t("Patch {patch}, {orientation}, at {square}:", { patch: hold.patch, orientation: o.words, square: squareName(hold.row, hold.col) })} `,
+      el("strong", { class: ok ? "ok" : "bad" }, ok ? `${t("fits")} ✓` : `${t("not allowed here")} ✗`));
   }
 }
 
@@ -244,13 +250,13 @@ function renderHintBox() {
     return;
   }
   box.hidden = false;
-  const prob = typeof h.win_probability === "number" ? `${Math.round(h.win_probability * 100)}%` : "?";
+  const prob = typeof h.win_probability === "number" ? number(h.win_probability, { style: "percent" }) : "?";
   const margin = typeof h.expected_margin === "number" ? formatNumber(h.expected_margin, { sign: true, digits: 1 }) : "?";
   fill(box,
-    el("p", {}, el("strong", {}, "Hint: "), h.best_move_words, el("code", {}, ` ${h.best_move}`)),
+    el("p", {}, el("strong", {}, `${t("Hint:")} `), h.best_move_words, el("code", {}, ` ${h.best_move}`)),
     (h.best_move_why || []).length ? el("ul", { class: "hint-why", "data-testid": "hint-why" }, h.best_move_why.map((why) => el("li", {}, why))) : null,
-    el("p", { class: "caption" }, `Chance of winning with it: ${prob}; expected margin ${margin} points.`),
-    el("button", { type: "button", class: "link-button", onclick: () => update({ hint: null }) }, "dismiss"));
+    el("p", { class: "caption" }, t("Chance of winning with it: {chance}; expected margin {margin} points.", { chance: prob, margin })),
+    el("button", { type: "button", class: "link-button", onclick: () => update({ hint: null }) }, t("dismiss")));
 }
 
 function renderLinks() {
@@ -281,24 +287,27 @@ function renderResult() {
   const r = s.result;
   const b = r.breakdown || [];
   const penalty = c.empty_square_penalty;
-  /** @type {(label: string, get: (part: import("./contract").ScoreRows, seat: number) => string | number, cls?: string) => HTMLElement} */
-  const row = (label, get, cls = "") =>
-    el("tr", { class: cls }, el("th", { scope: "row" }, label), [0, 1].map((p) => el("td", { "data-testid": `result-${cls || label.split(" ")[0].toLowerCase()}-${p}` }, b[p] ? get(b[p], p) : "–")));
+  /** @type {(label: string, get: (part: import("./contract").ScoreRows, seat: number) => string | number, name: string) => HTMLElement} */
+  const row = (label, get, name) =>
+    el("tr", { class: name }, el("th", { scope: "row" }, label), [0, 1].map((p) => el("td", { "data-testid": `result-${name}-${p}` }, b[p] ? get(b[p], p) : "–")));
+  const names = { name: nameOf(r.winner), loser: nameOf(1 - r.winner) };
   fill(box,
-    el("h2", { class: "panel-title" }, "Final score"),
-    r.by === "resignation" || r.by === "time"
-      ? el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins: ${nameOf(1 - r.winner)} ${r.by === "time" ? "ran out of time" : "resigned"}. The scores as they stood:`)
-      : el("p", { class: "winner" }, tokenBadge(r.winner), ` ${nameOf(r.winner)} wins${(r.scores || []).length === 2 ? `, ${formatNumber(r.scores[r.winner])} to ${formatNumber(r.scores[1 - r.winner])}` : ""}.`),
+    el("h2", { class: "panel-title" }, t("Final score")),
+    el("p", { class: "winner" }, tokenBadge(r.winner), ` ${
+      r.by === "time" ? t("{name} wins: {loser} ran out of time. The scores as they stood:", names)
+      : r.by === "resignation" ? t("{name} wins: {loser} resigned. The scores as they stood:", names)
+      : (r.scores || []).length === 2 ? t("{name} wins, {score} to {other}.", { ...names, score: formatNumber(r.scores[r.winner]), other: formatNumber(r.scores[1 - r.winner]) })
+      : t("{name} wins.", names)}`),
     ratingChanges(s),
-    r.tiebreak ? el("p", { class: "tiebreak", "data-testid": "tiebreak" }, `Tied on points: ${nameOf(r.winner)} wins the tie-break by reaching space ${c.last_space} first.`) : null,
+    r.tiebreak ? el("p", { class: "tiebreak", "data-testid": "tiebreak" }, t("Tied on points: {name} wins the tie-break by reaching space {space} first.", { name: nameOf(r.winner), space: c.last_space })) : null,
     el("table", { class: "score-table" },
-      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, "Score")), [0, 1].map((p) => el("th", { scope: "col" }, tokenBadge(p), ` ${nameOf(p)}`)))),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, t("Score"))), [0, 1].map((p) => el("th", { scope: "col" }, tokenBadge(p), ` ${nameOf(p)}`)))),
       el("tbody", {},
-        row("Buttons", (x) => x.buttons),
-        row(`${bonusArea()} bonus`, (x) => (x.bonus ? `+${x.bonus}` : "0"), "bonus"),
-        row("Empty squares", (x) => x.empty, "empty"),
-        row(`Penalty (${penalty} each)`, (x) => formatNumber(-Math.abs(x.penalty)), "penalty"),
-        row("Total", (x) => formatNumber(x.total), "total"))),
+        row(t("Buttons"), (x) => x.buttons, "buttons"),
+        row(t("{area} bonus", { area: bonusArea() }), (x) => (x.bonus ? `+${x.bonus}` : "0"), "bonus"),
+        row(t("Empty squares"), (x) => x.empty, "empty"),
+        row(t("Penalty ({points} each)", { points: penalty }), (x) => formatNumber(-Math.abs(x.penalty)), "penalty"),
+        row(t("Total"), (x) => formatNumber(x.total), "total"))),
     rematchOffer());
 }
 
@@ -309,8 +318,8 @@ function rematchOffer() {
   if (s.rematch) {
     const watching = ui.seat === null || ui.seat === undefined;
     return el("p", { class: "rematch", "data-testid": "rematch-started" },
-      `The rematch has started (${s.rematch_first} moves first): `,
-      el("a", { href: `/game/${encodeURIComponent(s.rematch)}`, "data-testid": "rematch-link" }, watching ? "watch it" : "play it"),
+      `${t("The rematch has started ({name} moves first):", { name: s.rematch_first })} `,
+      el("a", { href: `/game/${encodeURIComponent(s.rematch)}`, "data-testid": "rematch-link" }, watching ? t("watch it") : t("play it")),
       ".");
   }
   if (ui.seat === null || ui.seat === undefined || s.lesson) return null; // a lesson goes on to the next lesson instead
@@ -318,8 +327,8 @@ function rematchOffer() {
     el("button", {
       type: "button", class: "primary", "data-testid": "rematch",
       onclick: () => sendIntent({ type: "rematch" }, { kind: "rematch", text: "rematch" }),
-    }, "Rematch"),
-    ` the same players; ${s.rematch_first} moves first.`);
+    }, t("Rematch")),
+    ` ${t("the same players; {name} moves first.", { name: s.rematch_first })}`);
 }
 
 // ---------------------------------------------------------------- move list
@@ -339,10 +348,10 @@ function renderMoves() {
     ];
     return el("li", { class: `move${current !== null && i === current - 1 ? " current" : ""}`, "data-ply": m.ply, value: m.ply },
       replaying
-        ? el("button", { type: "button", class: "move-button", title: "Show the position after this move", onclick: () => setReplay(i + 1) }, content)
+        ? el("button", { type: "button", class: "move-button", title: t("Show the position after this move"), onclick: () => setReplay(i + 1) }, content)
         : content);
   });
-  if (!items.length) items.push(el("li", { class: "caption empty-list" }, "No moves yet."));
+  if (!items.length) items.push(el("li", { class: "caption empty-list" }, t("No moves yet.")));
   fill(list, items);
   // The list says how many moves it showed last (the drawing's own memory): a new one scrolls into view.
   if (String(moves.length) !== list.dataset.shown && current === null) list.scrollTop = list.scrollHeight;
@@ -358,13 +367,13 @@ export function renderHelp() {
   if (!c) return;
   const size = c.bonus_size;
   fill($("help-list"),
-    el("li", {}, el("span", { class: "mark-income" }, "◉"), " Each time your token crosses a button space on the time track, you are paid your quilt's ", el("strong", {}, "income"), ": the buttons printed on your patches."),
-    el("li", {}, el("strong", {}, "Advancing"), " moves you just past your opponent and earns one button per space moved."),
-    el("li", {}, "Buttons pay for patches and are your points at the end; each ", el("strong", {}, "empty square"), ` costs ${c.empty_square_penalty} points.`),
-    el("li", {}, `The first to cover a whole ${size}x${size} area takes the `, el("strong", {}, "bonus"), `: ${c.bonus_points} points.`),
-    el("li", {}, "The higher score wins; on a ", el("strong", {}, "tie"), `, whoever reached space ${c.last_space} first wins, so a game is never drawn.`),
-    el("li", {}, el("strong", {}, "Score now"), " is the score if the game ended now; ", el("strong", {}, "forecast"), " adds what the player would still collect by only advancing."),
+    el("li", {}, el("span", { class: "mark-income" }, "◉"), " ", withBold(t("Each time your token crosses a button space on the time track, you are paid your quilt's <b>income</b>: the buttons printed on your patches."))),
+    el("li", {}, withBold(t("<b>Advancing</b> moves you just past your opponent and earns one button per space moved."))),
+    el("li", {}, withBold(t("Buttons pay for patches and are your points at the end; each <b>empty square</b> costs {points} points.", { points: c.empty_square_penalty }))),
+    el("li", {}, withBold(t("The first to cover a whole {size}x{size} area takes the <b>bonus</b>: {points} points.", { size, points: c.bonus_points }))),
+    el("li", {}, withBold(t("The higher score wins; on a <b>tie</b>, whoever reached space {space} first wins, so a game is never drawn.", { space: c.last_space }))),
+    el("li", {}, withBold(t("<b>Score now</b> is the score if the game ended now; <b>forecast</b> adds what the player would still collect by only advancing."))),
     el("li", {}, touchScreen()
-      ? "Placing: tap a patch on offer (or drag it onto your quilt), turn and flip it with the buttons, tap where it goes, and tap again to sew it; green means it fits."
-      : "Placing: pick a patch up, then turn it (R, right-click or wheel) and flip it (F); green means it fits."));
+      ? t("Placing: tap a patch on offer (or drag it onto your quilt), turn and flip it with the buttons, tap where it goes, and tap again to sew it; green means it fits.")
+      : t("Placing: pick a patch up, then turn it (R, right-click or wheel) and flip it (F); green means it fits.")));
 }

@@ -2,6 +2,7 @@
 // A player's page: each family's rating, its history as a graph, and the games played, each linked to its replay.
 // Everything comes from GET /api/players/{name}; the page computes no rating. Its state is
 // one store (page-store.js), drawn by drawPlayer() after every change.
+import { t, tn, wireLanguageSwitch } from "./i18n.js";
 import { $, api, el, errorText, fill } from "./common.js";
 import { createStore } from "./page-store.js";
 
@@ -11,7 +12,7 @@ import { createStore } from "./page-store.js";
 /** @typedef {import("./contract").GameSummary} GameSummary */
 
 /** @type {Record<string, string>} */
-const FAMILY_NAMES = { realtime: "Real-time", correspondence: "Correspondence" };
+const FAMILY_NAMES = { realtime: t("Real-time"), correspondence: t("Correspondence") };
 /** @type {Record<string, string>} */
 const FAMILY_COLOURS = { realtime: "#0072B2", correspondence: "#D55E00" };
 
@@ -32,8 +33,8 @@ function showRatings(ratings) {
         "div",
         { class: "rating-card", "data-testid": `rating-${family}` },
         el("div", { class: "hint-text" }, FAMILY_NAMES[family] || family),
-        el("div", { class: "big", title: `deviation ±${r.rd}` }, ratingText(r)),
-        el("div", { class: "hint-text" }, r.games ? `${r.games} rated game${r.games === 1 ? "" : "s"}${r.provisional ? " · provisional" : ""}` : "no rated games yet"),
+        el("div", { class: "big", title: t("deviation ±{rd}", { rd: r.rd }) }, ratingText(r)),
+        el("div", { class: "hint-text" }, r.games ? `${tn("{n} rated game", "{n} rated games", r.games)}${r.provisional ? ` · ${t("provisional")}` : ""}` : t("no rated games yet")),
       ),
     ),
   );
@@ -46,7 +47,7 @@ function showRatings(ratings) {
 function showHistory(history) {
   const box = $("rating-history");
   if (!history.length) {
-    fill(box, el("p", { class: "hint-text" }, "No rated games yet."));
+    fill(box, el("p", { class: "hint-text" }, t("No rated games yet.")));
     return;
   }
   const width = 720;
@@ -66,7 +67,7 @@ function showHistory(history) {
     if (text !== undefined) n.textContent = text;
     return n;
   };
-  const svg = node("svg", { viewBox: `0 0 ${width} ${height}`, class: "rating-graph", role: "img", "aria-label": "Rating after each rated game" });
+  const svg = node("svg", { viewBox: `0 0 ${width} ${height}`, class: "rating-graph", role: "img", "aria-label": t("Rating after each rated game") });
   for (const tick of [low, (low + high) / 2, high]) {
     svg.append(node("line", { class: "axis", x1: pad.left, x2: width - pad.right, y1: y(tick), y2: y(tick) }));
     svg.append(node("text", { x: 4, y: y(tick) + 4 }, String(Math.round(tick))));
@@ -83,8 +84,8 @@ function showHistory(history) {
   const table = el(
     "table",
     { class: "visually-hidden" },
-    el("caption", {}, "Rating after each rated game"),
-    el("tr", {}, el("th", {}, "Game"), el("th", {}, "Family"), el("th", {}, "Before"), el("th", {}, "After")),
+    el("caption", {}, t("Rating after each rated game")),
+    el("tr", {}, el("th", {}, t("Game")), el("th", {}, t("Family")), el("th", {}, t("Before")), el("th", {}, t("After"))),
     history.map((h, i) => el("tr", {}, el("td", {}, String(i + 1)), el("td", {}, FAMILY_NAMES[h.family]), el("td", {}, String(h.before)), el("td", {}, String(h.after)))),
   );
   fill(box, svg, table);
@@ -92,19 +93,21 @@ function showHistory(history) {
 
 /** @param {GameSummary} game @param {GameSummary["seat"]} seat */
 function resultText(game, seat) {
-  if (game.status === "aborted") return "aborted";
-  if (!game.result) return game.status === "waiting" ? "waiting for the opponent" : "being played";
+  if (game.status === "aborted") return t("aborted");
+  if (!game.result) return game.status === "waiting" ? t("waiting for the opponent") : t("being played");
   const mine = seat === "both" ? null : Number(seat);
-  if (mine === null) return `${game.names[game.result.winner]} won`;
-  const how = game.result.by === "time" ? " on time" : game.result.by === "resignation" ? " by resignation" : "";
-  return `${game.result.winner === mine ? "won" : "lost"}${how}`;
+  if (mine === null) return t("{name} won", { name: game.names[game.result.winner] });
+  const won = game.result.winner === mine;
+  if (game.result.by === "time") return won ? t("won on time") : t("lost on time");
+  if (game.result.by === "resignation") return won ? t("won by resignation") : t("lost by resignation");
+  return won ? t("won") : t("lost");
 }
 
 /** @param {GameSummary[]} games */
 function showGames(games) {
   const list = $("played");
   if (!games.length) {
-    fill(list, el("li", { class: "hint-text" }, "No games yet."));
+    fill(list, el("li", { class: "hint-text" }, t("No games yet.")));
     return;
   }
   fill(
@@ -112,7 +115,7 @@ function showGames(games) {
     games.map((game) => {
       const seat = game.seat;
       const mine = seat === "both" ? null : Number(seat);
-      const opponent = mine === null ? game.names.join(" vs ") : `against ${game.names[1 - mine]}`;
+      const opponent = mine === null ? t("{first} vs {second}", { first: game.names[0], second: game.names[1] }) : t("against {name}", { name: game.names[1 - mine] });
       const change = mine !== null ? game.rating?.changes?.[mine] : null;
       const delta = change ? change[1] - change[0] : null;
       return el(
@@ -121,7 +124,7 @@ function showGames(games) {
         el("a", { href: `/game/${encodeURIComponent(game.id)}` }, opponent),
         ` · ${resultText(game, seat)}`,
         game.clock ? ` · ${game.clock}` : "",
-        game.rating ? " · rated" : "",
+        game.rating ? ` · ${t("rated")}` : "",
         delta !== null ? el("span", { class: `rating-change ${delta >= 0 ? "up" : "down"}` }, ` ${delta >= 0 ? "+" : "−"}${Math.abs(delta)}`) : null,
       );
     }),
@@ -132,7 +135,7 @@ function showGames(games) {
 function drawPlayer() {
   const profile = page.profile;
   if (page.error) {
-    $("player-title").textContent = "No such player";
+    $("player-title").textContent = t("No such player");
     $("player-message").textContent = page.error;
   }
   if (!profile) return;
@@ -154,3 +157,4 @@ async function main() {
 }
 
 main();
+wireLanguageSwitch();

@@ -2,6 +2,7 @@
 // A quilt board: 9x9 squares named a1..i9, built once and repainted in place
 // (so keyboard focus on the board survives every new state).
 import { el, patchColour } from "./common.js";
+import { t } from "./i18n.js";
 import { boardSize, squareName, ui } from "./store.js";
 
 /** What a square holds: nothing, a patch's id, a special patch ("S") or a patch sewn before the game's start ("X"), as the server sends it. @typedef {number | "S" | "X" | null} Square */
@@ -20,7 +21,7 @@ export function buildQuilt(frame, seat) {
     "data-testid": `quilt-${seat}`,
     "data-seat": seat,
     role: "grid",
-    "aria-label": `Quilt of player ${seat}`,
+    "aria-label": t("Quilt of player {seat}", { seat }),
     "aria-rowcount": boardSize(),
     "aria-colcount": boardSize(),
   });
@@ -59,10 +60,10 @@ export function buildQuilt(frame, seat) {
 
 /** What a square holds, for its label. @param {Square | undefined} value */
 function describe(value) {
-  if (value === null || value === undefined) return "empty";
-  if (value === "S") return "special patch";
-  if (value === "X") return "covered";
-  return `patch ${value}`;
+  if (value === null || value === undefined) return t("empty");
+  if (value === "S") return t("special patch");
+  if (value === "X") return t("covered");
+  return t("patch {id}", { id: value });
 }
 
 /**

@@ -3,6 +3,7 @@
 // (GET /api/games/{id}/positions), and the analysis with its evaluation graph, its marked
 // moves and each player's accuracy; and playing on from a position against the computer.
 import { $, api, drawnAs, el, errorText, fill, formatNumber, saveGame, setText } from "./common.js";
+import { number, t } from "./i18n.js";
 import { evalGraph, spinner } from "./graph.js";
 import { nameOf, reducedMotion, replayAvailable, shownJudgement, ui, update } from "./store.js";
 import { say } from "./notices.js";
@@ -21,7 +22,8 @@ export function renderReplay() {
   if (box.hidden || !s) return; // available only with a state
   const total = (s.moves || []).length;
   const k = ui.replay.ply === null ? total : ui.replay.ply;
-  setText($("replay-position"), `${k === 0 ? "start" : `move ${k}`} of ${total}${ui.replay.ply === null ? " (current)" : ""}`);
+  const at = k === 0 ? t("start of {total}", { total }) : t("move {ply} of {total}", { ply: k, total });
+  setText($("replay-position"), ui.replay.ply === null ? t("{position} (current)", { position: at }) : at);
   $("replay-first", HTMLButtonElement).disabled = k === 0;
   $("replay-prev", HTMLButtonElement).disabled = k === 0;
   $("replay-next", HTMLButtonElement).disabled = k >= total;
@@ -41,33 +43,46 @@ export function renderReplay() {
     fill(evalBox,
       evalGraph(positions, current, [nameOf(0), nameOf(1)], (ply) => choosePoint(ply), judgements),
       el("p", { class: "caption", "data-testid": "eval-caption" },
-        pct === null ? "" : `${current === 0 ? "At the start" : `After move ${current}`}: ${nameOf(0)} ${pct}% to win` +
-          (typeof here.expected_margin_player0 === "number" ? `, expected margin ${formatNumber(here.expected_margin_player0, { sign: true, digits: 1 })}` : "") +
-          (here.best_move && here.to_move !== null && here.to_move !== undefined && !judged ? `; best move for ${nameOf(here.to_move)}: ${here.best_move}` : "") + "."),
+        pct === null ? "" : evalWords(current, pct, here, !judged)),
       a.analysis?.players ? playerTable(a.analysis.players) : null,
       judged ? judgementNote(judged) : null,
       a.analysis?.status === "done" ? playOn(here) : null,
       judgementList(judgements, judged));
   } else if (a.analysisState === "error") {
-    fill(evalBox, el("p", { class: "message", "data-kind": "error" }, `Analysis unavailable: ${a.analysisError}`),
-      el("button", { type: "button", onclick: () => loadAnalysis() }, "Try again"));
+    fill(evalBox, el("p", { class: "message", "data-kind": "error" }, t("Analysis unavailable: {error}", { error: a.analysisError ?? "" })),
+      el("button", { type: "button", onclick: () => loadAnalysis() }, t("Try again")));
   } else if (s.result && a.analysisState === "loading") {
-    fill(evalBox, spinner("Analysing every position for the evaluation graph… (this can take a while)"));
+    fill(evalBox, spinner(t("Analysing every position for the evaluation graph… (this can take a while)")));
   } else if (!s.result) {
-    fill(evalBox, el("p", { class: "caption" }, "The evaluation graph comes when the game is over."));
+    fill(evalBox, el("p", { class: "caption" }, t("The evaluation graph comes when the game is over.")));
   } else {
     fill(evalBox);
   }
 }
 
+/**
+ * The caption under the graph: who is how likely to win at the position shown, and the best move there.
+ * @param {number} ply @param {number} pct @param {AnalysedPosition} here @param {boolean} withBest
+ */
+function evalWords(ply, pct, here, withBest) {
+  const values = { ply, name: nameOf(0), chance: number(pct / 100, { style: "percent" }) };
+  let text = ply === 0 ? t("At the start: {name} {chance} to win", values) : t("After move {ply}: {name} {chance} to win", values);
+  if (typeof here.expected_margin_player0 === "number") text += t(", expected margin {margin}", { margin: formatNumber(here.expected_margin_player0, { sign: true, digits: 1 }) });
+  if (withBest && here.best_move && here.to_move !== null && here.to_move !== undefined) text += t("; best move for {name}: {move}", { name: nameOf(here.to_move), move: here.best_move });
+  return `${text}.`;
+}
+
 /** @param {number} drop a share of the chance to win */
 function percent(drop) {
-  return `${Math.round(drop * 100)}%`;
+  return number(Math.round(drop * 100) / 100, { style: "percent" });
 }
+
+/** @type {Record<string, string>} the analysis's labels, in words */
+const LABELS = { inaccuracy: t("an inaccuracy"), mistake: t("a mistake"), blunder: t("a blunder") };
 
 /** A judgement's two losses, the one that classed it first: "−7.5 points, −2%". @param {Judgement} j */
 function losses(j) {
-  const points = `−${formatNumber(j.points, { digits: 1 })} ${j.points === 1 ? "point" : "points"}`;
+  const points = t("−{points} points", { points: formatNumber(j.points, { digits: 1 }) }); // with its decimal: "1.0 points"
   const chance = `−${percent(j.drop)}`;
   return j.by === "points" ? `${points}, ${chance}` : `${chance}, ${points}`;
 }
@@ -75,10 +90,10 @@ function losses(j) {
 /** At the position before a marked move: what was played, what it cost, what the analysis prefers (drawn on the board). @param {Judgement} j */
 function judgementNote(j) {
   return el("p", { class: `judgement-note ${j.label}`, "data-testid": "judgement-note", role: "status" },
-    el("strong", {}, `Move ${j.ply}, ${j.label === "inaccuracy" ? "an" : "a"} ${j.label}: `),
-    `${nameOf(j.player)} ${j.played_summary} (${j.played}), which cost ${j.cost}. `,
-    `The analysis would rather have ${j.better_summary} (${j.better})`,
-    j.better_cells.length ? [": ", el("strong", {}, "marked on the board.")] : ".");
+    el("strong", {}, `${t("Move {ply}, {label}:", { ply: j.ply, label: LABELS[j.label] ?? j.label })} `),
+    `${t("{name} {played} ({move}), which cost {cost}.", { name: nameOf(j.player), played: j.played_summary, move: j.played, cost: j.cost })} `,
+    t("The analysis would rather have {better} ({move})", { better: j.better_summary, move: j.better }),
+    j.better_cells.length ? [": ", el("strong", {}, t("marked on the board."))] : ".");
 }
 
 /** Each player's accuracy, points lost a move and marked moves, as the server counted them. @param {readonly PlayerReview[]} players */
@@ -86,12 +101,12 @@ function playerTable(players) {
   /** @param {string} label @param {(p: PlayerReview) => string} cell */
   const row = (label, cell) => el("tr", {}, el("th", { scope: "row" }, label), players.map((p) => el("td", {}, cell(p))));
   return el("table", { class: "review-table", "data-testid": "review-table" },
-    el("caption", { class: "visually-hidden" }, "How each player played, by the analysis"),
+    el("caption", { class: "visually-hidden" }, t("How each player played, by the analysis")),
     el("thead", {}, el("tr", {}, el("td", {}), players.map((p) => el("th", { scope: "col" }, nameOf(p.player))))),
     el("tbody", {},
-      row("Accuracy", (p) => `${formatNumber(p.accuracy)}%`),
-      row("Points lost a move", (p) => formatNumber(p.points_lost, { digits: 1 })),
-      row("Inaccuracies, mistakes, blunders", (p) => `${p.inaccuracies}, ${p.mistakes}, ${p.blunders}`)));
+      row(t("Accuracy"), (p) => number(Math.round(p.accuracy) / 100, { style: "percent" })),
+      row(t("Points lost a move"), (p) => formatNumber(p.points_lost, { digits: 1 })),
+      row(t("Inaccuracies, mistakes, blunders"), (p) => `${p.inaccuracies}, ${p.mistakes}, ${p.blunders}`)));
 }
 
 /**
@@ -99,16 +114,16 @@ function playerTable(players) {
  * @param {readonly Judgement[]} judgements @param {Judgement | null} shown
  */
 function judgementList(judgements, shown) {
-  if (!judgements.length) return el("p", { class: "caption", "data-testid": "no-judgements" }, "No move lost more than a little of the chance to win or of the points.");
+  if (!judgements.length) return el("p", { class: "caption", "data-testid": "no-judgements" }, t("No move lost more than a little of the chance to win or of the points."));
   return el("div", { class: "judgements" },
-    el("h3", { class: "judgements-title" }, "Where the game turned"),
+    el("h3", { class: "judgements-title" }, t("Where the game turned")),
     el("ul", { class: "judgement-list", "data-testid": "judgements" },
       judgements.map((j) => el("li", { class: shown?.ply === j.ply ? "current" : null },
         el("button", {
           type: "button", class: `link-button judgement ${j.label}`, "data-testid": `judgement-${j.ply}`,
           "aria-current": shown?.ply === j.ply ? "true" : null,
           onclick: () => chooseJudgement(j),
-        }, `Move ${j.ply}: ${nameOf(j.player)}'s ${j.label}`),
+        }, t("Move {ply}: {label} by {name}", { ply: j.ply, name: nameOf(j.player), label: LABELS[j.label] ?? j.label })),
         el("span", { class: "game-meta" }, ` ${losses(j)}`)))));
 }
 
@@ -121,8 +136,9 @@ function playOn(here) {
     el("button", {
       type: "button", "data-testid": "play-on",
       onclick: (/** @type {MouseEvent} */ event) => startPlayOn(here.ply, /** @type {HTMLButtonElement} */ (event.currentTarget)),
-    }, "Play on from here"),
-    ` as ${nameOf(mover)}, against ${level ? `quiltmaker ${level}` : "the computer"}: a new game from this position, with hints.`);
+    }, t("Play on from here")),
+    ` ${level ? t("as {name}, against quiltmaker {level}: a new game from this position, with hints.", { name: nameOf(mover), level })
+      : t("as {name}, against the computer: a new game from this position, with hints.", { name: nameOf(mover) })}`);
 }
 
 /** @param {number} ply @param {HTMLButtonElement} button */
@@ -136,7 +152,7 @@ async function startPlayOn(ply, button) {
     location.assign(`/game/${encodeURIComponent(id)}`);
   } catch (error) {
     button.disabled = false;
-    say(`Could not start the game from here: ${errorText(error)}`, "error");
+    say(t("Could not start the game from here: {error}", { error: errorText(error) }), "error");
   }
 }
 
@@ -255,7 +271,7 @@ async function loadPositions() {
     return true;
   } catch (error) {
     changeReplay({ positionsLoading: false });
-    say(`Could not load the game's positions: ${errorText(error)}`, "error");
+    say(t("Could not load the game's positions: {error}", { error: errorText(error) }), "error");
     return false;
   }
 }
@@ -277,7 +293,7 @@ export async function loadAnalysis() {
       const analysis = /** @type {import("./contract").Analysis} */ (body);
       if (analysis && Array.isArray(analysis.positions)) changeReplay({ analysis });
       if (status !== 202 || !poll) break;
-      if (Date.now() - started > 5 * 60 * 1000) throw new Error("it is taking too long; try again later");
+      if (Date.now() - started > 5 * 60 * 1000) throw new Error(t("it is taking too long; try again later"));
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
     changeReplay({ analysisState: "done" });

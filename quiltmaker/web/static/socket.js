@@ -3,6 +3,8 @@
 // Every (re)connection starts with the hello message, so a reloaded or
 // reconnected page gets its seat and the current state back.
 
+import { t } from "./i18n.js";
+
 const MIN_DELAY = 500;
 const MAX_DELAY = 10000;
 
@@ -62,7 +64,7 @@ export class GameSocket {
       try {
         message = JSON.parse(event.data);
       } catch {
-        this.handlers.message({ type: "error", code: "malformed", message: "the server sent something that is not JSON" });
+        this.handlers.message({ type: "error", code: "malformed", message: t("the server sent something that is not JSON") });
         return;
       }
       this.handlers.message(message);
@@ -73,10 +75,10 @@ export class GameSocket {
       // 4404: the server says the game does not exist; retrying cannot help.
       if (event.code === 4404) this.stopped = true;
       if (this.stopped) {
-        this.handlers.status("closed", 0, event.reason || (event.code === 4404 ? "no such game" : ""));
+        this.handlers.status("closed", 0, event.reason || (event.code === 4404 ? t("no such game") : ""));
         return;
       }
-      this.scheduleReconnect(event.reason || `code ${event.code}`);
+      this.scheduleReconnect(event.reason || t("code {code}", { code: event.code }));
     });
     // "error" is always followed by "close", which does the reconnecting.
   }

@@ -5,6 +5,7 @@
 // the page again; the entry module installs the renderer. Nothing here knows the
 // rules: legality is what the server lists.
 import { loadGames } from "./common.js";
+import { t } from "./i18n.js";
 import { createStore } from "./page-store.js";
 
 /** @typedef {import("./page").GamePage} GamePage */
@@ -117,12 +118,7 @@ export function bonusArea() {
 /** A seat's player's name (null, no seat: "player null"). @param {number | null} seat */
 export function nameOf(seat) {
   const names = ui.state?.names || [];
-  return (seat === null ? undefined : names[seat]) || `player ${seat}`;
-}
-
-/** "your" for this browser's own seat, else "Ada's". @param {number} seat */
-export function possessive(seat) {
-  return ui.seat === seat ? "your" : `${nameOf(seat)}'s`;
+  return (seat === null ? undefined : names[seat]) || t("player {seat}", { seat: String(seat) });
 }
 
 /** @param {number | null | undefined} seat */
@@ -138,11 +134,11 @@ export function isAiSeat(seat) {
 /** Why this browser cannot act now, for the message line (null when it can). @returns {string | null} */
 export function whyNotAct() {
   const s = ui.state;
-  if (ui.seat === null) return "You are watching: spectators cannot play.";
-  if (s && s.status === "waiting") return "Waiting for your friend to open the invitation link.";
-  if (s && (s.result || s.status === "over" || s.status === "aborted")) return "The game is over.";
-  if (ui.replay.ply !== null) return "You are looking at an earlier position: go to the last move to play.";
-  return canAct() ? null : "It is not your turn.";
+  if (ui.seat === null) return t("You are watching: spectators cannot play.");
+  if (s && s.status === "waiting") return t("Waiting for your friend to open the invitation link.");
+  if (s && (s.result || s.status === "over" || s.status === "aborted")) return t("The game is over.");
+  if (ui.replay.ply !== null) return t("You are looking at an earlier position: go to the last move to play.");
+  return canAct() ? null : t("It is not your turn.");
 }
 
 /** May this browser act now? (The server has the last word: this only decides what to offer.) @returns {boolean} */
