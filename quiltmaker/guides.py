@@ -25,6 +25,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     "environments": ("environments.md", "Gymnasium, PettingZoo, OpenSpiel, the batched environment, self-play data"),
     "strength": ("strength.md", "how strong each level is, and what its win probabilities mean"),
     "puzzles": ("puzzles.md", "puzzles: positions where the solver proves the winning move, and the shipped set"),
+    "languages": ("languages.md", "languages: choosing one, how the words are marked, adding a language, the Polish glossary"),
     "benchmarks": ("benchmarks.md", "how fast each part is, measured"),
     "design": ("design.md", "the layout of the code, and why each library"),
 }

@@ -199,7 +199,8 @@ PAGE_RULE_FRAGMENTS = {
 def test_the_web_server_checks_moves_with_the_rules_engine_and_holds_no_rules_in_the_page() -> None:
     """The browser draws what the server sends: it parses no move text, replays no moves, turns no shapes."""
     static = PACKAGE / "web" / "static"
-    assert (static / "index.html").is_file() and (static / "game.html").is_file()
+    templates = PACKAGE / "web" / "templates"
+    assert (templates / "index.html").is_file() and (templates / "game.html").is_file()
     for script in sorted([*static.glob("*.js"), *static.glob("*.css")]):
         source = script.read_text(encoding="utf-8")
         for fragment, what in PAGE_RULE_FRAGMENTS.items():

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from .accounts import SESSION_COOKIE, SESSION_DAYS, Account
 from .dependencies import SameSite, Server, SignedIn, Viewer, quota
+from .languages import set_language_cookie
 from .protocol import GAME_ID, ProtocolError
 from .store import StoreError
 from . import contract
@@ -76,6 +77,8 @@ async def sign_in(request: Request, response: Response, credentials: Credentials
     except StoreError as error:
         raise HTTPException(403, str(error)) from None
     _set_session(request, response, token)
+    if account.language is not None:  # the language chosen on another browser comes along
+        set_language_cookie(request, response, account.language)
     return _view(account)
 
 

@@ -249,13 +249,10 @@ function describeStatus(game) {
   if (game.status === "corrupt") return t("damaged on the server: it cannot be opened");
   if (game.status === "aborted") return t("aborted: no result");
   if (game.result) {
-    const winner = game.result.winner;
-    const names = game.names || [];
-    // The winner's score first: "Gus won, −56 to −77".
-    const scores = game.result.scores;
-    const name = names[winner] ?? t("player {seat}", { seat: winner });
-    if (game.result.by === "resignation") return t("finished: {name} won by resignation", { name });
-    if (game.result.by === "time") return t("finished: {name} won on time", { name });
+    const { winner, scores, by } = game.result; // the winner's score first: "Gus won, −56 to −77"
+    const name = (game.names || [])[winner] ?? t("player {seat}", { seat: winner });
+    if (by === "resignation") return t("finished: {name} won by resignation", { name });
+    if (by === "time") return t("finished: {name} won on time", { name });
     if (!scores) return t("finished: {name} won", { name });
     return t("finished: {name} won, {score} to {other}", { name, score: formatNumber(scores[winner]), other: formatNumber(scores[1 - winner]) });
   }
