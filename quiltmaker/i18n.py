@@ -175,9 +175,9 @@ def _on_page(path: str) -> bool:
 def _plural_by_category(code: str) -> dict[str, int]:
     """Each CLDR plural category of a language and the gettext form its numbers take."""
     found: dict[str, int] = {}
-    choose = translations(code)
+    choose, rules = translations(code), Locale.parse(code).plural_form
     for number in range(200):
-        category = Locale.parse(code).plural_form(number)
+        category = rules(number)
         if category not in found:  # (counts are whole numbers: a category of fractions only, like Polish "other", is not needed)
             found[category] = _form_index(choose, number)
     return found
