@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import i18n
 from .core.components import BONUS_SIZE, DEFAULT_VARIANT
 from .core.errors import InvalidMoveError, InvalidPlayerError, InvalidPositionError, InvalidRecordError, InvalidSeedError, QuiltmakerError
 from .core.seeds import check_seed, derived_seed
@@ -25,6 +26,9 @@ ERROR_GUIDES: dict[type[QuiltmakerError], str] = {
     InvalidMoveError: "notation", InvalidPositionError: "notation", InvalidRecordError: "records", InvalidPlayerError: "strength",
     InvalidSeedError: "notation",
 }  # fmt: skip
+
+# The game's own words (not the notation, nor the tools for researchers) come in the players' languages.
+LANGUAGE_HELP = "the language of the game's words (default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG; else English)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -69,11 +73,13 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--variant", default=DEFAULT_VARIANT, help="time track printing: revised (default) or original")
     play.add_argument("--save", type=Path, default=Path("quiltmaker-game.json"), help="record file saved after every move")
     play.add_argument("--resume", type=Path, help="continue the game in this record file")
+    play.add_argument("--lang", choices=list(i18n.LANGUAGES), help=LANGUAGE_HELP)
     play.set_defaults(run=_play)
 
     replay = commands.add_parser("replay", help="check a game record move by move and print the final position")
     replay.add_argument("record", type=Path, help="a record file, JSON or text")
     replay.add_argument("--format", choices=["summary", "json", "text"], default="summary", help="what to print")
+    replay.add_argument("--lang", choices=list(i18n.LANGUAGES), help=LANGUAGE_HELP)
     replay.set_defaults(run=_replay)
 
     simulate = commands.add_parser("simulate", help="play many games between AI players")
@@ -236,10 +242,13 @@ def _docs(args: argparse.Namespace) -> int:
 def _play(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from .i18n import _
+
     from .core import record
     from .core.game import Game
     from .tui.line import play_in_terminal
 
+    i18n.use(args.lang or i18n.from_environment())  # before the full-screen game is imported: its keys are named then
     full_screen = not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
     if args.two_players and not full_screen:
         raise QuiltmakerError("--two-players needs the full-screen game: run it in a terminal, without --plain")
@@ -270,7 +279,7 @@ def _play(args: argparse.Namespace) -> int:
         if opponent is not None:
             opponent.close()  # an outside engine is a process of its own
     if app.save_path is not None:
-        print(f"The game is saved in {app.save_path}; continue it with: quiltmaker play --resume {app.save_path}")
+        print(_("The game is saved in {path}; continue it with: quiltmaker play --resume {path}").format(path=app.save_path))
     return 0
 
 
@@ -278,8 +287,10 @@ def _replay(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from .core import record
+    from .i18n import _, ngettext
     from .tui.line import render_final, render_position
 
+    i18n.use(args.lang or i18n.from_environment())
     game = record.load(args.record.read_text(encoding="utf-8"))
     if args.format == "json":
         print(json.dumps(record.to_json(game)))
@@ -288,13 +299,19 @@ def _replay(args: argparse.Namespace) -> int:
         print(record.to_text(game), end="")
         return 0
     console = Console(highlight=False)
-    console.print(f"{args.record}: {len(game.moves)} moves, all legal.")
+    count = len(game.moves)
+    console.print(ngettext("{record}: {n} move, all legal.", "{record}: {n} moves, all legal.", count).format(record=args.record, n=count))
     console.print(render_position(game, game.players))
-    console.print(f"Position: {game.position.text()}", soft_wrap=True)
+    console.print(_("Position: {position}").format(position=game.position.text()), soft_wrap=True)
     if game.position.is_over:
         console.print(render_final(game.position, game.players))
     else:
-        console.print(f"The game is not over; player {game.position.to_move} is to move. Scores now: {game.position.scores}")
+        scores = game.position.scores
+        console.print(
+            _("The game is not over; player {player} is to move. Scores now: {first} and {second}.").format(
+                player=game.position.to_move, first=scores[0], second=scores[1]
+            )
+        )
     return 0
 
 

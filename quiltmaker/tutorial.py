@@ -24,6 +24,7 @@ from .core.components import BONUS_AREAS, LAST_SPACE, TIME_TRACKS, Cell, mask_to
 from .core.game import Game
 from .core.moves import ADVANCE, SPECIAL, Move
 from .core.position import MoveEffect, Position
+from .i18n import N_, _
 
 LEARNER, TUTOR = 0, 1
 
@@ -45,11 +46,14 @@ TIE_SCRIPT: tuple[str, ...] = SCRIPT[:37] + tuple("4R1@h5 A S@g2 3R3@g6 A A 13R0
 class Step:
     """One thing the learner does.
 
+    The words are English, marked for the catalogues (:func:`~quiltmaker.i18n.N_`): an
+    interface translates them when it shows them, then fills the ``{name}`` fields.
+
     Attributes:
         task: What to do, in the second person; ``{name}`` fields come from :func:`facts`.
         accepts: Whether a move (by its effect) does it.
         refusal: Why a legal move that does not do it is refused (or, for a reason that
-            depends on the move, a function of its effect that says it).
+            depends on the move, a function of its effect that says it, in the language in use).
         until_over: The step lasts until the game ends, and the tutor plays the other side.
     """
 
@@ -121,199 +125,254 @@ def _ends_level(effect: MoveEffect) -> bool:
 def _not_level(effect: MoveEffect) -> str:
     after = effect.after
     if after.times[LEARNER] != LAST_SPACE:
-        return f"That move stops on space {after.times[LEARNER]}: make the move that takes you onto space {{last_space}}."
+        return _("That move stops on space {space}: make the move that takes you onto space {last_space}.").format(
+            space=after.times[LEARNER], last_space=LAST_SPACE
+        )
     mine, theirs = after.score(LEARNER), forecast(after, TUTOR)
-    return (
-        f"That move ends your game with {mine} points, and the tutor's ends with {theirs}: count what each patch on "
-        f"offer would bring you, and make the move that ends level, on {theirs}."
-    )
+    return _(
+        "That move ends your game with {mine} points, and the tutor's ends with {theirs}: count what each patch on "
+        "offer would bring you, and make the move that ends level, on {theirs}."
+    ).format(mine=mine, theirs=theirs)
 
 
 LESSONS: tuple[Lesson, ...] = (
     Lesson(
         1,
-        "Buying a patch",
+        N_("Buying a patch"),
         0,
         (
-            "Patchwork is a race to sew the better quilt. Each of you has a 9x9 quilt, empty at the start, "
-            "and {buttons} buttons: buttons are both your money and your points.",
-            "The patches lie in a circle. Only the three after the neutral token are on offer; they are marked "
-            "in the row of patches. Each shows its price in buttons, the time it takes to sew, and the buttons "
-            "printed on it.",
+            N_(
+                "Patchwork is a race to sew the better quilt. Each of you has a 9x9 quilt, empty at the start, "
+                "and {buttons} buttons: buttons are both your money and your points."
+            ),
+            N_(
+                "The patches lie in a circle. Only the three after the neutral token are on offer; they are marked "
+                "in the row of patches. Each shows its price in buttons, the time it takes to sew, and the buttons "
+                "printed on it."
+            ),
         ),
         (
             Step(
-                "Buy one of the three patches on offer that you can pay for: pick it, then lay it anywhere on your "
-                "quilt and place it.",
+                N_(
+                    "Buy one of the three patches on offer that you can pay for: pick it, then lay it anywhere on your "
+                    "quilt and place it."
+                ),
                 lambda effect: effect.patch is not None,
-                "This lesson is about buying: pick one of the three patches on offer instead of advancing.",
+                N_("This lesson is about buying: pick one of the three patches on offer instead of advancing."),
             ),
         ),
-        "You paid its price in buttons, and sewing it cost you time: your token moved along the time track by "
-        "the patch's time. The neutral token now stands where your patch was, so the next three patches are on offer.",
+        N_(
+            "You paid its price in buttons, and sewing it cost you time: your token moved along the time track by "
+            "the patch's time. The neutral token now stands where your patch was, so the next three patches are on offer."
+        ),
         "circle",
     ),
     Lesson(
         2,
-        "Whose turn it is",
+        N_("Whose turn it is"),
         5,
         (
-            "Turns do not alternate. The time track decides: the player whose token is further behind moves next. "
-            "Your token is on space {space}, the tutor's on {other_space}, so it is your turn.",
-            "If you are still behind after your move, or level with the tutor (the token that arrived last is on "
-            "top and moves first), you move again: several turns in a row.",
+            N_(
+                "Turns do not alternate. The time track decides: the player whose token is further behind moves next. "
+                "Your token is on space {space}, the tutor's on {other_space}, so it is your turn."
+            ),
+            N_(
+                "If you are still behind after your move, or level with the tutor (the token that arrived last is on "
+                "top and moves first), you move again: several turns in a row."
+            ),
         ),
         (
             Step(
-                "Buy a patch that costs little time, so that your token stays behind the tutor's or lands on the same space.",
+                N_("Buy a patch that costs little time, so that your token stays behind the tutor's or lands on the same space."),
                 lambda effect: effect.after.to_move == effect.player and not effect.after.pending,
-                "That move would take your token past the tutor's, and the turn would pass to the tutor: pick a "
-                "patch whose time is at most {to_other} so that you move again.",
+                N_(
+                    "That move would take your token past the tutor's, and the turn would pass to the tutor: pick a "
+                    "patch whose time is at most {to_other} so that you move again."
+                ),
             ),
-            Step("It is your turn again: make any move.", _any_move),
+            Step(N_("It is your turn again: make any move."), _any_move),
         ),
-        "Two turns in a row. Patches that cost little time give you more turns; patches that cost a lot give the "
-        "tutor several turns in a row.",
+        N_(
+            "Two turns in a row. Patches that cost little time give you more turns; patches that cost a lot give the "
+            "tutor several turns in a row."
+        ),
         "track",
     ),
     Lesson(
         3,
-        "Button income",
+        N_("Button income"),
         9,
         (
-            "The buttons printed on the patches of your quilt are your income: {income} buttons so far. You are "
-            "paid your income each time your token reaches or passes a button space on the time track, whatever "
-            "the move.",
-            "Your token is on space {space}; the next button space is {next_income}.",
+            N_(
+                "The buttons printed on the patches of your quilt are your income: {income} buttons so far. You are "
+                "paid your income each time your token reaches or passes a button space on the time track, whatever "
+                "the move."
+            ),
+            N_("Your token is on space {space}; the next button space is {next_income}."),
         ),
         (
             Step(
-                "Make a move that takes your token to space {next_income} or beyond, and collect your income.",
+                N_("Make a move that takes your token to space {next_income} or beyond, and collect your income."),
                 lambda effect: effect.income > 0,
-                "That move stops before the button space on {next_income}, so it pays no income: pick a patch with "
-                "a time of at least {to_income}, or advance.",
+                N_(
+                    "That move stops before the button space on {next_income}, so it pays no income: pick a patch with "
+                    "a time of at least {to_income}, or advance."
+                ),
             ),
         ),
-        "Paid. Patches with buttons on them cost more at first but pay again at every button space still ahead, "
-        "so they are worth most early in the game.",
+        N_(
+            "Paid. Patches with buttons on them cost more at first but pay again at every button space still ahead, "
+            "so they are worth most early in the game."
+        ),
         "track",
     ),
     Lesson(
         4,
-        "Advancing for buttons",
+        N_("Advancing for buttons"),
         12,
         (
-            "Instead of buying, you can always advance: your token moves to the space just ahead of the tutor's, "
-            "and you take one button for every space it moves.",
-            "You hold {buttons} buttons. Advancing now takes you from space {space} to {advance_to}.",
+            N_(
+                "Instead of buying, you can always advance: your token moves to the space just ahead of the tutor's, "
+                "and you take one button for every space it moves."
+            ),
+            N_("You hold {buttons} buttons. Advancing now takes you from space {space} to {advance_to}."),
         ),
         (
             Step(
-                "Advance: press the Advance button (or the A key).",
+                N_("Advance: press the Advance button (or the A key)."),
                 lambda effect: effect.move.kind == ADVANCE,
-                "This lesson is about advancing: press Advance instead of buying.",
+                N_("This lesson is about advancing: press Advance instead of buying."),
             ),
         ),
-        "You moved ahead of the tutor and were paid a button a space. Now the tutor is behind, so it is the "
-        "tutor's turn. Advancing is how you get buttons when nothing on offer is worth its price.",
+        N_(
+            "You moved ahead of the tutor and were paid a button a space. Now the tutor is behind, so it is the "
+            "tutor's turn. Advancing is how you get buttons when nothing on offer is worth its price."
+        ),
         "advance",
     ),
     Lesson(
         5,
-        "Turning and flipping",
+        N_("Turning and flipping"),
         14,
         (
-            "A patch can be laid in any of its turns and mirror images, as long as it lies inside your quilt and "
-            "covers no covered square. Patches need not touch.",
-            "With a patch in hand, Turn (the R key) turns it a quarter clockwise and Flip (the F key) mirrors it; "
-            "on a phone, use the Turn and Flip buttons that appear with the patch in hand.",
+            N_(
+                "A patch can be laid in any of its turns and mirror images, as long as it lies inside your quilt and "
+                "covers no covered square. Patches need not touch."
+            ),
+            N_(
+                "With a patch in hand, Turn (the R key) turns it a quarter clockwise and Flip (the F key) mirrors it; "
+                "on a phone, use the Turn and Flip buttons that appear with the patch in hand."
+            ),
         ),
         (
             Step(
-                "Buy a patch and lay it turned or flipped, not the way it is drawn in the circle.",
+                N_("Buy a patch and lay it turned or flipped, not the way it is drawn in the circle."),
                 lambda effect: effect.move.patch is not None and effect.move.orientation != "R0",
                 lambda effect: (
-                    "this lesson is about laying a patch turned or flipped: pick one of the patches on offer."
+                    _("this lesson is about laying a patch turned or flipped: pick one of the patches on offer.")
                     if effect.move.patch is None
-                    else "that way round the patch lies just as it is drawn in the circle (a patch turned all the "
-                    "way round, or one that looks the same every way, does too): turn or flip it so that it lies "
-                    "differently."
+                    else _(
+                        "that way round the patch lies just as it is drawn in the circle (a patch turned all the "
+                        "way round, or one that looks the same every way, does too): turn or flip it so that it lies "
+                        "differently."
+                    )
                 ),
             ),
         ),
-        "Turning patches to fit the gaps is the craft of the game: every square left empty at the end costs you two points.",
+        N_("Turning patches to fit the gaps is the craft of the game: every square left empty at the end costs you two points."),
         "hand",
     ),
     Lesson(
         6,
-        "Special patches",
+        N_("Special patches"),
         29,
         (
-            "The time track began with five small 1x1 patches on the spaces marked on it; {specials_left} are left. "
-            "The first player to reach or pass one takes it and at once sews it onto any empty square of their "
-            "quilt, for free.",
-            "Your token is on space {space}; the next special patch lies on space {next_special}.",
+            N_(
+                "The time track began with five small 1x1 patches on the spaces marked on it; {specials_left} are left. "
+                "The first player to reach or pass one takes it and at once sews it onto any empty square of their "
+                "quilt, for free."
+            ),
+            N_("Your token is on space {space}; the next special patch lies on space {next_special}."),
         ),
         (
             Step(
-                "Make a move that takes your token to space {next_special} or beyond, then place the special patch "
-                "on any empty square.",
+                N_(
+                    "Make a move that takes your token to space {next_special} or beyond, then place the special patch "
+                    "on any empty square."
+                ),
                 lambda effect: effect.specials_earned > 0,
-                "That move stops before the special patch on {next_special}: pick a patch with a time of at least {to_special}.",
+                N_(
+                    "That move stops before the special patch on {next_special}: pick a patch with a time of at least {to_special}."
+                ),
             ),
         ),
-        "A special patch is the best filler there is: one square, anywhere. Racing to them is often worth a little time.",
+        N_("A special patch is the best filler there is: one square, anywhere. Racing to them is often worth a little time."),
         "track",
     ),
     Lesson(
         7,
-        "The 7x7 bonus and the end of the game",
+        N_("The 7x7 bonus and the end of the game"),
         38,
         (
-            "The first player to cover any 7x7 area of their quilt completely takes the bonus tile: 7 points at "
-            "the end. Your quilt lacks only the marked squares of one.",
-            "The game ends when both tokens reach space {last_space}. Then each player scores their buttons, plus "
-            "7 for the bonus tile, minus 2 for every empty square of their quilt; the higher score wins. On a tie, the player whose "
-            "token reached space {last_space} first wins: a game is never drawn.",
+            N_(
+                "The first player to cover any 7x7 area of their quilt completely takes the bonus tile: 7 points at "
+                "the end. Your quilt lacks only the marked squares of one."
+            ),
+            N_(
+                "The game ends when both tokens reach space {last_space}. Then each player scores their buttons, plus "
+                "7 for the bonus tile, minus 2 for every empty square of their quilt; the higher score wins. On a tie, the player whose "
+                "token reached space {last_space} first wins: a game is never drawn."
+            ),
         ),
         (
             Step(
-                "Buy a patch that covers the marked squares, and take the 7x7 bonus.",
+                N_("Buy a patch that covers the marked squares, and take the 7x7 bonus."),
                 lambda effect: effect.bonus_earned,
-                "That move leaves the marked squares open, so it does not complete the 7x7 area: cover them.",
+                N_("That move leaves the marked squares open, so it does not complete the 7x7 area: cover them."),
             ),
-            Step("Play on to the end of the game; the tutor plays the other side.", _any_move, until_over=True),
+            Step(N_("Play on to the end of the game; the tutor plays the other side."), _any_move, until_over=True),
         ),
-        "That is the whole game, won or lost. The score table shows where the points came from: buttons, the "
-        "bonus, and two points off for each empty square. One lesson more: a game that ends level, and who wins it.",
+        N_(
+            "That is the whole game, won or lost. The score table shows where the points came from: buttons, the "
+            "bonus, and two points off for each empty square. One lesson more: a game that ends level, and who wins it."
+        ),
         "quilt",
     ),
     Lesson(
         8,
-        "A tie, and who wins it",
+        N_("A tie, and who wins it"),
         43,
         (
-            "The same game, ended another way, and nearly over: your token is on space {space}, the tutor's on "
-            "{other_space}.",
-            "You have {score} points as things stand, the tutor {other_score}. None of the patches left in the "
-            "circle fits the tutor's quilt, so its last move can only be an advance onto space {last_space}: it "
-            "will end with its forecast, {other_forecast} points. Whatever you do now takes your token onto space "
-            "{last_space} first.",
-            "When the scores are level at the end, the player whose token reached space {last_space} first wins: "
-            "a game is never drawn. So you need not beat {other_forecast} points: level with them, you win.",
+            N_(
+                "The same game, ended another way, and nearly over: your token is on space {space}, the tutor's on {other_space}."
+            ),
+            N_(
+                "You have {score} points as things stand, the tutor {other_score}. None of the patches left in the "
+                "circle fits the tutor's quilt, so its last move can only be an advance onto space {last_space}: it "
+                "will end with its forecast, {other_forecast} points. Whatever you do now takes your token onto space "
+                "{last_space} first."
+            ),
+            N_(
+                "When the scores are level at the end, the player whose token reached space {last_space} first wins: "
+                "a game is never drawn. So you need not beat {other_forecast} points: level with them, you win."
+            ),
         ),
         (
             Step(
-                "Make the move that takes you onto space {last_space} with {other_forecast} points, level with the "
-                "tutor: count what each patch on offer would bring you (its squares, its income, its price).",
+                N_(
+                    "Make the move that takes you onto space {last_space} with {other_forecast} points, level with the "
+                    "tutor: count what each patch on offer would bring you (its squares, its income, its price)."
+                ),
                 _ends_level,
                 _not_level,
             ),
-            Step("Play on to the end of the game; the tutor plays the other side.", _any_move, until_over=True),
+            Step(N_("Play on to the end of the game; the tutor plays the other side."), _any_move, until_over=True),
         ),
-        "Level, and the game is yours: the tutor's last advance brought it to the same score as you, and your "
-        "token reached space 53 first, so the tie-break gave you the win. Near the end, getting to space 53 first "
-        "settles any tie in your favour. You are ready to play the computer: start with the beginner level.",
+        N_(
+            "Level, and the game is yours: the tutor's last advance brought it to the same score as you, and your "
+            "token reached space 53 first, so the tie-break gave you the win. Near the end, getting to space 53 first "
+            "settles any tie in your favour. You are ready to play the computer: start with the beginner level."
+        ),
         "track",
         TIE_SCRIPT,
     ),
@@ -390,15 +449,16 @@ def refusal(lesson: Lesson, game: Game, move: Move) -> str | None:
     """Why the lesson refuses a legal ``move`` by the learner, or ``None`` when it goes ahead."""
     now = progress(lesson, game)
     if now.done:
-        return "this lesson is complete: go on to the next lesson, or start this one again"
+        return _("this lesson is complete: go on to the next lesson, or start this one again")
     if move.kind == SPECIAL or now.step == len(lesson.steps):
         return None  # placing a special patch just earned: the rules demand it
     step = lesson.steps[now.step]
     effect = game.position.effect(move)
     if step.until_over or step.accepts(effect):
         return None
-    reason = step.refusal(effect) if callable(step.refusal) else step.refusal
-    return reason.format(**facts(game.position))
+    if callable(step.refusal):
+        return step.refusal(effect)
+    return _(step.refusal).format(**facts(game.position))
 
 
 def tutor_moves(lesson: Lesson, game: Game) -> bool:

@@ -377,7 +377,7 @@ def test_play_scripted_session(tmp_path: Path) -> None:
     assert f"{len(start.legal_moves())} legal moves:" in out
     assert "Nothing of yours to undo yet." in out
     assert "Undone back to move 1." in out
-    assert out.count("You advances to space") + out.count("You advance to space") == 2
+    assert out.count("You: advanced 1 space: +1 button (A).") == 2
     assert "Game left unfinished; resume it with --resume save.json." in out
 
     saved = record.load((tmp_path / "save.json").read_text(encoding="utf-8"))

@@ -31,6 +31,7 @@ from quiltmaker.tui import QuiltApp
 from quiltmaker.tui.model import Ghost, advance_preview, first_fit, forecast
 from quiltmaker.tui.screens import GameOverScreen, HelpScreen, PathPrompt
 from quiltmaker.tui.widgets import MessageLine, OfferPanel, QuiltPanel, TurnBar
+from quiltmaker.words import illegal
 
 from helpers import EARNS_A_SPECIAL
 
@@ -264,7 +265,7 @@ async def test_two_players_illegal_placement_is_explained_and_changes_nothing(tm
             if Move.place(position.offered[index], app.ghost.transform, r, c).mask & quilt
         )
         await steer(pilot, app, *clash)
-        reason = position.why_illegal(app.ghost.move)
+        reason = illegal(position, app.ghost.move, app.shown_names)  # the rules' reason, the players named
         assert reason is not None and "already covered" in reason
         saved_before = save.read_text(encoding="utf-8")
         moves_before = list(app.game.moves)

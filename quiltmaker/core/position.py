@@ -71,6 +71,56 @@ class TurnCause(NamedTuple):
     pending: int
 
 
+class Illegality(NamedTuple):
+    """Why a move is illegal: the rule it breaks and the numbers that rule names.
+
+    The rules decide it here once (:meth:`Position.illegality`); :meth:`text`
+    words it in English for the library, and every interface words it in its
+    reader's language from the same fields.
+
+    Attributes:
+        kind: ``"not_a_move"`` (not built by the Move constructors), ``"over"``
+            (the game is over), ``"no_special"`` (no special patch to place),
+            ``"special_covered"`` (the square is covered), ``"special_first"``
+            (a special patch just earned must be placed first), ``"bought"``
+            (the patch was bought already), ``"not_offered"`` (not among the
+            next three), ``"too_dear"`` (more buttons than the player has) or
+            ``"covered"`` (the patch would cover covered squares).
+        player: The player to move (``None`` when the game is over).
+        patch: The patch the move buys, for the rules about patches.
+        squares: The covered squares it would cover again (names like ``"e5"``).
+        price: The patch's price in buttons, for ``"too_dear"``.
+        buttons: The buttons the player has, for ``"too_dear"``.
+        offered: The patches on offer, for ``"not_offered"``.
+        move: The move's fields, for ``"not_a_move"``.
+    """
+
+    kind: str
+    player: int | None
+    patch: int | None = None
+    squares: tuple[str, ...] = ()
+    price: int = 0
+    buttons: int = 0
+    offered: tuple[int, ...] = ()
+    move: tuple[object, ...] = ()
+
+    def text(self) -> str:
+        """The rule broken, in English, players named "player 0" and "player 1"."""
+        player, patch, squares = self.player, self.patch, ", ".join(self.squares)
+        words = {
+            "not_a_move": f"{self.move!r} is not a move of the game: use the Move constructors",
+            "over": "the game is over",
+            "no_special": f"player {player} has no special patch to place",
+            "special_covered": f"square {squares} of player {player}'s quilt is already covered",
+            "special_first": f"player {player} must first place the special patch just earned",
+            "bought": f"patch {patch} has already been bought",
+            "not_offered": f"patch {patch} is not among the next three patches (on offer: {', '.join(map(str, self.offered))})",
+            "too_dear": f"patch {patch} costs {self.price} buttons, player {player} has {self.buttons}",
+            "covered": f"patch {patch} would cover {squares}, already covered on player {player}'s quilt",
+        }
+        return words[self.kind]
+
+
 class MoveEffect(NamedTuple):
     """What a move did, in the rules' numbers; interfaces word it and never work it out again.
 
@@ -277,36 +327,40 @@ class Position(NamedTuple):
             mask[move.action] = True
         return mask
 
-    def why_illegal(self, move: Move) -> str | None:
-        """Return the rule ``move`` breaks here, or ``None`` when it is legal."""
+    def illegality(self, move: Move) -> Illegality | None:
+        """The rule ``move`` breaks here and what it names (see :class:`Illegality`), or ``None`` when it is legal."""
         if not move.exists:
-            return f"{tuple(move)!r} is not a move of the game: use the Move constructors"
+            return Illegality("not_a_move", None, move=tuple(move))
         player = self.to_move
         if player is None:
-            return "the game is over"
+            return Illegality("over", None)
         quilt = self.quilts[player]
         if move.kind == SPECIAL:
             if not self.pending:
-                return f"player {player} has no special patch to place"
+                return Illegality("no_special", player)
             if move.mask & quilt:
-                return f"square {_squares(move.mask)} of player {player}'s quilt is already covered"
+                return Illegality("special_covered", player, squares=_square_names(move.mask))
             return None
         if self.pending:
-            return f"player {player} must first place the special patch just earned"
+            return Illegality("special_first", player)
         if move.kind == ADVANCE:
             return None
         assert move.patch is not None
         patch = PATCHES[move.patch]
         if move.patch not in self.circle:
-            return f"patch {move.patch} has already been bought"
+            return Illegality("bought", player, move.patch)
         if move.patch not in self.circle[:OFFER_SIZE]:
-            offered = ", ".join(map(str, self.circle[:OFFER_SIZE]))
-            return f"patch {move.patch} is not among the next three patches (on offer: {offered})"
+            return Illegality("not_offered", player, move.patch, offered=tuple(self.circle[:OFFER_SIZE]))
         if patch.cost > self.buttons[player]:
-            return f"patch {move.patch} costs {patch.cost} buttons, player {player} has {self.buttons[player]}"
+            return Illegality("too_dear", player, move.patch, price=patch.cost, buttons=self.buttons[player])
         if move.mask & quilt:
-            return f"patch {move.patch} would cover {_squares(move.mask & quilt)}, already covered on player {player}'s quilt"
+            return Illegality("covered", player, move.patch, squares=_square_names(move.mask & quilt))
         return None
+
+    def why_illegal(self, move: Move) -> str | None:
+        """Return the rule ``move`` breaks here, in English, or ``None`` when it is legal (see :meth:`illegality`)."""
+        found = self.illegality(move)
+        return None if found is None else found.text()
 
     def effect(self, move: Move | str) -> MoveEffect:
         """What ``move`` does from here (see :class:`MoveEffect`), checking every rule as :meth:`play` does.
@@ -577,8 +631,8 @@ def _track(variant: str):  # type: ignore[no-untyped-def]
         raise InvalidPositionError(str(error)) from None
 
 
-def _squares(mask: int) -> str:
-    return ", ".join(square_name(r, c) for r, c in mask_to_cells(mask))
+def _square_names(mask: int) -> tuple[str, ...]:
+    return tuple(square_name(r, c) for r, c in mask_to_cells(mask))
 
 
 def _quilt_text(quilt: int) -> str:

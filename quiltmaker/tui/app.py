@@ -6,6 +6,11 @@ saves the record, decides who acts next and redraws, so that nothing a player
 did is ever lost and the screen always shows the current position. The AI and
 hints think in worker threads (the compiled search releases the GIL), and a
 result that arrives after an undo or a load is dropped.
+
+Its words are in the language in use (:mod:`quiltmaker.i18n`); the keys'
+names in the footer are worded when this module is first imported, since
+Textual reads bindings from the class (``quiltmaker play`` chooses the
+language before).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from babel.numbers import format_percent
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
@@ -20,13 +26,16 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Footer
 
-from ..core import record
+from .. import i18n
 from ..ai.analysis import Analysis
 from ..ai.mcts import MCTSPlayer, warm_up
+from ..ai.players import Limit, Player
+from ..core import record
 from ..core.errors import QuiltmakerError
 from ..core.game import Game
 from ..core.moves import Move, square_name
-from ..ai.players import Limit, Player
+from ..i18n import N_, _, ngettext
+from ..words import illegal
 from .line import describe_move, patch_map
 from .model import Ghost, first_fit, ghost_for_move, turn_reason
 from .render import player_style
@@ -34,7 +43,7 @@ from .screens import GameOverScreen, HelpScreen, PathPrompt
 from .widgets import MessageLine, MoveLog, OfferPanel, QuiltPanel, TrackPanel, TurnBar
 
 DEFAULT_SAVE = Path("quiltmaker-game.json")
-GAME_OVER_KEYS = "The game is over: N starts a new one, U undoes, L loads another game, Q quits."
+GAME_OVER_KEYS = N_("The game is over: N starts a new one, U undoes, L loads another game, Q quits.")
 HINT_LIMIT = Limit(time=1.0)
 MIN_SIZE = (106, 34)  # columns and lines that show the whole board without scrolling
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -64,25 +73,25 @@ class QuiltApp(App[None]):
     """
     # Letters work with Shift or Caps Lock too: the help and the docs name them in capitals.
     BINDINGS = [
-        Binding("1", "choose(0)", "Choose", key_display="1 2 3"),
-        Binding("2", "choose(1)", "Choose patch 2", show=False),
-        Binding("3", "choose(2)", "Choose patch 3", show=False),
-        Binding("left", "arrow(0, -1)", "Move", key_display="←↑↓→"),
-        Binding("right", "arrow(0, 1)", "Move", show=False),
-        Binding("up", "arrow(-1, 0)", "Move", show=False),
-        Binding("down", "arrow(1, 0)", "Move", show=False),
-        Binding("r,R", "rotate", "Rotate"),
-        Binding("f,F", "flip", "Flip"),
-        Binding("enter", "enter", "Place"),
-        Binding("escape", "cancel", "Cancel", show=False),
-        Binding("a,A", "advance", "Advance"),
-        Binding("u,U", "undo", "Undo"),
-        Binding("h,H", "hint", "Hint"),
-        Binding("s,S", "save", "Save"),
-        Binding("l,L", "load", "Load"),
-        Binding("n,N", "new_game", "New game", show=False),
-        Binding("question_mark", "help", "Help"),
-        Binding("q,Q", "quit", "Quit"),
+        Binding("1", "choose(0)", _("Choose"), key_display="1 2 3"),
+        Binding("2", "choose(1)", _("Choose patch 2"), show=False),
+        Binding("3", "choose(2)", _("Choose patch 3"), show=False),
+        Binding("left", "arrow(0, -1)", _("Move"), key_display="←↑↓→"),
+        Binding("right", "arrow(0, 1)", _("Move"), show=False),
+        Binding("up", "arrow(-1, 0)", _("Move"), show=False),
+        Binding("down", "arrow(1, 0)", _("Move"), show=False),
+        Binding("r,R", "rotate", _("Rotate")),
+        Binding("f,F", "flip", _("Flip")),
+        Binding("enter", "enter", _("Place")),
+        Binding("escape", "cancel", _("Cancel"), show=False),
+        Binding("a,A", "advance", _("Advance")),
+        Binding("u,U", "undo", _("Undo")),
+        Binding("h,H", "hint", _("Hint")),
+        Binding("s,S", "save", _("Save")),
+        Binding("l,L", "load", _("Load")),
+        Binding("n,N", "new_game", _("New game"), show=False),
+        Binding("question_mark", "help", _("Help")),
+        Binding("q,Q", "quit", _("Quit")),
     ]
 
     def __init__(
@@ -144,8 +153,12 @@ class QuiltApp(App[None]):
         if isinstance(self.opponent, MCTSPlayer):
             # Load the compiled search now, while the person reads the board, not in the AI's first move.
             self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
-        mode = "two players on one keyboard" if self.opponent is None else f"you are player {self._human} against {self.opponent.name}"
-        self.game_changed(f"Patchwork: {mode}. Press ? for the keys.")
+        if self.opponent is None:
+            self.game_changed(_("Patchwork: two players on one keyboard. Press ? for the keys."))
+        else:
+            self.game_changed(
+                _("Patchwork: you are player {seat} against {opponent}. Press ? for the keys.").format(seat=self._human, opponent=self.opponent.name)
+            )
 
     def on_resize(self, event: events.Resize) -> None:
         """Warn when the terminal is too small to show the whole board."""
@@ -153,7 +166,9 @@ class QuiltApp(App[None]):
         if width < MIN_SIZE[0] or height < MIN_SIZE[1]:
             self.too_small = True
             self.notify(
-                f"The board needs a terminal of {MIN_SIZE[0]}x{MIN_SIZE[1]} or more (this one is {width}x{height}): enlarge it or scroll.",
+                _("The board needs a terminal of {needed} or more (this one is {size}): enlarge it or scroll.").format(
+                    needed=f"{MIN_SIZE[0]}x{MIN_SIZE[1]}", size=f"{width}x{height}"
+                ),
                 severity="warning",
             )
         else:
@@ -163,8 +178,13 @@ class QuiltApp(App[None]):
 
     @property
     def names(self) -> list[str]:
-        """The players' names as the record has them."""
+        """The players' names as the record has them (the person against the AI is "you")."""
         return list(self.game.players)
+
+    @property
+    def shown_names(self) -> list[str]:
+        """The players' names as the screen shows them: "you" in the language in use."""
+        return [_("you") if name == "you" else name for name in self.game.players]
 
     @property
     def _human(self) -> int:
@@ -179,21 +199,21 @@ class QuiltApp(App[None]):
         """Whether the player to move sits at the keyboard and may act now; else say why not."""
         position = self.game.position
         if position.is_over:
-            self.say(GAME_OVER_KEYS)
+            self.say(_(GAME_OVER_KEYS))
             return False
         mover = position.to_move
         assert mover is not None
         if self.thinking:
-            self.say(f"{self.names[mover]} is thinking; please wait.")
+            self.say(_("{name} is thinking; please wait.").format(name=self.shown_names[mover]))
             return False
         if mover not in self.humans:
-            self.say(f"It is {self.names[mover]}'s turn, but it could not move: undo (U) or load a game (L).", error=True)
+            self.say(_("It is {name}'s turn, but it could not move: undo (U) or load a game (L).").format(name=self.shown_names[mover]), error=True)
             return False
         return True
 
     def _subject(self, player: int) -> str:
-        # describe_move conjugates for "You"; other names take the third person.
-        return "You" if self.opponent is not None and player in self.humans else self.names[player]
+        # The move log names the person "You", the others by name.
+        return _("You") if self.opponent is not None and player in self.humans else self.names[player]
 
     # The one place where the game changes ---------------------------------------
 
@@ -237,7 +257,7 @@ class QuiltApp(App[None]):
         try:
             record.save(self.game, self.save_path)
         except OSError as error:
-            return f"Could not save to {self.save_path}: {error}"
+            return _("Could not save to {path}: {error}").format(path=self.save_path, error=error)
         return None
 
     def _play(self, move: Move) -> None:
@@ -245,9 +265,9 @@ class QuiltApp(App[None]):
         position = self.game.position
         player = position.to_move
         assert player is not None
-        reason = position.why_illegal(move)
+        reason = illegal(position, move, self.shown_names)
         if reason is not None:
-            self.say(f"Not placed: {reason}." if move.cells else f"Not played: {reason}.", error=True)
+            self.say((_("Not placed: {reason}.") if move.cells else _("Not played: {reason}.")).format(reason=reason), error=True)
             return
         sentence = describe_move(position, move, self._subject(player))
         self.game.play(move)
@@ -264,31 +284,32 @@ class QuiltApp(App[None]):
     def _refresh(self) -> None:
         """Redraw every widget from the game and the current choice."""
         position = self.game.position
-        names = self.names
+        shown = self.shown_names
         owners = patch_map(self.game)
         mover = position.to_move
         for panel in self.query(QuiltPanel):
             seat = panel.seat
             ghost = self.ghost if mover == seat else None
-            panel.show(position, names[seat], owners[seat], ghost, mover == seat)
-        self.query_one(TrackPanel).show(position, names)
+            panel.show(position, shown[seat], owners[seat], ghost, mover == seat)
+        self.query_one(TrackPanel).show(position, shown)
         self.query_one(OfferPanel).show(position, self.cursor, self.selected, self.ghost if self.selected is not None else None)
         self.query_one(MoveLog).show(self._entries)
         self._refresh_turn()
 
     def _refresh_turn(self) -> None:
         position = self.game.position
-        text = Text(f"Move {len(self.game.moves) + 1} · ", style="bold")
+        text = Text(_("Move {number}").format(number=len(self.game.moves) + 1) + " · ", style="bold")
         if self.thinking and position.to_move is not None:
-            text.append(f"{SPINNER[self._spin]} {self.names[position.to_move]} is thinking… ", style=player_style(position.to_move))
+            thinking = _("{name} is thinking…").format(name=self.shown_names[position.to_move])
+            text.append(f"{SPINNER[self._spin]} {thinking} ", style=player_style(position.to_move))
         text.append(turn_reason(position, self.names), style=player_style(position.to_move) if position.to_move is not None else "")
         if self.hinting:
-            text.append(f"  {SPINNER[self._spin]} working out a hint…", style="italic")
+            text.append(f"  {SPINNER[self._spin]} " + _("working out a hint…"), style="italic")
         if self.ghost is not None and position.to_move is not None:
             reason = position.why_illegal(self.ghost.move)
-            text.append("  ✓ fits here" if reason is None else "  ✗ does not fit here", style="green" if reason is None else "red")
+            text.append("  " + (_("✓ fits here") if reason is None else _("✗ does not fit here")), style="green" if reason is None else "red")
         if self.save_path is not None:
-            text.append(f"  · saving to {self.save_path}", style="dim")
+            text.append("  · " + _("saving to {path}").format(path=self.save_path), style="dim")
         self.query_one(TurnBar).show(text)
 
     def _tick(self) -> None:
@@ -299,13 +320,17 @@ class QuiltApp(App[None]):
     def _set_ghost(self, ghost: Ghost) -> None:
         self.ghost = ghost
         position = self.game.position
-        reason = position.why_illegal(ghost.move)
+        reason = illegal(position, ghost.move, self.shown_names)
         if reason is not None:
-            self.say(f"Here it would not be legal: {reason}.", error=True)
+            self.say(_("Here it would not be legal: {reason}.").format(reason=reason), error=True)
         elif ghost.patch is None:
-            self.say(f"Special patch on {square_name(ghost.row, ghost.col)}: Enter places it.")
+            self.say(_("Special patch on {square}: Enter places it.").format(square=square_name(ghost.row, ghost.col)))
         else:
-            self.say(f"Patch {ghost.patch} {ghost.transform} at {ghost.move.text()}: Enter places it, Esc puts it back.")
+            self.say(
+                _("Patch {patch} {orientation} at {move}: Enter places it, Esc puts it back.").format(
+                    patch=ghost.patch, orientation=ghost.transform, move=ghost.move.text()
+                )
+            )
         self._refresh()
 
     # The AI and hints, in worker threads -----------------------------------------
@@ -320,7 +345,7 @@ class QuiltApp(App[None]):
                 move: Move | None = opponent.choose_move(position)
                 error = None
             except Exception as exc:  # an outside engine may fail in any way; the game must survive it
-                move, error = None, f"{opponent.name} failed to move: {exc}"
+                move, error = None, _("{name} failed to move: {error}").format(name=opponent.name, error=exc)
             self.call_from_thread(self._ai_moved, generation, move, error)
 
         self.run_worker(think, thread=True, group="ai", exit_on_error=False)
@@ -330,7 +355,7 @@ class QuiltApp(App[None]):
         if generation != self._generation:
             return
         if move is None:
-            self.say(f"{error}. Undo or load a game to go on.", error=True)
+            self.say(_("{error}. Undo or load a game to go on.").format(error=error), error=True)
             self._refresh_turn()
             return
         position = self.game.position
@@ -345,7 +370,7 @@ class QuiltApp(App[None]):
         if not self._your_turn():
             return
         if self.hinting:
-            self.say("Still working out the hint…")
+            self.say(_("Still working out the hint…"))
             return
         self.hinting = True
         position, generation, limit, seed = self.game.position, self._generation, self.hint_limit, self.seed
@@ -358,7 +383,7 @@ class QuiltApp(App[None]):
                 analysis: Analysis | None = analyse_position(position, limit, seed)
                 error = None
             except Exception as exc:  # a failed hint must not end the game
-                analysis, error = None, f"No hint: {exc}"
+                analysis, error = None, _("No hint: {error}").format(error=exc)
             self.call_from_thread(self._hinted, generation, analysis, error)
 
         self.run_worker(think, thread=True, group="hint", exit_on_error=False)
@@ -369,24 +394,26 @@ class QuiltApp(App[None]):
             self._refresh_turn()
             return
         if analysis is None or analysis.best_move is None:
-            self.say(error or "No hint.", error=True)
+            self.say(error or _("No hint."), error=True)
             self._refresh_turn()
             return
         move = Move.from_text(analysis.best_move)
-        chances = f"win chance {100 * analysis.win_probability:.0f}%, expected margin {analysis.expected_margin:+.0f}"
+        chances = _("win chance {chance}, expected margin {margin}").format(
+            chance=format_percent(analysis.win_probability, locale=i18n.locale()), margin=f"{analysis.expected_margin:+.0f}"
+        )
         ghost = ghost_for_move(move)
         if ghost is None:
             self.selected = None
             self.ghost = None
             self._refresh()
-            self.say(f"Hint: advance (press A) — {chances}.")
+            self.say(_("Hint: advance (press A) — {chances}.").format(chances=chances))
             return
         if ghost.patch is not None:
             self.selected = self.game.position.offered.index(ghost.patch)
             self.cursor = self.selected
         self.ghost = ghost
         self._refresh()
-        self.say(f"Hint: {move.text()} — {chances}. The ghost shows it: Enter plays it.")
+        self.say(_("Hint: {move} — {chances}. The ghost shows it: Enter plays it.").format(move=move.text(), chances=chances))
 
     # Keys ----------------------------------------------------------------------
 
@@ -398,10 +425,16 @@ class QuiltApp(App[None]):
         player = position.to_move
         assert player is not None
         if position.pending:
-            self.say("Place the special patch first: move it with the arrows, Enter places it.", error=True)
+            self.say(_("Place the special patch first: move it with the arrows, Enter places it."), error=True)
             return
         if index >= len(position.offered):
-            self.say(f"There is no patch {index + 1} on offer: only {len(position.offered)} remain.", error=True)
+            remain = len(position.offered)
+            self.say(
+                ngettext("There is no patch {key} on offer: only {n} remains.", "There is no patch {key} on offer: only {n} remain.", remain).format(
+                    key=index + 1, n=remain
+                ),
+                error=True,
+            )
             return
         self.selected = self.cursor = index
         self._set_ghost(first_fit(position, player, position.offered[index]))
@@ -417,7 +450,7 @@ class QuiltApp(App[None]):
         if cols and count:
             self.cursor = (self.cursor + cols) % count
             patch = self.game.position.offered[self.cursor]
-            self.say(f"Patch {patch}: Enter chooses it (or press {self.cursor + 1}).")
+            self.say(_("Patch {patch}: Enter chooses it (or press {key}).").format(patch=patch, key=self.cursor + 1))
             self._refresh()
 
     def action_rotate(self) -> None:
@@ -434,10 +467,10 @@ class QuiltApp(App[None]):
 
     def _placing_a_patch(self) -> bool:
         if self.ghost is None:
-            self.say("Choose a patch first: 1, 2 or 3.", error=True)
+            self.say(_("Choose a patch first: 1, 2 or 3."), error=True)
             return False
         if self.ghost.patch is None:
-            self.say("A special 1x1 patch looks the same any way round.")
+            self.say(_("A special 1x1 patch looks the same any way round."))
             return False
         return True
 
@@ -458,11 +491,11 @@ class QuiltApp(App[None]):
         if self.ghost is None or self.game.position.is_over:
             return
         if self.ghost.patch is None:
-            self.say("The special patch must be placed before anything else.", error=True)
+            self.say(_("The special patch must be placed before anything else."), error=True)
             return
         self.selected = None
         self.ghost = None
-        self.say("Patch put back. Choose another (1, 2, 3) or advance (A).")
+        self.say(_("Patch put back. Choose another (1, 2, 3) or advance (A)."))
         self._refresh()
 
     def action_advance(self) -> None:
@@ -473,20 +506,20 @@ class QuiltApp(App[None]):
     def action_undo(self) -> None:
         """Take back a move (two players) or back to your last turn (against the AI)."""
         if self.thinking:
-            self.say(f"{self.names[self.game.position.to_move or 0]} is thinking; undo once it has moved.")
+            self.say(_("{name} is thinking; undo once it has moved.").format(name=self.shown_names[self.game.position.to_move or 0]))
             return
         if not self.game.moves:
-            self.say("Nothing to undo yet.")
+            self.say(_("Nothing to undo yet."))
             return
         if self.opponent is None:
             move = self.game.undo()
-            self.game_changed(f"Took back move {len(self.game.moves) + 1} ({move.text()}).")
+            self.game_changed(_("Took back move {number} ({move}).").format(number=len(self.game.moves) + 1, move=move.text()))
             return
         if self.game.turn_start(self._human) is None:
-            self.say("Nothing of yours to undo yet.")
+            self.say(_("Nothing of yours to undo yet."))
             return
         self.game.undo_turn(self._human)
-        self.game_changed(f"Undone back to move {len(self.game.moves) + 1}: your turn again.")
+        self.game_changed(_("Undone back to move {number}: your turn again.").format(number=len(self.game.moves) + 1))
 
     def action_help(self) -> None:
         """Show the keys."""
@@ -497,39 +530,39 @@ class QuiltApp(App[None]):
     def action_save(self) -> None:
         """Ask for a file and save the game there; it is then saved there after every move."""
         default = str(self.save_path or DEFAULT_SAVE)
-        self.push_screen(PathPrompt("Save this game to (it is then saved there after every move):", default), self._save_to)
+        self.push_screen(PathPrompt(_("Save this game to (it is then saved there after every move):"), default), self._save_to)
 
     def _save_to(self, name: str | None) -> None:
         if not name:
-            self.say("Not saved.")
+            self.say(_("Not saved."))
             return
         path = Path(name)
         try:
             record.save(self.game, path)
         except OSError as error:
-            self.say(f"Could not save to {path}: {error}", error=True)
+            self.say(_("Could not save to {path}: {error}").format(path=path, error=error), error=True)
             return
         self.save_path = path
-        self.say(f"Saved to {path}; every move is saved there from now on.")
+        self.say(_("Saved to {path}; every move is saved there from now on.").format(path=path))
         self._refresh_turn()
 
     def action_load(self) -> None:
         """Ask for a record file and continue that game."""
         if self.thinking:
-            self.say("The AI is thinking; load once it has moved.")
+            self.say(_("The AI is thinking; load once it has moved."))
             return
         default = str(self.save_path or DEFAULT_SAVE)
-        self.push_screen(PathPrompt("Load the game record (JSON or text) in:", default), self._load_from)
+        self.push_screen(PathPrompt(_("Load the game record (JSON or text) in:"), default), self._load_from)
 
     def _load_from(self, name: str | None) -> None:
         game = None
         if not name:
-            self.say("Nothing loaded.")
+            self.say(_("Nothing loaded."))
         else:
             try:
                 game = record.load(Path(name).read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, QuiltmakerError) as error:
-                self.say(f"Could not load {name}: {error}", error=True)
+                self.say(_("Could not load {path}: {error}").format(path=name, error=error), error=True)
         if game is None:
             if self.game.position.is_over:
                 self._show_game_over()  # the player came from the final scoring: back to it
@@ -539,7 +572,14 @@ class QuiltApp(App[None]):
         if self.opponent is not None and "you" in game.players:
             self.humans = frozenset({game.players.index("you")})
         self.save_path = path
-        self.game_changed(f"Loaded {path}: {len(game.moves)} moves played; it is saved there after every move.")
+        played = len(game.moves)
+        self.game_changed(
+            ngettext(
+                "Loaded {path}: {n} move played; it is saved there after every move.",
+                "Loaded {path}: {n} moves played; it is saved there after every move.",
+                played,
+            ).format(path=path, n=played)
+        )
 
     # The end -------------------------------------------------------------------
 
@@ -565,7 +605,7 @@ class QuiltApp(App[None]):
     def action_new_game(self) -> None:
         """N: a new game once this one is over."""
         if not self.game.position.is_over:
-            self.say("Finish this game first (or Q to quit: it is saved).")
+            self.say(_("Finish this game first (or Q to quit: it is saved)."))
             return
         self.new_game()
 
@@ -586,7 +626,7 @@ class QuiltApp(App[None]):
             self.save_path = _next_free(self.save_path)
         mover = self.game.position.to_move
         assert mover is not None
-        self.game_changed(f"A new game, seats swapped: {self.names[mover]} starts.")
+        self.game_changed(_("A new game, seats swapped: {name} starts.").format(name=self.shown_names[mover]))
 
 
 def _next_free(path: Path) -> Path:

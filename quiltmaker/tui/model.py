@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from ..core.components import BOARD_SIZE, FLIPPED, PATCHES, TURNED, Cell
 from ..core.moves import Move
+from ..i18n import _, ngettext
 from ..ai.players import forecast as forecast  # re-exported: the screen and its tests read it here
 from ..core.position import Position
 
@@ -130,21 +131,36 @@ def advance_preview(position: Position) -> tuple[int, int] | None:
 
 
 def turn_reason(position: Position, names: list[str]) -> str:
-    """Whose turn it is and why, in a sentence ("you is" reads "you are"); the rules decide it (:attr:`Position.turn_cause`)."""
+    """Whose turn it is and why, in a sentence: to the person (named "you" in the record) in the second person.
+
+    The rules decide it (:attr:`Position.turn_cause`).
+    """
     cause = position.turn_cause
     if cause.player is None:
-        return "The game is over."
+        return _("The game is over.")
     name = names[cause.player]
-    are = "are" if name == "you" else "is"
+    you = name == "you"
     if cause.kind == "special":
         count = cause.pending
-        return f"{_capital(name)} must place the special 1x1 patch{'es' if count > 1 else ''} just earned ({count} to place)."
+        if you:
+            return ngettext(
+                "You must place the special 1x1 patch just earned ({n} to place).",
+                "You must place the special 1x1 patches just earned ({n} to place).",
+                count,
+            ).format(n=count)
+        return ngettext(
+            "{name} must place the special 1x1 patch just earned ({n} to place).",
+            "{name} must place the special 1x1 patches just earned ({n} to place).",
+            count,
+        ).format(name=name, n=count)
     if cause.kind == "behind":
-        return f"{_capital(name)} {are} behind on the time track ({cause.space} < {cause.other_space}), so {name} {'move' if name == 'you' else 'moves'}."
+        if you:
+            return _("You are behind on the time track ({space} < {other}), so you move.").format(space=cause.space, other=cause.other_space)
+        return _("{name} is behind on the time track ({space} < {other}), so {name} moves.").format(
+            name=name, space=cause.space, other=cause.other_space
+        )
     if cause.kind == "start":
-        return f"{_capital(name)} {'start' if name == 'you' else 'starts'} the game."
-    return f"{_capital(name)} {are} on top on space {cause.space}: the last to arrive acts first."
-
-
-def _capital(name: str) -> str:
-    return name[:1].upper() + name[1:]
+        return _("You start the game.") if you else _("{name} starts the game.").format(name=name)
+    if you:
+        return _("You are on top on space {space}: the last to arrive acts first.").format(space=cause.space)
+    return _("{name} is on top on space {space}: the last to arrive acts first.").format(name=name, space=cause.space)

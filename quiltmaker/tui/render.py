@@ -13,6 +13,8 @@ from rich.text import Text
 from ..core.components import BOARD_SIZE, BONUS_POINTS, BONUS_SIZE, PATCHES, Cell
 from ..core.moves import COLUMNS
 from ..core.position import Position
+from ..i18n import _
+from ..words import buttons
 from .model import Ghost, advance_preview, forecast
 
 PATCH_COLOURS = (
@@ -67,14 +69,14 @@ def render_quilt(position: Position, player: int, owners: dict[Cell, int | None]
 def render_player(position: Position, player: int, name: str, to_move: bool) -> Text:
     """A player's figures: buttons, income, space, score now and the forecast."""
     marker = "▶ " if to_move else "  "
-    text = Text(f"{marker}{name[:10]} (player {player})\n", style=player_style(player))
-    text.append(f"buttons {position.buttons[player]}  income {position.income[player]}\n")
-    text.append(f"space {position.times[player]}  empty {position.empty_squares(player)}\n")
-    text.append(f"score now {position.score(player)}")
+    text = Text(marker + _("{name} (player {player})").format(name=name[:10], player=player) + "\n", style=player_style(player))
+    text.append(_("buttons {buttons}  income {income}").format(buttons=position.buttons[player], income=position.income[player]) + "\n")
+    text.append(_("space {space}  empty {empty}").format(space=position.times[player], empty=position.empty_squares(player)) + "\n")
+    text.append(_("score now {score}").format(score=position.score(player)))
     if position.bonus == player:
         text.append(f" (+{BONUS_POINTS} {BONUS_SIZE}x{BONUS_SIZE})", style="bold green")
-    text.append(f"\nforecast {forecast(position, player)}", style="bold")
-    text.append(" (no buys)", style="dim")
+    text.append("\n" + _("forecast {score}").format(score=forecast(position, player)), style="bold")
+    text.append(" " + _("(no buys)"), style="dim")
     return text
 
 
@@ -109,30 +111,30 @@ def render_offer(position: Position, cursor: int, selected: int | None, ghost: G
         affordable = player is not None and patch.cost <= position.buttons[player]
         showing = ghost if selected == index and ghost is not None and ghost.patch == patch_id else None
         cells = showing.shape if showing else patch.orientations[0].cells
-        body = Text(f"cost {patch.cost:<2} time {patch.time}\nincome {patch.income}\n", style="" if affordable else "dim")
+        body = Text(_("cost {cost} time {time}").format(cost=patch.cost, time=patch.time) + "\n" + _("income {income}").format(income=patch.income) + "\n", style="" if affordable else "dim")
         if showing:
             body.append(f"{showing.transform} ", style="bold")
         if player is not None and not affordable:
-            body.append("too dear", style="red")
+            body.append(_("too dear"), style="red")
         body.append("\n")
         body.append_text(shape_text(cells, PATCH_COLOURS[patch_id % len(PATCH_COLOURS)] if affordable else "dim"))
-        title = f"{index + 1}: patch {patch_id}"
+        title = _("{key}: patch {patch}").format(key=index + 1, patch=patch_id)
         border = "bold green" if selected == index else "white" if cursor == index and selected is None else "dim"
         cards.append(Panel(body, title=title, title_align="left", border_style=border, width=16, height=10, padding=(0, 0)))
         boxes.add_column()
     if cards:
         boxes.add_row(*cards)
-    rest = Text("then (cost/time/income): " if len(position.circle) > 3 else "", style="dim")
+    rest = Text(_("then (cost/time/income):") + " " if len(position.circle) > 3 else "", style="dim")
     for patch_id in position.circle[3:]:
         patch = PATCHES[patch_id]
         rest.append(f"{patch_id}", style="bold")
         rest.append(f"({patch.cost}/{patch.time}/{patch.income}) ", style="dim")
-    header = Text(f"Patch circle: {len(position.circle)} left, the next three on offer", style="bold")
+    header = Text(_("Patch circle: {n} left, the next three on offer").format(n=len(position.circle)), style="bold")
     footer = Text()
     preview = advance_preview(position)
     if preview is not None:
         space, earned = preview
-        footer.append(f"A: advance to space {space}, earning {earned} button{'s' if earned != 1 else ''}", style="bold")
+        footer.append(_("A: advance to space {space}, earning {buttons}").format(space=space, buttons=buttons(earned)), style="bold")
     return Group(header, boxes, rest, footer)
 
 
@@ -146,5 +148,5 @@ def render_log(entries: list[tuple[int, str]], limit: int) -> Text:
         text.append(f"{number:>3}. ", style="dim")
         text.append(line, style=player_style(player).replace("bold ", ""))
     if not entries:
-        text.append("No moves yet.", style="dim")
+        text.append(_("No moves yet."), style="dim")
     return text

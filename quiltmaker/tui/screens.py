@@ -1,4 +1,9 @@
-"""Screens shown over the game: help, a file-name prompt, and the final scoring."""
+"""Screens shown over the game: help, a file-name prompt, and the final scoring.
+
+The keys' names are worded in the language in use when this module is first
+imported (``quiltmaker play`` chooses it before): Textual reads a screen's
+bindings once, from the class.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +17,10 @@ from textual.widgets import Input, Label, Static
 
 from ..core.components import BONUS_SIZE, EMPTY_SQUARE_PENALTY, LAST_SPACE
 from ..core.position import Position
+from ..i18n import N_, _
 from .line import render_final
 
-HELP_TEXT = f"""\
+HELP_TEXT = N_("""\
 Choosing        1 2 3      choose a patch on offer (or ← → and Enter)
                 Esc        put the chosen patch back
 Placing         ← ↑ → ↓    move the patch on your quilt
@@ -34,10 +40,10 @@ Game            U          undo (against the AI: back to your last turn)
 Turns follow the time track: whoever is behind moves, so one player may move
 several times in a row. Green squares: the patch fits there; red: it does not.
 The forecast is the score if a player bought nothing more: buttons, plus a
-button for every space still to advance, plus income still to come, minus {EMPTY_SQUARE_PENALTY} for
-each empty square, plus the {BONUS_SIZE}x{BONUS_SIZE} bonus.
+button for every space still to advance, plus income still to come, minus {penalty} for
+each empty square, plus the {size}x{size} bonus.
 
-Press Esc or ? to go back to the game."""
+Press Esc or ? to go back to the game.""")
 
 
 class HelpScreen(ModalScreen[None]):
@@ -48,12 +54,12 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen > Static { width: 96; max-width: 100%; height: auto; border: round $accent; padding: 1 2; background: $surface; }
     """
     BINDINGS = [
-        Binding("escape,question_mark,enter,q,Q", "close", "Back"),
+        Binding("escape,question_mark,enter,q,Q", "close", _("Back")),
     ]
 
     def compose(self) -> ComposeResult:
         """The help text in a box."""
-        yield Static(HELP_TEXT)
+        yield Static(_(HELP_TEXT).format(penalty=EMPTY_SQUARE_PENALTY, size=BONUS_SIZE))
 
     def action_close(self) -> None:
         """Back to the game."""
@@ -67,7 +73,7 @@ class PathPrompt(ModalScreen[str | None]):
     PathPrompt { align: center middle; }
     PathPrompt > Vertical { width: 80; max-width: 100%; height: auto; border: round $accent; padding: 1 2; background: $surface; }
     """
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", _("Cancel"))]
 
     def __init__(self, question: str, default: str) -> None:
         """Ask ``question``, with ``default`` already typed (and selected, so typing replaces it)."""
@@ -80,7 +86,7 @@ class PathPrompt(ModalScreen[str | None]):
         with Vertical():
             yield Label(self.question)
             yield Input(value=self.default, id="path")
-            yield Label("Enter to confirm, Esc to cancel", classes="dim")
+            yield Label(_("Enter to confirm, Esc to cancel"), classes="dim")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Answer with the typed name."""
@@ -99,11 +105,11 @@ class GameOverScreen(ModalScreen[str]):
     GameOverScreen > Static { width: 84; max-width: 100%; height: auto; border: round $accent; padding: 1 2; background: $surface; }
     """
     BINDINGS = [
-        Binding("n,N", "choose('new')", "New game"),
-        Binding("q,Q", "choose('quit')", "Quit"),
-        Binding("u,U", "choose('undo')", "Undo"),
-        Binding("l,L", "choose('load')", "Load"),
-        Binding("escape", "choose('board')", "See the board"),
+        Binding("n,N", "choose('new')", _("New game")),
+        Binding("q,Q", "choose('quit')", _("Quit")),
+        Binding("u,U", "choose('undo')", _("Undo")),
+        Binding("l,L", "choose('load')", _("Load")),
+        Binding("escape", "choose('board')", _("See the board")),
     ]
 
     def __init__(self, position: Position, names: list[str]) -> None:
@@ -117,12 +123,17 @@ class GameOverScreen(ModalScreen[str]):
         winner = self.position.winner
         assert winner is not None, "the game must be over"
         name = self.names[winner]
-        title = Text("You win!" if name == "you" else f"{name} wins!", style="bold")
+        you = name == "you"
+        title = Text(_("You win!") if you else _("{name} wins!").format(name=name), style="bold")
         if self.position.decided_by_tiebreak:
-            title.append(f"\nThe scores are equal: the tie-break goes to whoever reached space {LAST_SPACE} first, {name}.", style="")
-        scores = render_final(self.position, self.names)
+            if you:
+                tiebreak = _("The scores are equal: the tie-break goes to whoever reached space {space} first, you.")
+            else:
+                tiebreak = _("The scores are equal: the tie-break goes to whoever reached space {space} first, {name}.")
+            title.append("\n" + tiebreak.format(space=LAST_SPACE, name=name), style="")
+        scores = render_final(self.position, [_("you") if n == "you" else n for n in self.names])
         scores.caption = None  # the title above says who won, in the second person where it is "you"
-        keys = Text("N new game, seats swapped · Q quit · U undo · L load a game · Esc look at the board", style="dim")
+        keys = Text(_("N new game, seats swapped · Q quit · U undo · L load a game · Esc look at the board"), style="dim")
         yield Static(Group(title, Text(""), scores, Text(""), keys))
 
     def action_choose(self, choice: str) -> None:

@@ -11,16 +11,17 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
+from ..i18n import N_
+from . import contract
 from .accounts import SESSION_COOKIE, SESSION_DAYS, Account
 from .dependencies import SameSite, Server, SignedIn, Viewer, quota
 from .languages import set_language_cookie
 from .protocol import GAME_ID, ProtocolError
 from .store import StoreError
-from . import contract
 from .views import held_seat, summary_view
 
 router = APIRouter(prefix="/api/account")
-ATTEMPT = quota("account", "attempts")  # signing up or in, or changing the password: argon2's work, counted
+ATTEMPT = quota("account", N_("too many attempts from your address: wait {seconds} s"))  # signing up or in, or changing the password: argon2's work, counted
 
 
 class Credentials(BaseModel):

@@ -20,6 +20,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 
+from ..i18n import _
 from .database import Database, as_utc, utc_now
 from .round.game import secret_hash
 from .schema import AccountGameRow, AccountRow, GameRow, SessionRow
@@ -44,13 +45,13 @@ class Account:
 
 def check_name(name: str) -> str:
     if not NAME.fullmatch(name):
-        raise StoreError("malformed", "a name is 3 to 24 letters, digits, '_' or '-'")
+        raise StoreError("malformed", _("a name is 3 to 24 letters, digits, '_' or '-'"))
     return name
 
 
 def check_password(password: str) -> str:
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-        raise StoreError("malformed", f"a password is {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+        raise StoreError("malformed", _("a password is {least} to {most} characters").format(least=MIN_PASSWORD, most=MAX_PASSWORD))
     return password
 
 
@@ -69,7 +70,7 @@ class Accounts:
             with self._writing() as session:
                 session.add(row)
         except IntegrityError:
-            raise StoreError("taken", f"the name {name!r} is taken") from None
+            raise StoreError("taken", _("the name {name} is taken").format(name=repr(name))) from None
         account = Account(row.id, row.name)
         return account, self.new_session(account)
 
@@ -82,7 +83,7 @@ class Accounts:
         except (VerificationError, InvalidHashError):
             row = None
         if row is None:
-            raise StoreError("forbidden", "that name and password do not match an account")
+            raise StoreError("forbidden", _("that name and password do not match an account"))
         account = Account(row.id, row.name, row.language)
         if _hasher.check_needs_rehash(row.password_hash):
             self._set_password(account.id, password)

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from babel.numbers import format_decimal, format_percent
+
+from .. import i18n
 from ..ai.judgement import judge_every_move, review
 from ..core.components import BONUS_POINTS, BONUS_SIZE, PATCHES
 from ..core.game import Game
 from ..core.moves import ADVANCE, BUY, SPECIAL, Move, square_name
 from ..core.position import MoveEffect, Position
-from babel.numbers import format_decimal, format_percent
-
-from .. import i18n
 from ..i18n import _, ngettext
-from .views import move_summary
-from .words import buttons, spaces
+from ..words import buttons, move_summary, spaces
 
 
 def hint_view(position: Position, best_move: str) -> dict[str, Any]:

@@ -14,23 +14,24 @@ import multiprocessing
 import os
 import zlib
 from collections.abc import Callable, Coroutine
-from datetime import datetime, timezone
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from datetime import datetime, timezone
 from typing import Any
 
 from cachetools import LRUCache
 
 from .. import tutorial
+from ..i18n import _
 from . import ai_worker
+from .advice import hint_view, review_view
 from .ai_queue import MoveQueue
 from .live import LiveGames
 from .protocol import ProtocolError
-from .settings import Settings
 from .round import rules
 from .round.game import StoredGame
 from .round.rules import Refusal
-from .advice import hint_view, review_view
+from .settings import Settings
 
 CACHED = 2000  # hints and attempt counts remembered, the least recently used forgotten first
 AI_ATTEMPTS = 3  # tries at one version before the AI waits for someone to reconnect
@@ -96,7 +97,7 @@ class AIService:
                         executor.shutdown(wait=False, cancel_futures=True)
                     self.executor = None
                     await self.start()
-            raise ProtocolError("internal", "the AI's worker stopped; please ask again") from None
+            raise ProtocolError("internal", _("the AI's worker stopped; please ask again")) from None
 
     def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
         task = asyncio.create_task(coroutine)
@@ -189,14 +190,14 @@ class AIService:
             raise ProtocolError(refusal.code, str(refusal)) from None
         position = stored.game.position
         if version != stored.version:
-            raise ProtocolError("stale", f"you saw version {version}, the game is at version {stored.version}")
+            raise ProtocolError("stale", _("the game has moved on since you saw it (version {seen}, now {now}): here is the new state").format(seen=version, now=stored.version))
         key = (stored.id, version)
         hint = self.hints.get(key)
         if hint is None:
             text, seed = position.text(), seed_for(stored.id, version)
             hint = self._spawn_optional(lambda: self.in_worker(ai_worker.hint, text, self.settings.hint_seconds, seed))
             if hint is None:
-                raise ProtocolError("busy", "the AI is busy with other requests; ask again in a moment")
+                raise ProtocolError("busy", _("the AI is busy with other requests; ask again in a moment"))
             hint.add_done_callback(lambda done: self._forget_failed_hint(key, done))
             self.hints[key] = hint
         # Shielded: one asker leaving (a closed socket) must not cancel the others' hint.

@@ -19,8 +19,9 @@ from ..core.components import (
     TIME_TRACKS,
 )
 from ..core.moves import square_name
+from ..i18n import _
 from ..tutorial import LESSONS
-from .words import orientation_words
+from ..words import orientation_words
 from .round.clocks import MAX_INCREMENT, MAX_INITIAL, MIN_INITIAL, PRESETS, TimeControl
 
 
@@ -70,5 +71,5 @@ def catalogue(levels: dict[str, str]) -> dict[str, Any]:
         },
         "default_variant": DEFAULT_VARIANT,
         "levels": [{"name": name, "description": description} for name, description in levels.items()],
-        "lessons": [{"number": lesson.number, "title": lesson.title} for lesson in LESSONS],
+        "lessons": [{"number": lesson.number, "title": _(lesson.title)} for lesson in LESSONS],
     }

@@ -6,10 +6,10 @@ import asyncio
 import logging
 from typing import Any
 
+from ..i18n import N_, _
 from . import contract
 from .live import LiveGames
 from .protocol import Connection, ProtocolError
-
 
 MAX_CHAT = 300  # characters of a chat line
 log = logging.getLogger("quiltmaker.web")
@@ -24,16 +24,16 @@ class Chat:
     async def say(self, game_id: str, connection: Connection, text: Any) -> dict[str, Any]:
         """A line from a player to the other: checked, stored, and sent to the players only."""
         if not isinstance(connection.seat, int):
-            raise ProtocolError("forbidden", "only the two players of an online game chat")
+            raise ProtocolError("forbidden", _("only the two players of an online game chat"))
         stored = await self.server.load(game_id)
         if stored.mode != "online":
-            raise ProtocolError("not_allowed", "chat is for online games")
+            raise ProtocolError("not_allowed", _("chat is for online games"))
         if not isinstance(text, str) or not text.strip() or len(text) > MAX_CHAT:
             raise ProtocolError("malformed", f"'text' must be a line of 1 to {MAX_CHAT} characters")
         line = " ".join(text.split())  # one line: no line breaks, tabs or runs of spaces
         if any(not c.isprintable() for c in line):
-            raise ProtocolError("malformed", "a chat line holds printable characters only")
-        self.server.count(connection, "chat", "chat lines")
+            raise ProtocolError("malformed", _("a chat line holds printable characters only"))
+        self.server.count(connection, "chat", N_("too many chat lines from your address: wait {seconds} s"))
         await asyncio.to_thread(self.server.store.add_chat, game_id, connection.seat, line)
         self.server.in_background(self._announce(game_id))
         return {"type": "sent"}

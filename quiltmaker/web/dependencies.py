@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from math import ceil
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
 from starlette.requests import HTTPConnection
 
+from ..i18n import _
 from .accounts import SESSION_COOKIE, Account, same_origin
 from .games import GameServer
 
@@ -31,7 +33,7 @@ Server = Annotated[GameServer, Depends(_server)]
 def _same_site(request: Request, server: Server) -> None:
     """Refuse a write whose page is not one of this server's (a cross-site request riding on the cookie)."""
     if not same_origin(request.headers.get("origin"), request.headers.get("host"), server.settings.allowed_origins):
-        raise HTTPException(403, "this request comes from another site's page: refused")
+        raise HTTPException(403, _("this request comes from another site's page: refused"))
 
 
 SameSite = Depends(_same_site)  # for a route's ``dependencies``: every write of the account API
@@ -56,20 +58,20 @@ Writer = Annotated[Account | None, Depends(_writer)]  # the account of a write a
 
 async def _signed_in(viewer: Viewer) -> Account:
     if viewer is None:
-        raise HTTPException(401, "sign in first")
+        raise HTTPException(401, _("sign in first"))
     return viewer
 
 
 SignedIn = Annotated[Account, Depends(_signed_in)]
 
 
-def quota(kind: str, what: str) -> Any:
-    """A dependency that counts the request against its address's quota of ``kind``: 429 with Retry-After past it."""
+def quota(kind: str, refusal: str) -> Any:
+    """A dependency that counts the request against its address's quota of ``kind``: past it, 429 with Retry-After and ``refusal`` (marked with N_, ``{seconds}`` filled)."""
 
     def count(request: Request, server: Server) -> None:
         wait = server.quotas.wait(kind, request.client.host if request.client else "")
         if wait is not None:
-            raise HTTPException(429, f"too many {what} from your address: wait {wait:.0f} s", headers={"Retry-After": str(int(wait) + 1)})
+            raise HTTPException(429, _(refusal).format(seconds=ceil(wait)), headers={"Retry-After": str(int(wait) + 1)})
 
     counted: Callable[..., None] = count
     return Depends(counted)

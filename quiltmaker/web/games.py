@@ -19,12 +19,14 @@ from collections import defaultdict
 from collections.abc import Coroutine, MutableMapping
 from concurrent.futures import Executor
 from datetime import datetime, timedelta
+from math import ceil
 from typing import Any
 
 from cachetools import LRUCache
 
 from .. import i18n
 from ..core.position import Position
+from ..i18n import N_, _
 from . import contract
 from .accounts import Accounts
 from .ai_service import AIService
@@ -34,10 +36,10 @@ from .lobby import Lobby
 from .presence import Presence
 from .protocol import GAME_ID, SEND_SECONDS, Connection, ProtocolError, client_id_of, move_of
 from .pubsub import CHAT, Broker, LocalBroker
+from .puzzles import Puzzles
 from .quickmatch import QuickMatch
 from .quotas import Quotas
 from .ratings import Ratings
-from .puzzles import Puzzles
 from .round import rules
 from .round.game import BOTH_SEATS, Event, StoredGame
 from .round.rules import Refusal
@@ -154,7 +156,7 @@ class GameServer:
         appended since (by this process or another) and replays them.
         """
         if not GAME_ID.fullmatch(game_id):
-            raise ProtocolError("not_found", f"no game {game_id[:40]!r}")
+            raise ProtocolError("not_found", _("no game {game}").format(game=repr(game_id[:40])))
         try:
             stored = self.cache.get(game_id)
             if stored is None:
@@ -270,12 +272,12 @@ class GameServer:
         if kind not in INTENTS:
             raise ProtocolError("malformed", f"unknown message type {kind!r}: expected hello, {', '.join(INTENTS)} or chat")
         client_id = client_id_of(message)
-        self.count(connection, "intent", "requests")
+        self.count(connection, "intent", N_("too many requests from your address: wait {seconds} s"))
         version = message.get("version")
         if type(version) is not int:
             raise ProtocolError("malformed", "'version' must be the integer version of the state you saw")
         if connection.seat is None:
-            raise ProtocolError("forbidden", "spectators cannot act: open the game with a seat's link")
+            raise ProtocolError("forbidden", _("spectators cannot act: open the game with a seat's link"))
         if kind == "hint":
             return await self.ai.hint(await self.load(game_id), version)
         if kind == "claim":
@@ -286,9 +288,9 @@ class GameServer:
                 raise ProtocolError("duplicate", f"message {client_id!r} was already carried out")
             if version != stored.version and kind not in ("resign", "abort"):
                 # (Resigning means the same whatever happened meanwhile; an abort is checked against the game as it is.)
-                raise ProtocolError("stale", f"you saw version {version}, the game is at version {stored.version}")
+                raise ProtocolError("stale", _("the game has moved on since you saw it (version {seen}, now {now}): here is the new state").format(seen=version, now=stored.version))
             if stored.version >= self.settings.max_events:
-                raise ProtocolError("not_allowed", f"this game has reached its {self.settings.max_events} events: it takes no more")
+                raise ProtocolError("not_allowed", _("this game has reached its {n} events: it takes no more").format(n=self.settings.max_events))
             now, seat = utc_now(), stored.seat_number(connection.seat)
             try:
                 value = await self._event_value(stored, kind, seat, message, now)
@@ -348,7 +350,7 @@ class GameServer:
             seat = BOTH_SEATS if held == BOTH_SEATS else int(held) if held is not None else None
         if token and seat is None:
             connection.seat = None
-            raise ProtocolError("forbidden", "this token holds no seat in this game: you are watching")
+            raise ProtocolError("forbidden", _("this token holds no seat in this game: you are watching"))
         connection.seat = seat
         if seat is not None:
             self.announce_seats(game_id)
@@ -360,8 +362,8 @@ class GameServer:
             self.ai.retry(stored)
         return {"type": "welcome", "seat": seat}
 
-    def count(self, connection: Connection, kind: str, what: str) -> None:
-        """Count a socket's request against its address's quota; ``rate_limited`` past it."""
+    def count(self, connection: Connection, kind: str, refusal: str) -> None:
+        """Count a socket's request against its address's quota; past it, ``rate_limited`` with ``refusal`` (marked with N_, ``{seconds}`` filled)."""
         wait = self.quotas.wait(kind, connection.client)
         if wait is not None:
-            raise ProtocolError("rate_limited", f"too many {what} from your address: wait {wait:.0f} s")
+            raise ProtocolError("rate_limited", _(refusal).format(seconds=ceil(wait)))

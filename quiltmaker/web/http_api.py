@@ -13,23 +13,23 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from ..ai.levels import LEVELS
-from ..i18n import _
 from ..core import record
 from ..core.components import DEFAULT_VARIANT, TIME_TRACKS, VARIANT_ALIASES
-from ..core.position import Position
 from ..core.errors import QuiltmakerError
+from ..core.position import Position
+from ..i18n import N_, _, ngettext
 from ..tutorial import LEARNER, LESSONS, TUTOR, setup
-from .dependencies import Server, Writer, quota
-from .round.clocks import TimeControl
-from .lobby import MAX_WAITING
-from .ratings import ai_ratings, family_of
-from .games import GameServer
-from .protocol import GAME_ID, ProtocolError
-from .round import rules
-from .round.game import BOTH_SEATS, StoredGame
-from .store import StoreError
 from . import contract
 from .catalogue import catalogue
+from .dependencies import Server, Writer, quota
+from .games import GameServer
+from .lobby import MAX_WAITING
+from .protocol import GAME_ID, ProtocolError
+from .ratings import ai_ratings, family_of
+from .round import rules
+from .round.clocks import TimeControl
+from .round.game import BOTH_SEATS, StoredGame
+from .store import StoreError
 from .views import replay_view, summary_view
 
 router = APIRouter(prefix="/api")
@@ -144,22 +144,26 @@ async def get_catalogue() -> dict[str, Any]:
     return body
 
 
-@router.post("/games", response_model=contract.SeatTaken, dependencies=[quota("create", "new games")])
+@router.post("/games", response_model=contract.SeatTaken, dependencies=[quota("create", N_("too many new games from your address: wait {seconds} s"))])
 async def create_game(new: NewGame, account: Writer, server: Server) -> dict[str, Any]:
     if new.rated and account is None:
-        raise HTTPException(403, "sign in to play a rated game: a rating belongs to an account")
+        raise HTTPException(403, _("sign in to play a rated game: a rating belongs to an account"))
     challenged = None
     if new.offer != "invite":
         if account is None:
-            raise HTTPException(403, "sign in to offer a challenge in the lobby (as a guest: a quick match, or an invitation link)")
+            raise HTTPException(403, _("sign in to offer a challenge in the lobby (as a guest: a quick match, or an invitation link)"))
         if await asyncio.to_thread(server.lobby.waiting_count, account) >= MAX_WAITING:
-            raise HTTPException(429, f"you have {MAX_WAITING} challenges waiting already: abort one, or wait for someone to accept")
+            raise HTTPException(429, ngettext(
+                    "you have {n} challenge waiting already: abort it, or wait for someone to accept",
+                    "you have {n} challenges waiting already: abort one, or wait for someone to accept",
+                    MAX_WAITING,
+                ).format(n=MAX_WAITING))
     if new.opponent is not None:
         challenged = await asyncio.to_thread(server.accounts.find, new.opponent)
         if challenged is None:
-            raise HTTPException(404, f"no player named {new.opponent!r}")
+            raise HTTPException(404, _("no player named {name}").format(name=repr(new.opponent)))
         if account is not None and challenged.id == account.id:
-            raise HTTPException(422, "a challenge is for someone else")
+            raise HTTPException(422, _("a challenge is for someone else"))
     name = account.name if account is not None else None
     if new.from_game is not None:
         created = await _create_what_if(server, new, name)
@@ -198,10 +202,11 @@ async def _create_game(
     seat = new.seat if new.seat is not None else rng.randrange(2)
     level = level or new.level
     if new.mode == "ai":
-        # A name, not "You": messages speak of players in the third person.
-        names = ["Player", f"quiltmaker {level}"] if seat == 0 else [f"quiltmaker {level}", "Player"]
+        # A name, not "You": messages speak of players in the third person. Default names are worded in
+        # the creator's language and kept with the game, as a name typed in is.
+        names = [_("Player"), f"quiltmaker {level}"] if seat == 0 else [f"quiltmaker {level}", _("Player")]
     else:
-        names = ["Player 1", "Player 2"]
+        names = [_("Player 1"), _("Player 2")]
     for index, name in enumerate(new.names or []):
         if name.strip() and not (new.mode == "ai" and index != seat):
             names[index] = name.strip()
@@ -248,13 +253,13 @@ async def _create_what_if(server: GameServer, new: NewGame, account_name: str | 
 async def _create_lesson(server: GameServer, new: NewGame, account_name: str | None) -> dict[str, Any]:
     """A lesson's game: the learner against the tutor (the beginner level), from the lesson's start."""
     assert new.lesson is not None  # the model requires it
-    names = ["Player", "Tutor"]
+    names = [_("Player"), _("Tutor")]
     if new.names and new.names[0].strip():
         names[LEARNER] = new.names[0].strip()
     if account_name is not None:
         names[LEARNER] = account_name
     lesson = LESSONS[new.lesson - 1]
-    game_id, token, _ = await asyncio.to_thread(
+    game_id, token, _invite = await asyncio.to_thread(
         server.store.create, "lesson", setup(), names, "beginner", TUTOR, LEARNER, lesson.number, lesson.script
     )
     return {"id": game_id, "token": token, "seat": LEARNER, "invite": None}
@@ -267,9 +272,9 @@ async def join_game(game_id: str, join: Join, account: Writer, server: Server) -
     if rated is not None:
         # A rated game's second seat needs an account too, and another one than the first seat's.
         if account is None:
-            raise HTTPException(403, "this is a rated game: sign in (or create an account) to join it")
+            raise HTTPException(403, _("this is a rated game: sign in (or create an account) to join it"))
         if account.id in rated[1]:
-            raise HTTPException(403, "you already play in this rated game: the invitation is for your opponent")
+            raise HTTPException(403, _("you already play in this rated game: the invitation is for your opponent"))
     try:
         token, seat = await asyncio.to_thread(server.store.join, game_id, join.invite, account.name if account else None)
     except StoreError as error:

@@ -10,9 +10,9 @@ posted through one process shows on pages connected to another.
 from __future__ import annotations
 
 import asyncio
-import logging
 import contextlib
 import functools
+import logging
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,14 +22,15 @@ from pydantic import BaseModel, Field
 
 from ..core.errors import QuiltmakerError
 from ..core.position import Position
+from ..i18n import N_, _
 from . import contract
 from .accounts import SESSION_COOKIE, Account, same_origin
 from .dependencies import Server, Writer, quota
-from .round.clocks import TimeControl
 from .games import GameServer
-from .quickmatch import QuickMatch, nearest_level
 from .protocol import GAME_ID, SEND_SECONDS, ProtocolError
+from .quickmatch import QuickMatch, nearest_level
 from .ratings import family_of
+from .round.clocks import TimeControl
 from .store import StoreError
 
 log = logging.getLogger(__name__)
@@ -166,11 +167,11 @@ async def _push_lobby(server: GameServer) -> None:
 # Accepting a challenge ---------------------------------------------------------------
 
 
-@router.post("/api/games/{game_id}/accept", response_model=contract.SeatTaken, dependencies=[quota("create", "games joined")])
+@router.post("/api/games/{game_id}/accept", response_model=contract.SeatTaken, dependencies=[quota("create", N_("too many games joined from your address: wait {seconds} s"))])
 async def accept(game_id: str, account: Writer, server: Server) -> dict[str, Any]:
     """Take a challenge's free seat (the lobby's "Accept"); who may is :meth:`.lobby.Lobby.may_accept`."""
     if not GAME_ID.fullmatch(game_id):
-        raise HTTPException(404, "no such challenge")
+        raise HTTPException(404, _("no such challenge"))
     why = await asyncio.to_thread(server.lobby.may_accept, game_id, account)
     if why is not None:
         raise HTTPException(403, why)
@@ -201,7 +202,7 @@ class SeekSecret(BaseModel):
     secret: str = Field(max_length=64)
 
 
-@router.post("/api/quickmatch", response_model=contract.Seek, dependencies=[quota("create", "quick matches")])
+@router.post("/api/quickmatch", response_model=contract.Seek, dependencies=[quota("create", N_("too many quick matches from your address: wait {seconds} s"))])
 async def quick_match(seek: Seek, account: Writer, server: Server) -> dict[str, Any]:
     """Wait for an opponent at a time control: a seek, which the page polls until it is paired."""
     try:
@@ -209,7 +210,7 @@ async def quick_match(seek: Seek, account: Writer, server: Server) -> dict[str, 
     except QuiltmakerError as error:
         raise HTTPException(422, str(error)) from None
     if seek.rated and account is None:
-        raise HTTPException(403, "sign in to play rated games: a rating belongs to an account")
+        raise HTTPException(403, _("sign in to play rated games: a rating belongs to an account"))
     name = account.name if account else f"Guest {random.randrange(1000, 10000)}"  # two guests paired are told apart
     seek_id, secret = await asyncio.to_thread(server.quickmatch.seek, account, name, seek.clock, seek.rated)
     await asyncio.to_thread(functools.partial(server.quickmatch.match, seek_id=seek_id))  # someone may be waiting for exactly this
@@ -218,7 +219,7 @@ async def quick_match(seek: Seek, account: Writer, server: Server) -> dict[str, 
 
 def _seek_id(seek_id: str) -> str:
     if not GAME_ID.fullmatch(seek_id):
-        raise HTTPException(404, "no such quick match")
+        raise HTTPException(404, _("no such quick match"))
     return seek_id
 
 
@@ -252,14 +253,14 @@ async def play_the_computer(seek_id: str, body: SeekSecret, account: Writer, ser
     paired = await asyncio.to_thread(_cancel_or_404, quickmatch, seek_id, body.secret)
     if paired is not None:
         return paired  # a person came after all
-    level, _ = nearest_level(seek["rating"])
+    level, _rating = nearest_level(seek["rating"])
     seat = random.randrange(2)
     names = ["", ""]
-    names[seat] = account.name if account else "Player"
+    names[seat] = account.name if account else _("Player")
     names[1 - seat] = f"quiltmaker {level}"
     control = TimeControl.parse(seek["control"])
     start = Position.initial(random.randrange(2**63), first_player=0)
-    game_id, token, _ = await asyncio.to_thread(
+    game_id, token, _invite = await asyncio.to_thread(
         functools.partial(server.store.create, "ai", start, names, ai_level=level, ai_seat=1 - seat, creator_seat=seat, control=control)
     )
     if account is not None:

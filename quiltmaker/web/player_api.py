@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException
 
+from ..i18n import N_, _
 from . import contract
 from .dependencies import Server, quota
 from .protocol import ProtocolError
@@ -17,12 +18,12 @@ router = APIRouter(prefix="/api")
 PROFILE_GAMES = 100  # the most recent games a profile lists
 
 
-@router.get("/players/{name}", response_model=contract.Profile, dependencies=[quota("intent", "requests")])  # each loads up to PROFILE_GAMES games
+@router.get("/players/{name}", response_model=contract.Profile, dependencies=[quota("intent", N_("too many requests from your address: wait {seconds} s"))])  # each loads up to PROFILE_GAMES games
 async def profile(name: str, server: Server) -> dict[str, Any]:
     """A player's page: each family's rating (provisional while uncertain), its history, and their latest games."""
     account = await asyncio.to_thread(server.accounts.find, name[:64])
     if account is None:
-        raise HTTPException(404, f"no player named {name[:40]!r}")
+        raise HTTPException(404, _("no player named {name}").format(name=repr(name[:40])))
     ratings = await asyncio.to_thread(server.ratings.ratings_of, account.id)
     history = await asyncio.to_thread(server.ratings.history, account.id)
     games = []

@@ -17,11 +17,12 @@ from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
 from ..core.position import Position
+from ..i18n import N_, _
 from . import contract
 from .dependencies import Server, Viewer, Writer, quota
 
 router = APIRouter(prefix="/api")
-OTHER_SIDE = "Opponent"  # the puzzle's other seat: nobody plays it (the puzzle ends with the player's move)
+OTHER_SIDE = N_("Opponent")  # the puzzle's other seat: nobody plays it (the puzzle ends with the player's move)
 
 
 class NextPuzzle(BaseModel):
@@ -37,20 +38,20 @@ async def puzzle_set(account: Viewer, server: Server) -> dict[str, Any]:
     return {"count": len(puzzles.all), "kinds": dict(Counter(p.kind for p in puzzles.all)), "player": player}
 
 
-@router.post("/puzzles", response_model=contract.SeatTaken, dependencies=[quota("create", "new games")])
+@router.post("/puzzles", response_model=contract.SeatTaken, dependencies=[quota("create", N_("too many new games from your address: wait {seconds} s"))])
 async def next_puzzle(wanted: NextPuzzle, account: Writer, server: Server) -> dict[str, Any]:
     """A new puzzle game: the one asked for, or one the player has not tried, near their puzzle rating."""
     puzzles = server.puzzles
     if wanted.puzzle is not None:
         puzzle = puzzles.by_id.get(wanted.puzzle)
         if puzzle is None:
-            raise HTTPException(404, f"no puzzle {wanted.puzzle!r}")
+            raise HTTPException(404, _("no puzzle {puzzle}").format(puzzle=repr(wanted.puzzle)))
     else:
         puzzle = await asyncio.to_thread(puzzles.choose, account.id if account else None, random.Random())
     seat = puzzle.to_move
-    names = [OTHER_SIDE, OTHER_SIDE]
-    names[seat] = account.name if account is not None else (wanted.name or "").strip() or "Player"
-    game_id, token, _ = await asyncio.to_thread(
+    names = [_(OTHER_SIDE), _(OTHER_SIDE)]
+    names[seat] = account.name if account is not None else (wanted.name or "").strip() or _("Player")
+    game_id, token, _invite = await asyncio.to_thread(
         functools.partial(
             server.store.create, "puzzle", Position.from_text(puzzle.position), names, creator_seat=seat,
             puzzle=(puzzle.id, account.id if account is not None else None),

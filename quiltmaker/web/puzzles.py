@@ -19,21 +19,21 @@ from sqlalchemy import select
 
 from ..core.moves import ADVANCE, Move
 from ..core.position import Position
+from ..i18n import N_, _, ngettext
 from ..puzzles import Puzzle, load
+from ..words import move_summary, orientation_words
 from .database import Database
 from .ratings import NEW, Rating, rated
 from .round.game import StoredGame
 from .schema import PuzzleGameRow, PuzzlePlayerRow, PuzzleRatingRow
-from .views import move_summary
-from .words import orientation_words
 
 PUZZLE_RD = 200.0  # a shipped puzzle's first deviation: its rating is an estimate (docs/puzzles.md) until players answer it
 NEAREST = 12  # the next puzzle is drawn from this many untried ones nearest the player's rating
 
 TASKS = {
-    "win": "Find the move that wins.",
-    "only-move": "Only one move wins: find it, the patch and its place.",
-    "bonus": "Find the move that wins: it takes the 7x7 bonus.",
+    "win": N_("Find the move that wins."),
+    "only-move": N_("Only one move wins: find it, the patch and its place."),
+    "bonus": N_("Find the move that wins: it takes the 7x7 bonus."),
 }
 
 
@@ -144,21 +144,23 @@ def move_words(move: Move) -> str:
     """A puzzle's move as a player says it: "patch 25, turned once, at c4", "advancing", "the special patch on e5"."""
     text = move.text()
     if move.kind == ADVANCE:
-        return "advancing"
+        return _("advancing")
     square = text.split("@")[1]
     if move.patch is None:
-        return f"the special patch on {square}"
+        return _("the special patch on {square}").format(square=square)
     transform = text.split("@")[0].removeprefix(str(move.patch))
-    return f"patch {move.patch}, {orientation_words(transform)}, at {square}"
+    return _("patch {patch}, {orientation}, at {square}").format(patch=move.patch, orientation=orientation_words(transform), square=square)
 
 
 def outcome_words(winner: int, margin: int, mover: int) -> str:
     """A move's exact outcome for its mover, in words: "wins by 6 points", "loses by 2 points", "wins on the tie-break"."""
     won = winner == mover
     if margin == 0:
-        return "wins on the tie-break" if won else "loses on the tie-break"
+        return _("wins on the tie-break") if won else _("loses on the tie-break")
     points = abs(margin)
-    return f"{'wins' if won else 'loses'} by {points} point{'' if points == 1 else 's'}"
+    if won:
+        return ngettext("wins by {n} point", "wins by {n} points", points).format(n=points)
+    return ngettext("loses by {n} point", "loses by {n} points", points).format(n=points)
 
 
 def view(attempt: Attempt | None, stored: StoredGame, rating: float) -> dict[str, Any] | None:
@@ -178,7 +180,7 @@ def view(attempt: Attempt | None, stored: StoredGame, rating: float) -> dict[str
             "played": played.text(),
             "played_summary": move_summary(start, played),
             "played_words": move_words(played),
-            "played_outcome": outcome_words(played_result.winner, played_result.margin, puzzle.to_move) if played_result else "loses",
+            "played_outcome": outcome_words(played_result.winner, played_result.margin, puzzle.to_move) if played_result else _("loses"),
             "solutions": [s.move for s in puzzle.solutions],
             "best": best.move,
             "best_summary": move_summary(start, move),
@@ -191,7 +193,7 @@ def view(attempt: Attempt | None, stored: StoredGame, rating: float) -> dict[str
     return {
         "id": puzzle.id,
         "kind": puzzle.kind,
-        "task": TASKS[puzzle.kind],
+        "task": _(TASKS[puzzle.kind]),
         "rating": round(rating),
         "seat": puzzle.to_move,
         "answer": answer,

@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 
 from ..core.position import Position
+from ..i18n import _
 from .accounts import Account
 from .database import as_utc, utc_now
 from .lobby import Lobby
@@ -102,12 +103,12 @@ class QuickMatch:
         with self._sessions() as session:
             row = session.get(SeekRow, seek_id)
         if row is None or not hmac.compare_digest(row.secret_hash, secret_hash(secret)):
-            raise StoreError("not_found", "this quick match is no longer waiting: start another")
+            raise StoreError("not_found", _("this quick match is no longer waiting: start another"))
         if row.game_id is not None and row.token is not None and row.seat is not None:
             with self._writing() as session:
                 handed = session.execute(delete(SeekRow).where(SeekRow.id == seek_id))
             if handed.rowcount != 1:  # type: ignore[attr-defined]
-                raise StoreError("not_found", "this quick match's seat was handed over already")
+                raise StoreError("not_found", _("this quick match's seat was handed over already"))
             return {"matched": True, "game": row.game_id, "token": row.token, "seat": row.seat}
         if (now - as_utc(row.polled)).total_seconds() > SEEK_TIMEOUT / 3:  # still here: noted now and then, not every poll
             with self._writing() as session:
@@ -129,7 +130,7 @@ class QuickMatch:
         with self._writing() as session:
             row = session.get(SeekRow, seek_id)
             if row is None or not hmac.compare_digest(row.secret_hash, secret_hash(secret)):
-                raise StoreError("not_found", "this quick match is no longer waiting")
+                raise StoreError("not_found", _("this quick match is no longer waiting"))
             gone = session.execute(delete(SeekRow).where(SeekRow.id == seek_id, SeekRow.game_id.is_(None)))
             if gone.rowcount == 1:  # type: ignore[attr-defined]
                 return None

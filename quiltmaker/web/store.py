@@ -22,9 +22,10 @@ from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, Prog
 from ..core.errors import QuiltmakerError
 from ..core.game import Game
 from ..core.position import Position
+from ..i18n import _
 from .database import Database, as_utc, utc_now
-from .round.clocks import Clock, TimeControl
 from .round import log
+from .round.clocks import Clock, TimeControl
 from .round.game import Event, StoredGame, secret_hash
 from .round.rules import Rematch
 from .schema import Base, ChatRow, ClockRow, EventRow, GameRow, LessonRow, PuzzleGameRow
@@ -206,11 +207,11 @@ class GameStore:
         with self.writing() as session:
             row = session.get(GameRow, game_id, with_for_update=True)
             if row is None:
-                raise StoreError("not_found", f"no game {game_id!r}")
+                raise StoreError("not_found", _("no game {game}").format(game=repr(game_id)))
             if invite is not None and (row.invite_hash is None or not hmac.compare_digest(row.invite_hash, secret_hash(invite))):
-                raise StoreError("forbidden", "this invitation is not valid (already used, or not for this game)")
+                raise StoreError("forbidden", _("this invitation is not valid (already used, or not for this game)"))
             if row.invite_hash is None:
-                raise StoreError("forbidden", "someone has just taken this game's free seat")
+                raise StoreError("forbidden", _("someone has just taken this game's free seat"))
             seat = row.token_hashes.index(None)
             token = secrets.token_urlsafe(24)
             hashes = list(row.token_hashes)
@@ -225,7 +226,7 @@ class GameStore:
                 .values(token_hashes=hashes, invite_hash=None, names=names)
             )
             if result.rowcount != 1:  # type: ignore[attr-defined]
-                raise StoreError("forbidden", "this invitation has just been used")
+                raise StoreError("forbidden", _("this invitation has just been used"))
         return token, seat
 
     # Reading -----------------------------------------------------------------
@@ -239,7 +240,7 @@ class GameStore:
         with _damage_is_corrupt(game_id), self._sessions() as session:
             row = session.get(GameRow, game_id)
             if row is None:
-                raise StoreError("not_found", f"no game {game_id!r}")
+                raise StoreError("not_found", _("no game {game}").format(game=repr(game_id)))
             events = session.scalars(select(EventRow).where(EventRow.game_id == game_id).order_by(EventRow.number)).all()
             lesson_number = session.scalar(select(LessonRow.number).where(LessonRow.game_id == game_id))
             control = session.scalar(select(ClockRow.control).where(ClockRow.game_id == game_id))
@@ -322,7 +323,7 @@ class GameStore:
                 if clock is not None:
                     session.execute(update(ClockRow).where(ClockRow.game_id == game_id).values(deadline=_watched(clock)))
         except IntegrityError:
-            raise StoreError("stale", f"the game has moved on from version {version}; here is the new state") from None
+            raise StoreError("stale", _("the game has moved on since you saw it (version {seen}): here is the new state").format(seen=version)) from None
         return version + 1
 
     def set_deadline(self, game_id: str, clock: Clock) -> None:

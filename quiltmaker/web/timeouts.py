@@ -12,13 +12,13 @@ import asyncio
 import logging
 from typing import Any
 
+from ..i18n import _
+from .database import utc_now
+from .live import LiveGames
 from .protocol import Connection, ProtocolError
 from .round import rules
 from .round.rules import Refusal
-from .database import utc_now
-from .live import LiveGames
 from .store import StoreError
-
 
 CLOCK_WATCH = 0.25  # seconds between looks at the real-time deadlines: how late past its time a game may end
 log = logging.getLogger("quiltmaker.web")
@@ -49,7 +49,7 @@ class Timeouts:
         except Refusal as refusal:
             raise ProtocolError(refusal.code, str(refusal)) from None
         if not await self.end_on_time(game_id, claimed_by=seat):
-            raise ProtocolError("stale", "the game changed meanwhile; here is the new state")
+            raise ProtocolError("stale", _("the game changed meanwhile; here is the new state"))
         return {"type": "ack", "version": stored.version}
 
     async def end_on_time(self, game_id: str, claimed_by: int | None = None) -> bool:

@@ -9,23 +9,22 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+from .. import i18n
+from ..ai.players import forecast
 from ..core.components import (
     BOARD_SIZE,
-    BONUS_SIZE,
     PATCHES,
     TIME_TRACKS,
 )
-from ..ai.players import forecast
 from ..core.game import Game
-from ..core.moves import ACTIONS, ADVANCE, BUY, SPECIAL, Move, square_name
+from ..core.moves import ACTIONS, BUY, SPECIAL, Move, square_name
 from ..core.position import NO_BONUS, Position
+from ..i18n import _, ngettext
 from ..tutorial import LESSONS, facts, marked_squares, progress, tutor_moves
+from ..words import move_summary, turn_reason
 from .round import rules
 from .round.clocks import clock_view
 from .round.game import BOTH_SEATS, StoredGame
-from .words import buttons, spaces, turn_reason
-from .. import i18n
-from ..i18n import _, ngettext
 
 
 def quilt_grid(game: Game, player: int, ply: int | None = None) -> list[list[int | str | None]]:
@@ -90,27 +89,6 @@ def _placements() -> dict[Move, tuple[str, int]]:
 
 
 _PLACEMENT = _placements()
-
-
-def move_summary(before: Position, move: Move) -> str:
-    """One line saying what a move did, for the move list (the rules' :meth:`Position.effect`, in words)."""
-    effect = before.effect(move)
-    parts: list[str] = []
-    if move.kind == ADVANCE:
-        parts.append(_("advanced {spaces}: +{buttons}").format(spaces=spaces(effect.spaces), buttons=buttons(effect.advance_buttons)))
-    elif move.kind == BUY:
-        patch = PATCHES[move.patch]  # type: ignore[index]
-        parts.append(_("bought patch {patch} for {buttons}, {time} time").format(patch=patch.id, buttons=buttons(effect.cost), time=patch.time))
-    elif move.kind == SPECIAL:
-        parts.append(_("placed a special patch on {square}").format(square=square_name(*move.cells[0])))
-    if effect.income:
-        parts.append(_("collected {buttons} of income").format(buttons=buttons(effect.income)))
-    if effect.specials_earned:
-        parts.append(_("earned a special patch"))
-    if effect.bonus_earned:
-        parts.append(_("earned the {size}x{size} bonus").format(size=BONUS_SIZE))
-    # translators: what joins the parts of a move's summary ("bought patch 5 for 3 buttons; earned a special patch")
-    return _("; ").join(parts)
 
 
 def score_breakdown(position: Position) -> list[dict[str, int]]:
@@ -218,15 +196,15 @@ def lesson_view(stored: StoredGame) -> dict[str, Any] | None:
     return {
         "number": lesson.number,
         "count": len(LESSONS),
-        "title": lesson.title,
-        "intro": [paragraph.format(**numbers) for paragraph in lesson.intro],
+        "title": _(lesson.title),
+        "intro": [_(paragraph).format(**numbers) for paragraph in lesson.intro],
         "steps": [
             # The last step is ticked with the lesson (a special patch it earned placed too).
-            {"task": step.task.format(**numbers), "done": now.done or (index < now.step and index < len(lesson.steps) - 1)}
+            {"task": _(step.task).format(**numbers), "done": now.done or (index < now.step and index < len(lesson.steps) - 1)}
             for index, step in enumerate(lesson.steps)
         ],
         "done": now.done,
-        "praise": lesson.praise if now.done else None,
+        "praise": _(lesson.praise) if now.done else None,
         "spotlight": lesson.spotlight,
         "marks": [list(cell) for cell in marked_squares(lesson, stored.game)],
         "next": lesson.number + 1 if lesson.number < len(LESSONS) else None,

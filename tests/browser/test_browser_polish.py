@@ -1,12 +1,15 @@
-"""The game in Polish, as a Polish browser opens it (docs/languages.md): the front page, a game to a move, at desktop and phone sizes."""
+"""The game in Polish, as a Polish browser opens it (docs/languages.md): the front page, a game to a move, the first lessons, at desktop and phone sizes."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
-from browser_helpers import PHONE, Pages, screenshot
+from browser_helpers import PHONE, Pages, Server, Turning, screenshot
 from playwright.sync_api import Page, expect
+from test_browser_tutorial import finish_lesson
+
+from quiltmaker.tutorial import LESSONS
 
 pytestmark = pytest.mark.slow  # a real browser against a real server: `make check` leaves it to `make test`
 
@@ -61,4 +64,42 @@ def test_the_switch_turns_the_page_to_english_and_the_choice_is_kept(pages: Page
     expect(page.locator("html")).to_have_attribute("lang", "en")
     page.goto("/")
     expect(page.get_by_test_id("create-game")).to_have_text("Start the game")
+    pages.assert_no_script_errors()
+
+
+ENGLISH = re.compile(r"\b(the|patch|lesson|your|buy|move|tutor|turn)\b", re.IGNORECASE)  # words no Polish sentence holds
+
+
+def polish_only(page: Page, *test_ids: str) -> None:
+    """The parts of the page named read in Polish: none of them holds an English word."""
+    for test_id in test_ids:
+        for text in page.get_by_test_id(test_id).all_inner_texts():
+            assert not ENGLISH.search(text), f"{test_id} reads English: {text!r}"
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_polish_browser_plays_the_first_two_lessons_in_polish(pages: Pages, server: Server, size: str) -> None:
+    """The tutorial's first lessons in Polish: the titles, what to do, the tutor's refusal and the praise are
+    the server's words for this reader, and no text runs out of its box (Polish words are longer)."""
+    page = pages.open(f"polish-lessons-{size}", **POLISH, **(PHONE if size == "phone" else {}))
+    page.goto("/")
+    expect(page.get_by_test_id("lesson-list")).to_contain_text("Kupowanie łatki")
+    page.get_by_test_id("learn-start").click()
+    page.wait_for_url(re.compile(r"/game/[^/?]+$"))
+    turning = Turning()
+    for number, title in ((1, "Kupowanie łatki"), (2, "Czyja tura")):
+        panel = page.get_by_test_id("lesson")
+        expect(panel).to_contain_text(f"Lekcja {number} z {len(LESSONS)}: {title}")
+        expect(page.get_by_test_id("lesson-task")).to_contain_text(f"Lekcja {number}:")
+        polish_only(page, "lesson", "lesson-task", "turn")
+        no_overflow(page)
+        screenshot(page, f"polish-lesson-{number}-{size}", full_page=False)
+        _final, refused = finish_lesson(page, server, turning, f"polish-lesson-{number}-{size}", "Nie o to prosi ta lekcja")
+        assert refused, "each of the first two lessons refuses some legal move, in Polish"
+        expect(page.get_by_test_id("lesson-praise")).to_be_visible()
+        polish_only(page, "lesson", "lesson-praise", "message")
+        no_overflow(page)
+        screenshot(page, f"polish-lesson-{number}-done-{size}", full_page=False)
+        page.get_by_test_id("next-lesson").click()
+    expect(page.get_by_test_id("lesson")).to_contain_text("Lekcja 3 z")
     pages.assert_no_script_errors()

@@ -39,6 +39,9 @@ from quiltmaker.core.moves import Move
 from quiltmaker.tutorial import LESSONS, refusal, setup
 
 
+REFUSED = "Not what this lesson asks"  # how the page begins a lesson's refusal, in English
+
+
 def lesson_game(state: dict[str, Any]) -> Game:
     """The core's game of a lesson state: the lessons' setup and every move since."""
     game = Game(setup())
@@ -64,8 +67,8 @@ def make(page: Page, server: Server, state: dict[str, Any], move: Move, turning:
         mouse_place(page, server, 0, patch, transform, anchor, turning)
 
 
-def refused_by_mouse(page: Page, server: Server, state: dict[str, Any], turning: Turning) -> bool:
-    """Try a legal move the lesson refuses (when there is one): the page says why and nothing changes."""
+def refused_by_mouse(page: Page, server: Server, state: dict[str, Any], turning: Turning, refused_words: str = REFUSED) -> bool:
+    """Try a legal move the lesson refuses (when there is one): the page says why (``refused_words`` first) and nothing changes."""
     game = lesson_game(state)
     lesson = LESSONS[state["lesson"]["number"] - 1]
     refused = [m for m in candidates(state) if refusal(lesson, game, m) is not None]
@@ -83,7 +86,7 @@ def refused_by_mouse(page: Page, server: Server, state: dict[str, Any], turning:
         x, y = point_at(page, 0, *aim_square(server, patch, transform, anchor))
         wait_ghost(page, move.text())
         page.mouse.click(x, y)
-    poll(lambda: message(page)[0].startswith("Not what this lesson asks") or None, 15, what="the lesson's refusal")
+    poll(lambda: message(page)[0].startswith(refused_words) or None, 15, what="the lesson's refusal")
     box, size = page.get_by_test_id("message").bounding_box(), page.viewport_size
     assert box and size and 0 <= box["y"] and box["y"] + box["height"] <= size["height"], f"the refusal is out of view: {box}"
     assert version(page) == before, "a refused move changed the game"
@@ -91,8 +94,8 @@ def refused_by_mouse(page: Page, server: Server, state: dict[str, Any], turning:
     return True
 
 
-def finish_lesson(page: Page, server: Server, turning: Turning, shots: str) -> tuple[dict[str, Any], bool]:
-    """Do the lesson's steps on the board until the server says it is done.
+def finish_lesson(page: Page, server: Server, turning: Turning, shots: str, refused_words: str = REFUSED) -> tuple[dict[str, Any], bool]:
+    """Do the lesson's steps on the board until the server says it is done (a refusal begins with ``refused_words``).
 
     Returns the last state, and whether a move the lesson refuses was tried first.
     """
@@ -108,7 +111,7 @@ def finish_lesson(page: Page, server: Server, turning: Turning, shots: str) -> t
         if state["lesson"]["done"]:
             return state, refused_once
         if not refused_once and not state["legal"]["specials"]:
-            refused_once = refused_by_mouse(page, server, state, turning)
+            refused_once = refused_by_mouse(page, server, state, turning, refused_words)
             if refused_once:
                 screenshot(page, f"{shots}-refused")
         game = lesson_game(state)

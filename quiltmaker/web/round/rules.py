@@ -22,7 +22,8 @@ from ...core.errors import QuiltmakerError
 from ...core.game import Game
 from ...core.moves import Move
 from ...core.position import Position
-from ..words import turn_reason, with_names
+from ...i18n import _
+from ...words import illegal, turn_reason
 
 if TYPE_CHECKING:
     from .game import StoredGame
@@ -50,22 +51,22 @@ def is_assisted(game: StoredGame) -> bool:
 def may_hint(game: StoredGame) -> None:
     """A hint may be asked for in an assisted game under way (a lesson says what to do instead)."""
     if not is_assisted(game):
-        raise Refusal("not_allowed", "hints are not given in online games or games with a clock")
+        raise Refusal("not_allowed", _("hints are not given in online games or games with a clock"))
     if game.lesson is not None:
-        raise Refusal("not_allowed", "a lesson says what to do: the hint is for games")
+        raise Refusal("not_allowed", _("a lesson says what to do: the hint is for games"))
     if game.is_finished:
-        raise Refusal("game_over", "the game is over")
+        raise Refusal("game_over", _("the game is over"))
 
 
 def may_move(game: StoredGame, seat: int | None) -> None:
     """Whether ``seat`` (None: the server's own) may move now at all, whatever the move: the game started, not over, its turn."""
     if game.status == "waiting":
-        raise Refusal("not_allowed", "the game starts when your friend opens the invitation link")
+        raise Refusal("not_allowed", _("the game starts when your friend opens the invitation link"))
     if game.is_finished:
-        raise Refusal("game_over", "the puzzle is answered: take the next one" if game.mode == "puzzle" else "the game is over")
+        raise Refusal("game_over", _("the puzzle is answered: take the next one") if game.mode == "puzzle" else _("the game is over"))
     position = game.game.position
     if seat is not None and seat != position.to_move:
-        raise Refusal("not_your_turn", f"it is not your turn: {turn_reason(position, game.names)}")
+        raise Refusal("not_your_turn", _("it is not your turn: {reason}").format(reason=turn_reason(position, game.names)))
 
 
 def check_move(game: StoredGame, seat: int | None, text: Any, at: datetime) -> Move:
@@ -77,17 +78,17 @@ def check_move(game: StoredGame, seat: int | None, text: Any, at: datetime) -> M
     position = game.game.position
     may_move(game, seat)
     if not isinstance(text, str) or len(text) > 64:
-        raise Refusal("malformed", "'move' must be the text of a move, such as 'A' or '12R1@e5'")
+        raise Refusal("malformed", _("'move' must be the text of a move, such as 'A' or '12R1@e5'"))
     try:
         move = Move.from_text(text)
     except QuiltmakerError as error:
         raise Refusal("malformed", str(error)) from None
-    reason = position.why_illegal(move) if move.exists else "no such move"
+    reason = illegal(position, move, game.names) if move.exists else _("there is no such move")
     if reason is not None:
-        raise Refusal("illegal", f"{move.text()} is illegal: {with_names(reason, game.names)}")
+        raise Refusal("illegal", _("{move} is illegal: {reason}").format(move=move.text(), reason=reason))
     clock = game.clock_at(at)
     if clock is not None and clock.flagged is not None and clock.control.kind == "realtime":
-        raise Refusal("time", f"{game.names[clock.flagged]}'s time is up: the move came too late")
+        raise Refusal("time", _("{name}'s time is up: the move came too late").format(name=game.names[clock.flagged]))
     return move
 
 
@@ -107,19 +108,19 @@ def check_lesson_move(game: StoredGame, seat: int | None, move: Move) -> None:
 def undo_count(game: StoredGame) -> int:
     """How many moves an undo takes back: pass-and-play one; against the computer, back to the human's last turn."""
     if game.ended is not None:
-        raise Refusal("not_allowed", "the game is over")
+        raise Refusal("not_allowed", _("the game is over"))
     if not is_assisted(game):
-        raise Refusal("not_allowed", "there is no undo in an online game or a game with a clock")
+        raise Refusal("not_allowed", _("there is no undo in an online game or a game with a clock"))
     if game.rematch is not None:
-        raise Refusal("not_allowed", "the rematch has started: this game can no longer change")
+        raise Refusal("not_allowed", _("the rematch has started: this game can no longer change"))
     if game.mode == "local":
         if not game.game.moves:
-            raise Refusal("not_allowed", "there is no move to undo")
+            raise Refusal("not_allowed", _("there is no move to undo"))
         return 1
     # Against the computer: back to the human's last turn, taking the computer's replies with it.
     count = game.game.turn_start(1 - (game.ai_seat or 0))
     if count is None or (game.lesson is not None and count > len(game.game.moves) - game.lesson.ply):
-        raise Refusal("not_allowed", "you have no move to undo yet")  # a lesson's script is not yours to undo
+        raise Refusal("not_allowed", _("you have no move to undo yet"))  # a lesson's script is not yours to undo
     return count
 
 
@@ -131,26 +132,31 @@ def may_abort(game: Game) -> bool:
 def may_end(game: StoredGame, kind: str) -> None:
     """A player may resign (``kind`` "resign") or call the game off ("abort"): online or against the computer."""
     if game.mode not in ("online", "ai"):
-        raise Refusal("not_allowed", f"there is no {kind} in this game: only a player online or against the computer")
+        raise Refusal(
+            "not_allowed",
+            _("there is no resigning in this game: only a player online or against the computer resigns")
+            if kind == "resign"
+            else _("there is no aborting in this game: only a player online or against the computer aborts"),
+        )
     if game.is_finished:
-        raise Refusal("game_over", "the game is over")
+        raise Refusal("game_over", _("the game is over"))
     if game.status == "waiting" and kind == "resign":
-        raise Refusal("not_allowed", "the game has not started: abort it instead")
+        raise Refusal("not_allowed", _("the game has not started: abort it instead"))
     if kind == "abort" and not may_abort(game.game):
-        raise Refusal("not_allowed", "both sides have moved: the game can no longer be aborted, only resigned")
+        raise Refusal("not_allowed", _("both sides have moved: the game can no longer be aborted, only resigned"))
 
 
 def may_claim(game: StoredGame, seat: int | None, at: datetime) -> int:
     """Seat ``seat`` may claim a correspondence game's win at ``at``: its opponent, to move, is past their days. Returns that opponent."""
     clock = game.clock_at(at)
     if clock is None or clock.control.kind != "correspondence":
-        raise Refusal("not_allowed", "only a correspondence game's win on time is claimed: a real-time clock ends the game itself")
+        raise Refusal("not_allowed", _("only a correspondence game's win on time is claimed: a real-time clock ends the game itself"))
     if game.is_finished:
-        raise Refusal("game_over", "the game is over")
+        raise Refusal("game_over", _("the game is over"))
     if seat not in (0, 1) or clock.running is None or seat == clock.running:
-        raise Refusal("not_allowed", "only the player waiting for the other's move can claim the win")
+        raise Refusal("not_allowed", _("only the player waiting for the other's move can claim the win"))
     if clock.flagged is None:
-        raise Refusal("not_allowed", f"{game.names[clock.running]} still has time to move")
+        raise Refusal("not_allowed", _("{name} still has time to move").format(name=game.names[clock.running]))
     return clock.flagged
 
 
@@ -174,13 +180,13 @@ def may_time_out(game: StoredGame, loser: int, by: int | None, at: datetime) -> 
 def may_rematch(game: StoredGame) -> None:
     """A rematch may be asked for once the game is over with a result, and only once (a lesson has none)."""
     if game.lesson is not None:
-        raise Refusal("not_allowed", "a lesson has no rematch: go on to the next lesson, or start this one again")
+        raise Refusal("not_allowed", _("a lesson has no rematch: go on to the next lesson, or start this one again"))
     if game.mode == "puzzle":
-        raise Refusal("not_allowed", "a puzzle has no rematch: take the next puzzle")
+        raise Refusal("not_allowed", _("a puzzle has no rematch: take the next puzzle"))
     if not game.is_finished or game.status == "aborted":
-        raise Refusal("not_allowed", "a rematch can be asked for once the game is over")
+        raise Refusal("not_allowed", _("a rematch can be asked for once the game is over"))
     if game.rematch is not None:
-        raise Refusal("not_allowed", f"the rematch has already started: game {game.rematch}")
+        raise Refusal("not_allowed", _("the rematch has already started: game {game}").format(game=game.rematch))
 
 
 def play_on_from(game: StoredGame, ply: int) -> Position:
@@ -192,15 +198,15 @@ def play_on_from(game: StoredGame, ply: int) -> Position:
     replayed from the game's log by the rules: nothing of it comes from the page.
     """
     if game.mode == "lesson":
-        raise Refusal("not_allowed", "a lesson's game is the tutorial's: start the lesson again instead")
+        raise Refusal("not_allowed", _("a lesson's game is the tutorial's: start the lesson again instead"))
     if not game.is_finished or game.status == "aborted":
-        raise Refusal("not_allowed", "a game can be played on from once it is over")
+        raise Refusal("not_allowed", _("a game can be played on from once it is over"))
     positions = game.game.positions
     if not 0 <= ply < len(positions):
         raise Refusal("malformed", f"the game has positions 0 to {len(positions) - 1}, not {ply}")
     position = positions[ply]
     if position.is_over:
-        raise Refusal("not_allowed", "the game ends there: there is nothing to play on")
+        raise Refusal("not_allowed", _("the game ends there: there is nothing to play on"))
     return position
 
 
