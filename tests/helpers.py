@@ -24,7 +24,9 @@ def load_test_data(name: str) -> Any:
     return json.loads((TEST_DATA / name).read_text(encoding="utf-8"))
 
 
-def run_cli(cwd: Path, *args: str, stdin: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    cwd: Path, *args: str, stdin: str | None = None, timeout: float = 120, environment: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run ``python -m quiltmaker`` with ``args`` in ``cwd``.
 
     Args:
@@ -32,13 +34,15 @@ def run_cli(cwd: Path, *args: str, stdin: str | None = None, timeout: float = 12
         *args: The command-line arguments.
         stdin: Text fed to standard input; empty input when None.
         timeout: Seconds before the run counts as hung.
+        environment: Variables set for the run (the language ones, say); the machine's own language is not passed on.
 
     Returns:
         The finished process, with stdout and stderr as text.
     """
-    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")}
-    # A wide, colourless, UTF-8 console: rich then prints the same plain text on any machine.
-    env.update(COLUMNS="200", LINES="50", NO_COLOR="1", PYTHONIOENCODING="utf-8")
+    dropped = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
+    # A wide, colourless, UTF-8 console in English: rich then prints the same plain text on any machine.
+    env.update(COLUMNS="200", LINES="50", NO_COLOR="1", PYTHONIOENCODING="utf-8", **(environment or {}))
     return subprocess.run(
         [sys.executable, "-m", "quiltmaker", *args],
         cwd=cwd,

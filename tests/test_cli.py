@@ -46,9 +46,9 @@ def assert_clean_failure(result: subprocess.CompletedProcess[str], *fragments: s
         assert fragment in message, f"{fragment!r} not in {message!r}"
 
 
-def final_scores(stdout: str) -> tuple[int, int]:
-    """The two numbers of the 'score' row of the final score table."""
-    rows = [re.fullmatch(r"\W*score[\s│|]+(-?\d+)[\s│|]+(-?\d+)[\s│|]*", line) for line in stdout.splitlines()]
+def final_scores(stdout: str, label: str = "score") -> tuple[int, int]:
+    """The two numbers of the score row (``label``) of the final score table."""
+    rows = [re.fullmatch(rf"\W*{label}[\s│|]+(-?\d+)[\s│|]+(-?\d+)[\s│|]*", line) for line in stdout.splitlines()]
     found = [m for m in rows if m]
     assert len(found) == 1, f"expected one final score row in:\n{stdout[-2000:]}"
     return int(found[0].group(1)), int(found[0].group(2))
@@ -389,6 +389,51 @@ def test_play_scripted_session(tmp_path: Path) -> None:
     resumed = run_cli(tmp_path, "play", "--resume", "save.json", stdin="quit\n")
     assert resumed.returncode == 0 and "You are player 0" in resumed.stdout
     assert record.load((tmp_path / "save.json").read_text(encoding="utf-8")).moves == saved.moves
+
+
+# What the line-mode game prints in English, none of which a Polish game may print (the notation aside).
+ENGLISH_WORDS = ["Your move", "Not played", "legal moves", "Game left", "You are player", "is illegal", "buttons", "Final scores", "wins"]
+
+
+@pytest.mark.parametrize("chosen", ["--lang", "LANG"], ids=["option", "environment"])
+def test_play_in_polish_words_the_whole_session_in_polish(tmp_path: Path, chosen: str) -> None:
+    """`quiltmaker play --lang pl` (or LANG=pl_PL.UTF-8): the prompt, help, refusals, move list, moves and commands in Polish."""
+    start = Position.initial(HUMAN_FIRST_SEED)
+    not_offered = start.circle[3]
+    script = ["pomoc", "12R9@e5", f"{not_offered}R0@a1", "S@e5", "ruchy", "cofnij", "A", "wyjdź"]
+    args = ["play", "--seat", "0", "--seed", str(HUMAN_FIRST_SEED), "--save", "s.json"]
+    if chosen == "--lang":
+        result = run_cli(tmp_path, *args, "--lang", "pl", stdin="\n".join(script) + "\n")
+    else:
+        result = run_cli(tmp_path, *args, stdin="\n".join(script) + "\n", environment={"LANG": "pl_PL.UTF-8"})
+    out = result.stdout
+    assert result.returncode == 0 and "Traceback" not in result.stderr + out, result.stderr
+    assert "Jesteś graczem 0, grasz z: greedy." in out and "Twój ruch:" in out
+    assert "Ruchy:" in out and "Polecenia: ruchy" in out  # the help, asked for as "pomoc"
+    assert "Nie zagrano: '12R9@e5' to nie ruch" in out
+    assert f"Nie zagrano: {not_offered}R0@a1 jest niedozwolony: łatki {not_offered} nie ma wśród trzech następnych łatek" in out
+    assert "Nie zagrano: S@e5 jest niedozwolony: gracz 0 nie ma łatki 1x1 do położenia" in out
+    assert f"{len(start.legal_moves())} dozwolonych ruchów:" in out
+    assert "Nie masz jeszcze nic do cofnięcia." in out
+    assert "Ty: pasuje o 1 pole: +1 guzik (A)." in out
+    assert "Gra przerwana przed końcem; wznów ją przez --resume s.json." in out
+    assert "Tor czasu" in out and "Dostępne (kup jedną z tych trzech)" in out
+    assert [word for word in ENGLISH_WORDS if word in out] == []
+    assert record.load((tmp_path / "s.json").read_text(encoding="utf-8")).players == ["you", "greedy"]  # the record is the same
+
+
+def test_a_whole_game_in_polish_ends_with_the_score_table_in_polish(tmp_path: Path) -> None:
+    seed = 5
+    lines = ["A", "A", "a1", "b1", "c1", "d1", "e1", "f1"] * 120
+    result = run_cli(tmp_path, "play", "--seat", "0", "--seed", str(seed), "--lang", "pl", stdin="\n".join(lines) + "\n")
+    out = result.stdout
+    assert result.returncode == 0 and "Traceback" not in result.stderr + out, result.stderr
+    assert "Zdobywasz łatkę 1x1: wpisz pole" in out
+    assert "Wyniki końcowe" in out and "puste pola" in out and "Wygrywa " in out
+    assert final_scores(out, "wynik") == record.load((tmp_path / "quiltmaker-game.json").read_text(encoding="utf-8")).position.scores
+    assert [word for word in ENGLISH_WORDS if word in out] == []
+    replayed = run_cli(tmp_path, "replay", "quiltmaker-game.json", "--lang", "pl")
+    assert re.search(r": \d+ ruch(y|ów)?, (wszystkie )?dozwolon", replayed.stdout) and "Wyniki końcowe" in replayed.stdout
 
 
 def test_play_a_whole_game_by_advancing(tmp_path: Path) -> None:

@@ -12,7 +12,13 @@ import pytest
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po
 
-from quiltmaker import i18n
+from helpers import EARNING_PURCHASE, EARNS_A_SPECIAL
+
+from quiltmaker import i18n, words
+from quiltmaker.ai.players import GreedyPlayer, play_game
+from quiltmaker.core.components import PATCHES
+from quiltmaker.core.moves import Move
+from quiltmaker.core.position import Position
 
 ROOT = Path(__file__).resolve().parent.parent
 PLACEHOLDER = re.compile(r"\{(\w*)\}")
@@ -152,3 +158,52 @@ def test_a_browsers_languages_choose_ours(header: str | None, code: str) -> None
 )
 def test_the_terminal_reads_its_language_from_the_environment_as_gettext_does(environ: dict[str, str], code: str) -> None:
     assert i18n.from_environment(environ) == code
+
+
+
+def illegal_examples() -> dict[str, tuple[Position, Move]]:
+    """A position and a move that breaks each rule the core names (:class:`Illegality`)."""
+    plain = [*range(1, 33), 0]
+    start = Position.initial(circle=plain, first_player=0)  # patches 1, 2 and 3 on offer, 5 buttons each
+    bought = start.play("1R0@a1").play("A")  # patch 1 on a1 of player 0's quilt, and player 0 to move again
+    over_a_covered_square = next(
+        Move.place(patch, "R0", 0, 0) for patch in bought.offered if PATCHES[patch].cost <= bought.buttons[0]
+    )
+    dear = max(range(33), key=lambda patch: PATCHES[patch].cost)
+    rich_offer = Position.initial(circle=[dear, *(p for p in plain if p != dear)], first_player=0)
+    waiting = Position.from_text(EARNS_A_SPECIAL).play(EARNING_PURCHASE)  # a special patch to place
+    mover = waiting.to_move
+    assert mover is not None
+    covered_square = next((row, col) for row in range(9) for col in range(9) if waiting.quilts[mover] >> (row * 9 + col) & 1)
+    return {
+        "not_a_move": (start, Move("jump", None, 0)),
+        "over": (play_game([GreedyPlayer(0), GreedyPlayer(1)], start).position, Move.advance()),
+        "no_special": (start, Move.special((4, 4))),
+        "special_covered": (waiting, Move.special(covered_square)),
+        "special_first": (waiting, Move.advance()),
+        "bought": (bought, Move.place(1, "R0", 4, 4)),
+        "not_offered": (start, Move.place(20, "R0", 0, 0)),
+        "too_dear": (rich_offer, Move.place(dear, "R0", 0, 0)),
+        "covered": (bought, over_a_covered_square),
+    }
+
+
+@pytest.mark.parametrize("kind", list(illegal_examples()))
+def test_every_rule_a_move_breaks_is_worded_in_every_language_with_its_numbers(kind: str) -> None:
+    """The core names the rule (Position.illegality); its English text is why_illegal's, and quiltmaker.words
+    words it for each language, the players named, with the numbers the rule gives."""
+    position, move = illegal_examples()[kind]
+    found = position.illegality(move)
+    assert found is not None and found.kind == kind
+    assert position.why_illegal(move) == found.text()
+    names = ["Ada", "Bolek"]
+    english = words.illegal(position, move, names)
+    with i18n.using("pl"):
+        polish = words.illegal(position, move, names)
+    assert english and polish and english != polish
+    for text in (english, polish):
+        if found.player is not None and kind not in ("bought", "not_offered"):
+            assert names[found.player] in text, text
+        for number in [found.patch, *found.squares, *(found.offered or ()), *((found.price, found.buttons) if kind == "too_dear" else ())]:
+            if number is not None:
+                assert str(number) in text, (number, text)

@@ -20,6 +20,7 @@ from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from quiltmaker import i18n
 from quiltmaker.core import record
 from quiltmaker.specs import player_from_spec
 from quiltmaker.core.components import BOARD_SIZE, PATCHES, TRANSFORMS, transform_cells
@@ -494,3 +495,22 @@ async def test_a_new_game_swaps_the_seats_and_keeps_the_old_record(tmp_path: Pat
     assert record.load(save.read_text(encoding="utf-8")).moves == finished.moves
     assert (tmp_path / "game-2.json").read_text(encoding="utf-8") == "someone else's file"
     assert record.load((tmp_path / "game-3.json").read_text(encoding="utf-8")).players == ["beginner", "you"]
+
+
+@pytest.mark.asyncio
+async def test_the_full_screen_game_in_polish(tmp_path: Path) -> None:
+    """With Polish in use, the turn line, the panels, the offer, the log and the messages read in Polish."""
+    with i18n.using("pl"):
+        app = QuiltApp(Game.new(HUMAN_FIRST_SEED, players=["player 0", "player 1"]), save_path=tmp_path / "pl.json")
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, app)
+            assert "Patchwork: dwóch graczy przy jednej klawiaturze" in app.message
+            turn = shown(app.query_one(TurnBar))
+            assert "Ruch 1" in turn and "zaczyna grę" in turn
+            assert "guziki 5  dochód 0" in shown(app.query_one("#quilt0", QuiltPanel))
+            assert "Krąg łatek: zostało 33, trzy następne dostępne" in shown(app.query_one(OfferPanel))
+            await pilot.press("a")
+            assert "pasuje o" in app.message  # the move's summary, the web's own words
+            await pilot.press("question_mark")
+            assert isinstance(app.screen, HelpScreen)
+            assert "Tury wyznacza tor czasu" in shown(app.screen.query_one(Static))

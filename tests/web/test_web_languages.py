@@ -59,3 +59,39 @@ def test_two_readers_of_one_game_each_get_its_states_in_their_own_language(fresh
                 watcher.receive()
             assert watcher.state["moves"][0]["summary"].startswith("pasuje o")
             assert mover.state["moves"][0]["summary"].startswith("advanced")
+
+
+def test_a_lesson_and_its_tutor_speak_the_learners_language(fresh: TestClient) -> None:
+    """A lesson created by a Polish browser: its words, the tutor's name and its refusal of a move it does not ask for."""
+    response = fresh.post("/api/games", json={"mode": "lesson", "lesson": 1}, headers=POLISH)
+    assert response.status_code == 200, response.text
+    lesson = response.json()
+    state = fresh.get(f"/api/games/{lesson['id']}", headers=POLISH).json()
+    assert state["names"] == ["Gracz", "Nauczyciel"]  # default names, in the creator's language, kept with the game
+    assert state["lesson"]["title"] == "Kupowanie łatki"
+    assert state["lesson"]["intro"][0].startswith("Patchwork to wyścig") and "(5)" in state["lesson"]["intro"][0]
+    assert state["lesson"]["steps"][0]["task"].startswith("Kup jedną z trzech")
+    titles = [entry["title"] for entry in fresh.get("/api/catalogue", headers=POLISH).json()["lessons"]]
+    assert titles[:2] == ["Kupowanie łatki", "Czyja tura"]
+    with fresh.websocket_connect(f"/ws/games/{lesson['id']}", headers=POLISH) as socket:
+        learner = Player(socket)
+        assert learner.hello(lesson["token"])["type"] == "welcome"
+        refused = learner.intent("move", move="A")  # the lesson asks for a purchase
+        assert refused["type"] == "error" and refused["code"] == "lesson"
+        assert refused["message"] == "Ta lekcja jest o kupowaniu: wybierz jedną z trzech dostępnych łatek, zamiast pasować."
+
+
+def test_a_refused_move_is_worded_for_the_socket_that_sent_it(fresh: TestClient) -> None:
+    """The rules' refusal in the sender's language: one Polish socket and one English on the same game."""
+    game = create(fresh, mode="local", seed=0)
+    with fresh.websocket_connect(f"/ws/games/{game['id']}", headers=POLISH) as socket:
+        player = Player(socket)
+        assert player.hello(game["token"])["type"] == "welcome"
+        refused = player.intent("move", move="S@e5")
+        assert refused["type"] == "error" and refused["code"] == "illegal"
+        assert refused["message"].startswith("S@e5 jest niedozwolony: ") and "nie ma łatki 1x1 do położenia" in refused["message"]
+        nothing = player.intent("undo", count=1)
+        assert nothing["type"] == "error" and nothing["message"] == "nie ma ruchu do cofnięcia"
+    with connect(fresh, game["id"], game["token"]) as english:
+        refused = english.intent("move", move="S@e5")
+        assert refused["message"].startswith("S@e5 is illegal: ") and "has no special patch to place" in refused["message"]
