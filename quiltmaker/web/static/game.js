@@ -224,7 +224,7 @@ function onHint(message) {
   });
 }
 
-/** @param {string} text @param {{ done: string, failed: string }} words what to say when copied, and when not ({error}) */
+/** @param {string} text @param {{ done: string, failed: (error: string) => string }} words what to say when copied, and when not */
 async function copyText(text, words) {
   try {
     if (navigator.clipboard && window.isSecureContext) await navigator.clipboard.writeText(text);
@@ -240,7 +240,7 @@ async function copyText(text, words) {
     }
     say(words.done, "ok");
   } catch (error) {
-    say(words.failed.replace("{error}", errorText(error)), "error");
+    say(words.failed(errorText(error)), "error");
   }
 }
 
@@ -277,12 +277,16 @@ function bindControls() {
   $("flip").addEventListener("click", () => flipHold());
   $("place").addEventListener("click", () => placeHold());
   $("cancel").addEventListener("click", () => cancelHold());
-  $("copy-invite").addEventListener("click", () => copyText($("invite-link", HTMLAnchorElement).href, {
-    done: t("Invitation link copied."), failed: t("Could not copy the invitation link ({error}): select it and copy it by hand."),
-  }));
-  $("copy-spectate").addEventListener("click", () => copyText($("spectate-link", HTMLAnchorElement).href, {
-    done: t("Spectator link copied."), failed: t("Could not copy the spectator link ({error}): select it and copy it by hand."),
-  }));
+  const invite = {
+    done: t("Invitation link copied."),
+    failed: (/** @type {string} */ error) => t("Could not copy the invitation link ({error}): select it and copy it by hand.", { error }),
+  };
+  const spectate = {
+    done: t("Spectator link copied."),
+    failed: (/** @type {string} */ error) => t("Could not copy the spectator link ({error}): select it and copy it by hand.", { error }),
+  };
+  $("copy-invite").addEventListener("click", () => copyText($("invite-link", HTMLAnchorElement).href, invite));
+  $("copy-spectate").addEventListener("click", () => copyText($("spectate-link", HTMLAnchorElement).href, spectate));
   $("replay-first", HTMLButtonElement).addEventListener("click", () => setReplay(0));
   $("replay-prev", HTMLButtonElement).addEventListener("click", () => setReplay(replayTarget() - 1));
   $("replay-next", HTMLButtonElement).addEventListener("click", () => setReplay(replayTarget() + 1));
