@@ -36,7 +36,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.run(args) or 0)
+        status = int(args.run(args) or 0)
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
+        return status
+    except BrokenPipeError:
+        # The reader has gone (`quiltmaker analyse ... --json | head -1`): stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so that the exit's flush says nothing either
+        return 141  # 128 + SIGPIPE: what a shell reports for a tool stopped by a closed pipe
     except (QuiltmakerError, OSError, UnicodeDecodeError) as error:
         topic = next((t for kind, t in ERROR_GUIDES.items() if isinstance(error, kind)), None)
         pointer = f" (see: {see(topic)})" if topic else ""
@@ -193,7 +199,9 @@ def _parser() -> argparse.ArgumentParser:
     migrate.set_defaults(run=_migrate)
 
     components = commands.add_parser(
-        "components", help="print the component data (patches, time track, scoring) as JSON, the file the rules are built from"
+        "components",
+        help="print the component data (patches, time track, scoring) as JSON, the file the rules are built from "
+        "(as shipped: its time track 'original_printing' is the variant 'original' of positions, records and the engine)",
     )
     components.add_argument("--where", action="store_true", help="print the data file's path instead")
     components.set_defaults(run=_components)
@@ -507,17 +515,38 @@ def _match(args: argparse.Namespace) -> int:
         return 0
     elo, low, high = result.elo()
     margin, half = result.margin_interval()
-    print(f"{specs[0]} vs {specs[1]}: {args.games} games, seats swapped on every setup")
-    print(f"  {specs[0]} won {result.a_wins} ({100 * result.score:.1f}%), {specs[1]} won {args.games - result.a_wins}")
-    print(f"  {specs[0]}'s wins by seat: {result.a_wins_by_seat[0]}/{result.games_by_seat[0]} as player 0, "
+    # The sides are A and B throughout: two players of the same name (strong against strong) stay apart.
+    names = result.played_as or specs
+    print(f"A: {_side(names[0], specs[0])}")
+    print(f"B: {_side(names[1], specs[1])}")
+    print(f"{result.games} games, seats swapped on every setup")
+    print(f"  A won {result.a_wins} ({100 * result.score:.1f}%), B won {result.games - result.a_wins}")
+    print(f"  A's wins by seat: {result.a_wins_by_seat[0]}/{result.games_by_seat[0]} as player 0, "
           f"{result.a_wins_by_seat[1]}/{result.games_by_seat[1]} as player 1")
     if any(result.forfeits):
-        print(f"  forfeited (broke the engine protocol; see the records' 'forfeit'): {specs[0]} {result.forfeits[0]}, "
-              f"{specs[1]} {result.forfeits[1]}; the margin counts only finished games")
-    print(f"  mean score margin: {margin:+.1f} (95% interval +/- {half:.1f})")
-    print(f"  Elo difference: {elo:+.0f} (95% interval {low:+.0f} to {high:+.0f})")
+        print(f"  forfeited (broke the engine protocol; see the records' 'forfeit'): A {result.forfeits[0]}, "
+              f"B {result.forfeits[1]}; the margin counts only finished games")
+    if not result.margins:
+        print("  mean score margin: none (no game was played to its end)")
+    elif math.isinf(half):
+        print(f"  mean score margin: {margin:+.1f} (one finished game: no interval)")
+    else:
+        print(f"  mean score margin: {margin:+.1f} (95% interval +/- {half:.1f})")
+    print(f"  Elo difference of A over B: {_elo_text(elo)} (95% interval {_elo_text(low)} to {_elo_text(high)})")
     print(f"  records: {args.records}")
     return 0
+
+
+def _side(name: str, spec: str) -> str:
+    """A side of a match as its name and, where they differ, the specification that started it."""
+    return name if name == spec else f"{name} ({spec})"
+
+
+def _elo_text(value: float) -> str:
+    """An Elo figure, or what an infinite one means: every game won (or lost), so no finite figure fits."""
+    if math.isinf(value):
+        return "above any figure (every game won)" if value > 0 else "below any figure (every game lost)"
+    return f"{value:+.0f}"
 
 
 def _puzzles_generate(args: argparse.Namespace) -> int:

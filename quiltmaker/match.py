@@ -57,6 +57,8 @@ class MatchResult:
 
     names: tuple[str, str]
     games: int = 0
+    # The names the players gave, A's first (an engine's 'id name', as its records have it); the specification until a game is in.
+    played_as: list[str] = field(default_factory=list)
     a_wins: int = 0
     margins: list[int] = field(default_factory=list)
     a_wins_by_seat: list[int] = field(default_factory=lambda: [0, 0])
@@ -78,6 +80,8 @@ class MatchResult:
     def add_record(self, game: dict[str, Any]) -> None:
         """Count one game from its record (as :func:`play_scheduled_game` returns it)."""
         a_seat = game["match"]["a_seat"]
+        if not self.played_as and game.get("players"):
+            self.played_as = [game["players"][a_seat], game["players"][1 - a_seat]]
         forfeit = game.get("forfeit")
         if forfeit is not None:
             self.add(a_seat, None, 1 - forfeit["player"])
@@ -108,6 +112,7 @@ class MatchResult:
         margin, margin_half = self.margin_interval()
         return {
             "players": list(self.names),
+            "names": self.played_as or list(self.names),
             "games": self.games,
             "a_wins": self.a_wins,
             "b_wins": self.games - self.a_wins,

@@ -13,6 +13,7 @@ import io
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -573,3 +574,14 @@ def test_components_prints_the_data_the_rules_are_built_from(tmp_path: Path) -> 
     assert result.returncode == 0 and json.loads(result.stdout) == load_component_data()
     where = run_cli(tmp_path, "components", "--where")
     assert json.loads(Path(where.stdout.strip()).read_text(encoding="utf-8")) == load_component_data()
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path: Path, records: dict[str, Path]) -> None:
+    """`quiltmaker analyse GAME --json | head -1`: once its reader is gone the command stops without a word,
+    as Unix tools do (status 141, 128 + SIGPIPE), not with a traceback or a broken-pipe error. (`true` reads
+    nothing and is gone at once, so the search's first line always meets a closed pipe.)"""
+    command = f"{shlex.quote(sys.executable)} -m quiltmaker analyse {shlex.quote(str(records['unfinished']))} --iterations 50 --json"
+    env = {k: v for k, v in os.environ.items() if k != "FORCE_COLOR"}
+    result = subprocess.run(["bash", "-c", f"set -o pipefail; {command} | true"], capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert "Broken pipe" not in result.stderr and "Errno 32" not in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 141

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shlex
 import subprocess
 import sys
@@ -29,7 +30,7 @@ from quiltmaker.ai.players import Limit
 
 SUMMARY_KEYS = {
     "players", "games", "a_wins", "b_wins", "a_score", "a_score_95", "a_wins_by_seat", "games_by_seat",
-    "mean_margin", "mean_margin_95_half_width", "elo", "elo_95", "forfeits",
+    "mean_margin", "mean_margin_95_half_width", "elo", "elo_95", "forfeits", "names",
 }
 
 
@@ -293,8 +294,29 @@ def test_cli_match_json(tmp_path: Path) -> None:
 def test_cli_match_text_summary(tmp_path: Path) -> None:
     result = run_cli(tmp_path, "match", "greedy", "random", "--games", "2", "--workers", "2", "--records", "recs")
     assert result.returncode == 0, result.stderr[-2000:]
-    assert "greedy vs random: 2 games" in result.stdout
-    assert "Elo difference" in result.stdout
+    assert "A: greedy\nB: random\n2 games, seats swapped on every setup" in result.stdout
+    assert "Elo difference of A over B" in result.stdout
+
+
+def test_cli_match_of_a_player_against_itself_tells_the_sides_apart(tmp_path: Path) -> None:
+    """Two sides of one name (strong against strong) are A and B in every line, never the name twice."""
+    result = run_cli(tmp_path, "match", "greedy", "greedy", "--games", "2", "--workers", "2", "--records", "recs")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert re.search(r"  A won \d+ \(\d+\.\d%\), B won \d+", result.stdout), result.stdout
+    assert "greedy won" not in result.stdout
+
+
+def test_cli_match_text_of_an_engine_that_forfeits_every_game(tmp_path: Path) -> None:
+    """An engine named by its 'id name' (its command beside it), and no margin nor infinity for a match with no finished game."""
+    script = tmp_path / "broken.py"
+    script.write_text(BROKEN, encoding="utf-8")
+    engine = "engine:" + shlex.join([sys.executable, str(script), "99@a1"])
+    result = run_cli(tmp_path, "match", engine, "greedy", "--games", "2", "--workers", "2", "--records", "recs", timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert f"A: Broken ({engine})" in result.stdout
+    assert "forfeited (broke the engine protocol; see the records' 'forfeit'): A 2, B 0" in result.stdout
+    assert "mean score margin: none (no game was played to its end)" in result.stdout
+    assert "below any figure (every game lost)" in result.stdout and "inf" not in result.stdout
 
 
 @pytest.mark.slow

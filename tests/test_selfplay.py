@@ -94,6 +94,15 @@ def test_saved_data_loads_and_a_damaged_file_is_refused(tmp_path: Path, arrays: 
         load(path)
 
 
+@pytest.mark.parametrize("content", [b'{"games": []}', np.lib.format.MAGIC_PREFIX + b"not an archive"], ids=["JSON", "a bare .npy"])
+def test_a_file_that_is_no_archive_is_refused_as_such_not_as_a_pickle(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "data.json"
+    path.write_bytes(content)
+    with pytest.raises(QuiltmakerError, match="not an .npz archive") as refused:
+        load(path)
+    assert "pickle" not in str(refused.value)
+
+
 def test_a_file_of_format_1_loads_with_the_calibrated_figures_it_lacked(tmp_path: Path, arrays: dict[str, np.ndarray]) -> None:
     # Format 1 (before the calibrated figures) kept the raw ones only: they are calibrated on loading.
     path = tmp_path / "old.npz"

@@ -52,6 +52,7 @@ from .observation import OBSERVATION_SIZE
 KERNEL_OPPONENTS = {"random": B.RANDOM_OPPONENT, "greedy": B.GREEDY_OPPONENT}
 """Opponents played inside the compiled call; any other specification is played from Python."""
 ILLEGAL_ACTION_POLICIES = ("lose", "raise")
+"""What an action outside the mask does: "lose" (that game is lost) or "raise" (IllegalMoveError, nothing changes)."""
 
 
 class PatchworkBatch:
@@ -78,27 +79,11 @@ class PatchworkBatch:
             and no game changes.
         seed: As for :meth:`reset`, which the constructor calls.
 
-    Attributes (arrays of N rows, overwritten in place by every step; copy what you keep):
-        observation: ``float32[N, 864]``, the position seen by the player to act
-            (the agent, in the one-agent view).
-        legal_action_mask: ``bool[N, 7431]``, that player's legal actions
-            (all False for a finished game).
-        current_player: ``int64[N]``, the seat to act, -1 when the game is over.
-        rewards: ``float32[N, 2]``, this step's reward of each seat: 0, or
-            +1/-1 when the game ended.
-        terminated: ``bool[N]``, the game ended in this step.
-        truncated: ``bool[N]``, always False: every game of Patchwork ends.
-        seat: ``int64[N]``, the agent's seat (one-agent view), else -1.
-        game_seed: ``uint64[N]``, the game in play is ``Position.initial(seed)``.
-            :meth:`replies` gives the opponent's moves since the agent's last.
-        final_observation, final_scores, final_winner, final_moves, final_seat, final_illegal, illegal:
-            for a row that terminated, its last observation (the agent's
-            view, or that of the player who made the last move), both
-            scores, the winner, how many moves the game took, the agent's
-            seat in it, whether it ended on an illegal action
-            (``final_illegal``, ``bool[N]``) and that action (``illegal``,
-            ``int64[N]``; -1 where ``final_illegal`` is False, but -1 can
-            be the illegal action too: read ``final_illegal`` to tell).
+    Its arrays (the properties below) have one row a game and are
+    overwritten in place by every step: copy what you keep. The ``final_*``
+    arrays describe, for a row whose game ended in the last step, the game
+    that ended (with autoreset the others already show the next one).
+    :meth:`replies` gives the opponent's moves since the agent's last.
     """
 
     def __init__(
@@ -127,8 +112,11 @@ class PatchworkBatch:
             if kind == B.OUTSIDE_OPPONENT:
                 _build_player(opponent, 0).close()  # an unknown specification fails now, not at the first move
         self.num_games = num_games
+        """N, the number of games."""
         self.opponent = opponent
+        """The opponent's specification in the one-agent view, else None."""
         self.variant = variant
+        """The time track's printing of every game."""
         self._params = B.BatchParams(
             opponent=kind,
             fixed_seat=B.NO_PLAYER if seat is None else seat,
@@ -166,6 +154,7 @@ class PatchworkBatch:
             reply_count=np.zeros(n, np.int64),
         )
         self.truncated = np.zeros(n, np.bool_)
+        """``bool[N]``: always False, every game of Patchwork ends."""
         self._all_rows = np.arange(n, dtype=np.int64)
         self._players: list[Any] = []
         self._sampler = np.zeros(1, np.uint64)
@@ -175,58 +164,72 @@ class PatchworkBatch:
 
     @property
     def observation(self) -> npt.NDArray[np.float32]:
+        """``float32[N, 864]``: the position seen by the player to act (the agent, in the one-agent view)."""
         return self._arrays.observation
 
     @property
     def legal_action_mask(self) -> npt.NDArray[np.bool_]:
+        """``bool[N, 7431]``: that player's legal actions (all False for a finished game)."""
         return self._arrays.legal_action_mask
 
     @property
     def current_player(self) -> npt.NDArray[np.int64]:
+        """``int64[N]``: the seat to act, -1 when the game is over."""
         return self._arrays.current_player
 
     @property
     def rewards(self) -> npt.NDArray[np.float32]:
+        """``float32[N, 2]``: this step's reward of each seat: 0, or +1/-1 when the game ended."""
         return self._arrays.rewards
 
     @property
     def terminated(self) -> npt.NDArray[np.bool_]:
+        """``bool[N]``: the game ended in this step."""
         return self._arrays.terminated
 
     @property
     def seat(self) -> npt.NDArray[np.int64]:
+        """``int64[N]``: the agent's seat (one-agent view), else -1."""
         return self._arrays.seat
 
     @property
     def game_seed(self) -> npt.NDArray[np.uint64]:
+        """``uint64[N]``: the game in play is ``Position.initial(seed)``."""
         return self._arrays.game_seed
 
     @property
     def final_observation(self) -> npt.NDArray[np.float32]:
+        """``float32[N, 864]``: the ended game's last observation (the agent's view, or the last mover's)."""
         return self._arrays.final_observation
 
     @property
     def final_scores(self) -> npt.NDArray[np.int64]:
+        """``int64[N, 2]``: the ended game's scores, seat 0's first."""
         return self._arrays.final_scores
 
     @property
     def final_winner(self) -> npt.NDArray[np.int64]:
+        """``int64[N]``: the ended game's winner."""
         return self._arrays.final_winner
 
     @property
     def final_moves(self) -> npt.NDArray[np.int64]:
+        """``int64[N]``: how many moves the ended game took."""
         return self._arrays.final_moves
 
     @property
     def final_seat(self) -> npt.NDArray[np.int64]:
+        """``int64[N]``: the agent's seat in the ended game."""
         return self._arrays.final_seat
 
     @property
     def final_illegal(self) -> npt.NDArray[np.bool_]:
+        """``bool[N]``: the ended game ended on an illegal action."""
         return self._arrays.final_illegal
 
     @property
     def illegal(self) -> npt.NDArray[np.int64]:
+        """``int64[N]``: that illegal action; -1 where ``final_illegal`` is False (but -1 can be the illegal action too: read ``final_illegal``)."""
         return self._arrays.illegal
 
     def replies(self, game: int) -> list[int]:

@@ -42,6 +42,7 @@ ENV_ID = "quiltmaker/Patchwork-v0"
 """The id registered with Gymnasium."""
 
 ILLEGAL_ACTION_POLICIES = ("lose", "raise")
+"""What an action outside the mask does: "lose" (the agent loses the game) or "raise" (IllegalMoveError, nothing changes)."""
 
 Observation = dict[str, Any]
 """``{"observation": float32 array, "action_mask": int8 array}``."""
@@ -96,6 +97,7 @@ class PatchworkEnv(gym.Env[Observation, np.int64]):
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}
+    """Gymnasium's metadata: the render modes ("ansi": the position as text)."""
 
     def __init__(
         self,
@@ -115,21 +117,37 @@ class PatchworkEnv(gym.Env[Observation, np.int64]):
         if isinstance(opponent, str) and not opponent.strip().startswith("engine:"):
             _build_opponent(opponent, 0).close()  # likewise an unknown specification (an engine would start a process)
         self.opponent_spec = opponent
+        """The opponent: its player specification, or a Player object."""
         self.seat = seat
+        """The agent's seat asked for: 0, 1, or None to draw it at each reset."""
         self.variant = variant
+        """The time track's printing."""
         self.illegal_action = illegal_action
+        """What an action outside the mask does (ILLEGAL_ACTION_POLICIES)."""
         self.render_mode = render_mode
+        """Gymnasium's render mode: "ansi" (render returns the position as text) or None."""
         self.observation_space = observation_space()
+        """A Dict of the observation and the action mask."""
         self.action_space = spaces.Discrete(ACTION_COUNT)
+        """Discrete(7431): the fixed action index of quiltmaker.core.moves."""
         self.position: Position | None = None
+        """The game's position now (a Position)."""
         self.game: Game | None = None
+        """The whole game so far (a Game), for records and replays."""
         self.agent_seat = 0 if seat is None else seat
+        """The agent's seat in the game in play."""
         self._opponent: Player | None = None
         self._finished = False
 
     # Gymnasium API ---------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
+        """Start a new game; returns the first observation and its info.
+
+        ``seed`` fixes the setup, the seat and the opponent's play; ``options``
+        may give a ``position`` to start from (a Position or its text) and a
+        ``seat`` for this game.
+        """
         if seed is not None:
             seed = check_seed(seed)  # before Gymnasium's own seeding, so a bad seed changes nothing
         super().reset(seed=seed)
@@ -167,6 +185,7 @@ class PatchworkEnv(gym.Env[Observation, np.int64]):
         return self._observation(), info
 
     def step(self, action: SupportsInt) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        """Play the agent's action, then the opponent's replies until the agent is to act or the game is over; returns Gymnasium's five values."""
         if self.position is None:
             raise RuntimeError("call reset() before step()")
         if self._finished:
@@ -195,11 +214,13 @@ class PatchworkEnv(gym.Env[Observation, np.int64]):
         return self._observation(), reward, self._finished, False, info
 
     def render(self) -> str | None:
+        """The position as text (render mode "ansi"), or None without a render mode."""
         if self.render_mode != "ansi" or self.position is None:
             return None
         return render_text(self.position)
 
     def close(self) -> None:
+        """Stop the opponent's outside engine, if it is one."""
         if isinstance(self.opponent_spec, str) and self._opponent is not None:
             self._opponent.close()
         self._opponent = None

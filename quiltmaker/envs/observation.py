@@ -33,34 +33,49 @@ from ..core.moves import ACTION_COUNT
 from ..core.position import NO_BONUS, Position
 
 FloatArray = npt.NDArray[np.float32]
+"""A float32 array: an observation, or a batch of them."""
 MaskArray = npt.NDArray[np.int8]
+"""An int8 array of 0 and 1: the legal-action mask (OpenSpiel and PettingZoo take int8)."""
 
 OFFER_SIZE = 3
 """Patches on offer: the next three of the circle."""
 TRACK_SPACES = LAST_SPACE + 1
 """Spaces of the time track, 0..53."""
 INCOME_SPACES = INCOME_UP_TO[LAST_SPACE]
+"""How many button spaces (where income is paid) the time track has."""
 MAX_SPECIALS = max(len(track.special_spaces) for track in TIME_TRACKS.values())
+"""The most special patches a time track holds (either printing)."""
 TOTAL_INCOME = sum(p.income for p in PATCHES)
+"""The buttons printed on all patches together: the most income a quilt can have."""
 
 # Scales: a feature is the raw count divided by its scale, so most values
 # fall in [0, 1] and none exceeds OBSERVATION_HIGH.
 BUTTONS_SCALE = 100.0
+"""A player's buttons are divided by this in the features."""
 INCOME_SCALE = 10.0
+"""A player's income is divided by this."""
 COST_SCALE = 10.0
+"""A patch's price is divided by this."""
 TIME_SCALE = 6.0
+"""A patch's time is divided by this."""
 PATCH_INCOME_SCALE = 3.0
+"""A patch's printed buttons are divided by this."""
 SIZE_SCALE = 8.0
+"""A patch's squares are divided by this."""
 # Buttons only grow by advancing (one per space, 53 at most) and by income
 # (at most all patches' income on each of the 9 income spaces).
 MAX_BUTTONS = 5 + LAST_SPACE + TOTAL_INCOME * INCOME_SPACES
+"""The most buttons a player can hold: the start's 5, one a space advanced, and every patch's income at every button space."""
 
 PLANE_NAMES: tuple[str, ...] = ("own_quilt", "opponent_quilt", "offer_shape_0", "offer_shape_1", "offer_shape_2")
 """The 9x9 planes, in order: covered squares of each quilt, then each offered patch as printed, top-left."""
 PLANE_COUNT = len(PLANE_NAMES)
+"""How many 9x9 planes the observation begins with (PLANE_NAMES)."""
 
 OFFER_FIELDS: tuple[str, ...] = ("present", "cost", "time", "income", "size", "affordable")
+"""The features of each patch on offer, in order."""
 CIRCLE_FIELDS: tuple[str, ...] = ("present", "cost", "time", "income", "size")
+"""The features of each patch of the circle, in circle order after the offer."""
 
 # (name, length, upper bound of each value) of the feature blocks, in order.
 _FEATURE_BLOCKS: tuple[tuple[str, int, float], ...] = (
@@ -102,6 +117,7 @@ LAYOUT: dict[str, slice] = _build_layout()[0]
 OBSERVATION_SIZE: int = LAYOUT["features"].stop
 """The length of an observation vector."""
 FEATURE_COUNT = OBSERVATION_SIZE - PLANE_COUNT * SQUARES
+"""How many numbers follow the planes in the observation."""
 
 
 def _patch_fields(patch_id: int) -> tuple[float, float, float, float]:

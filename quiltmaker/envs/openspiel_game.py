@@ -54,9 +54,11 @@ from ..core.seeds import check_seed
 from .observation import MAX_SPECIALS, OBSERVATION_SIZE, PLANE_COUNT, encode, legal_actions
 
 GAME_NAME = "python_patchwork"
+"""The name the game is registered under with pyspiel."""
 # Every regular move takes its player at least one space along the 53-space
 # track, and at most five special patches are placed.
 MAX_GAME_LENGTH = 2 * LAST_SPACE + MAX_SPECIALS
+"""The most moves a game can take: every regular move advances its player a space at least, and the special patches are placed too."""
 _DEALT_PATCHES = PATCH_COUNT - 2  # drawn by chance: the last is forced and the 1x2 patch is fixed
 _DEFAULT_PARAMS: dict[str, Any] = {"seed": -1, "variant": DEFAULT_VARIANT}
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
@@ -87,7 +89,9 @@ class PatchworkGame(pyspiel.Game):  # type: ignore[misc]
         merged = {**_DEFAULT_PARAMS, **(params or {})}
         # -1 deals by chance; any other value is a seed, under the package's one rule for seeds.
         self.seed = -1 if merged["seed"] == -1 else check_seed(merged["seed"])
+        """The setup seed of every game it makes, or -1: then OpenSpiel's chance nodes deal the circle."""
         self.variant = str(merged["variant"])
+        """The time track's printing."""
         time_track(self.variant)  # raises ValueError for an unknown printing
         info = pyspiel.GameInfo(
             num_distinct_actions=ACTION_COUNT,
@@ -121,8 +125,11 @@ class PatchworkState(pyspiel.State):  # type: ignore[misc]
     def __init__(self, game: PatchworkGame) -> None:
         super().__init__(game)
         self.variant = game.variant
+        """The time track's printing."""
         self.dealt: list[int] = []
+        """The patches dealt into the circle so far (chance outcomes), while it is being dealt."""
         self.position: Position | None = None
+        """The position once the circle is dealt (None before)."""
         if game.seed >= 0:
             self.position = Position.initial(game.seed, variant=game.variant)
 
@@ -192,8 +199,10 @@ class PatchworkObserver:
         if params:
             raise ValueError(f"observation parameters are not supported; got {params}")
         self.tensor = np.zeros(OBSERVATION_SIZE, np.float32)
+        """The observation as one float32 vector, filled by set_from."""
         planes = PLANE_COUNT * SQUARES
         self.dict = {"planes": self.tensor[:planes].reshape(PLANE_COUNT, 9, 9), "features": self.tensor[planes:]}
+        """The same numbers as views: ``planes`` (5 planes of 9x9) and ``features``."""
 
     def set_from(self, state: PatchworkState, player: int) -> None:
         """Fill :attr:`tensor` (in place) with ``state`` as ``player`` sees it."""

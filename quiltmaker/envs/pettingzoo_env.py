@@ -44,9 +44,12 @@ from ..core.seeds import check_seed
 from .observation import OBSERVATION_HIGH, OBSERVATION_SIZE, action_mask, encode, outcome, render_text
 
 AGENTS = ("player_0", "player_1")
+"""The two agents, player_0 moving as seat 0."""
 ILLEGAL_ACTION_POLICIES = ("lose", "raise")
+"""What an action outside the mask does: "lose" (the mover loses) or "raise" (IllegalMoveError, nothing changes)."""
 
 Observation = dict[str, np.ndarray]
+"""An agent's observation: ``observation`` (float32[864]) and ``action_mask`` (int8[7431])."""
 
 
 class PatchworkAECEnv(AECEnv[str, Observation, "int | None"]):  # type: ignore[misc]  # PettingZoo is untyped
@@ -79,6 +82,7 @@ class PatchworkAECEnv(AECEnv[str, Observation, "int | None"]):  # type: ignore[m
     """
 
     metadata: dict[str, Any] = {"name": "quiltmaker_patchwork_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    """PettingZoo's metadata: the name and render modes."""
 
     def __init__(self, variant: str = DEFAULT_VARIANT, illegal_action: str = "lose", render_mode: str | None = None) -> None:
         super().__init__()
@@ -88,27 +92,39 @@ class PatchworkAECEnv(AECEnv[str, Observation, "int | None"]):  # type: ignore[m
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, not {render_mode!r}")
         Position.initial(0, variant=variant)  # rejects an unknown variant now rather than at reset
         self.variant = variant
+        """The time track's printing."""
         self.illegal_action = illegal_action
+        """What an action outside the mask does (ILLEGAL_ACTION_POLICIES)."""
         self.render_mode = render_mode
+        """The render mode: "ansi" (render returns the position as text) or None."""
         self.possible_agents = list(AGENTS)
+        """Both agents, player_0 first."""
         vector = spaces.Box(np.zeros(OBSERVATION_SIZE, np.float32), OBSERVATION_HIGH.copy(), dtype=np.float32)
         obs_space = spaces.Dict({"observation": vector, "action_mask": spaces.Box(0, 1, (ACTION_COUNT,), dtype=np.int8)})
         self.state_space = vector
+        """The space of :meth:`state`: the whole position, encoded from player_0's side."""
         # The same space objects every call, as PettingZoo requires (their seeding lives in them).
         self.observation_spaces = {agent: obs_space for agent in AGENTS}
+        """Each agent's observation space."""
         self.action_spaces = {agent: spaces.Discrete(ACTION_COUNT) for agent in AGENTS}
+        """Each agent's action space: Discrete(7431)."""
         self._rng = np.random.default_rng()
         self.position = Position.initial(0, variant=variant)
+        """The game's position now (a Position)."""
         self.game = Game(self.position, AGENTS)
+        """The whole game so far (a Game), for records and replays."""
         self._finished = False
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The agent's observation space (the same object at every call, as PettingZoo requires)."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
+        """The agent's action space: Discrete(7431)."""
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game (``seed`` fixes the setup; ``options`` may give a ``position`` to start from, a Position or its text)."""
         if seed is not None:
             seed = check_seed(seed)  # before anything changes
             self._rng = np.random.default_rng(seed)
@@ -134,6 +150,7 @@ class PatchworkAECEnv(AECEnv[str, Observation, "int | None"]):  # type: ignore[m
             self.agent_selection = AGENTS[self._to_move()]
 
     def observe(self, agent: str) -> Observation:
+        """What ``agent`` sees: the position from its side and its action mask (all zero when it is not to act)."""
         seat = AGENTS.index(agent)
         acting = not self._finished and self.position.to_move == seat
         mask = action_mask(self.position) if acting else np.zeros(ACTION_COUNT, np.int8)
@@ -144,6 +161,7 @@ class PatchworkAECEnv(AECEnv[str, Observation, "int | None"]):  # type: ignore[m
         return encode(self.position, 0)
 
     def step(self, action: int | None) -> None:
+        """Play the selected agent's action (None once that agent is done, as PettingZoo's AEC loop passes it)."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -176,6 +194,7 @@ class PatchworkAECEnv(AECEnv[str, Observation, "int | None"]):  # type: ignore[m
         self._accumulate_rewards()
 
     def render(self) -> str | None:
+        """The position as text (render mode "ansi"), or None without a render mode."""
         if self.render_mode != "ansi":
             return None
         return render_text(self.position)

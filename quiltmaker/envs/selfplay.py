@@ -55,11 +55,13 @@ from ..core.seeds import check_seed
 FORMAT_VERSION = 2
 """Format 2 added ``win_probability`` and ``expected_margin``; :func:`load` reads format 1 too."""
 MASK_BYTES = -(-7431 // 8)
+"""Bytes of one position's packed legal-action mask (7431 bits)."""
 ARRAY_KEYS = (
     "observations", "masks", "policy_offsets", "policy_actions", "policy_visits", "policy_probs", "actions",
     "to_move", "game", "ply", "outcome", "margin", "win_probability", "expected_margin", "search_win_rate",
     "search_margin", "game_seeds",
 )  # fmt: skip
+"""The arrays of a self-play file, one row a position."""
 _CALIBRATED_KEYS = ("win_probability", "expected_margin")  # the keys format 1 lacks
 
 
@@ -68,10 +70,15 @@ class SelfPlayGame:
     """One game to play: its index, the setup's seed, the players' seeds, what plays."""
 
     index: int
+    """The game's place in the schedule."""
     setup_seed: int
+    """The setup seed: the game starts at Position.initial(setup_seed)."""
     player_seeds: tuple[int, int]
+    """Each seat's player's seed."""
     spec: str
+    """The player specification both seats play."""
     variant: str
+    """The time track's printing."""
 
 
 def schedule(spec: str, games: int, seed: int, variant: str = DEFAULT_VARIANT) -> list[SelfPlayGame]:
@@ -227,6 +234,8 @@ def load(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         QuiltmakerError: The file is not self-play data of a known format.
     """
     try:
+        if not zipfile.is_zipfile(path):  # np.load would take it for a pickle, or a bare .npy array
+            raise QuiltmakerError(f"{path} is not quiltmaker self-play data: not an .npz archive (quiltmaker selfplay writes them)")
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
             version = meta.get("format") if isinstance(meta, dict) else None

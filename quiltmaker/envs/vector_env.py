@@ -49,6 +49,7 @@ from .batched import PatchworkBatch
 from .gymnasium_env import observation_space
 
 Observations = dict[str, np.ndarray]
+"""A batch of observations: ``observation`` (float32[N, 864]) and ``action_mask`` (int8[N, 7431])."""
 
 
 class PatchworkVectorEnv(gym.vector.VectorEnv[Observations, np.ndarray, np.ndarray]):
@@ -73,6 +74,7 @@ class PatchworkVectorEnv(gym.vector.VectorEnv[Observations, np.ndarray, np.ndarr
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    """Gymnasium's metadata: the autoreset mode (next-step by default, as Gymnasium's own vector environments; same-step on request)."""
 
     def __init__(
         self,
@@ -95,14 +97,22 @@ class PatchworkVectorEnv(gym.vector.VectorEnv[Observations, np.ndarray, np.ndarr
             autoreset=mode == AutoresetMode.SAME_STEP,
             illegal_action=illegal_action,
         )
+        """The batched games it steps (PatchworkBatch), for reading what the wrapper does not return."""
         self.num_envs = num_envs
+        """N, the number of games."""
         self.autoreset_mode = mode
+        """NEXT_STEP (a game that ended restarts at the next step) or SAME_STEP (in the step that ended it, as pgx)."""
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         self.copy = copy
+        """Whether step and reset return copies of the arrays (else views the next step overwrites)."""
         self.single_observation_space = observation_space()
+        """One game's observation space."""
         self.single_action_space = spaces.Discrete(ACTION_COUNT)
+        """One game's action space: Discrete(7431)."""
         self.observation_space = batch_space(self.single_observation_space, num_envs)
+        """The batch's observation space."""
         self.action_space = batch_space(self.single_action_space, num_envs)
+        """The batch's action space: MultiDiscrete of N times 7431."""
         self._restart = np.zeros(num_envs, np.bool_)  # NEXT_STEP: the copies whose game ended last step
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None) -> tuple[Observations, dict[str, Any]]:
@@ -118,6 +128,7 @@ class PatchworkVectorEnv(gym.vector.VectorEnv[Observations, np.ndarray, np.ndarr
         return self._observations(), self._infos(np.zeros(self.num_envs, np.bool_))
 
     def step(self, actions: Any) -> tuple[Observations, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Play one action in each game; returns observations, rewards, terminations, truncations and infos, as Gymnasium's vector API does."""
         chosen = np.asarray(actions)
         if chosen.shape != (self.num_envs,):
             raise ValueError(f"actions must hold one action for each of the {self.num_envs} copies, not shape {chosen.shape}")
@@ -149,6 +160,7 @@ class PatchworkVectorEnv(gym.vector.VectorEnv[Observations, np.ndarray, np.ndarr
         return observations, rewards, ended, np.zeros(self.num_envs, np.bool_), infos
 
     def close_extras(self, **kwargs: Any) -> None:
+        """Stop the opponents' outside engines, if any (the compiled games need no closing)."""
         self.batch.close()
 
     # Helpers --------------------------------------------------------------------------------
