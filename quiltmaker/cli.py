@@ -58,8 +58,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="quiltmaker",
         description="Patchwork: rules engine, players and tools.",
         epilog="Each command's --help says more. The guides come with the package: 'quiltmaker docs' lists them "
-        f"({', '.join(TOPICS)}) and 'quiltmaker docs TOPIC' shows one; the API reference is in the docstrings "
-        "('python -m pydoc quiltmaker.Position') and on the reference site that 'make docs' builds from a checkout.",
+        f"({', '.join(TOPICS)}) and 'quiltmaker docs TOPIC' shows one; 'quiltmaker docs reference [NAME]' shows the "
+        "API reference, read from the docstrings (the reference site that 'make docs' builds from a checkout holds the same).",
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -209,7 +209,8 @@ def _parser() -> argparse.ArgumentParser:
     docs = commands.add_parser(
         "docs", help="show a guide (notation, records, engine-protocol, environments, ...); with no topic, list them"
     )
-    docs.add_argument("topic", nargs="?", help=f"one of: {', '.join(TOPICS)}")
+    docs.add_argument("topic", nargs="?", help=f"one of: {', '.join(TOPICS)}; or reference, the API reference")
+    docs.add_argument("name", nargs="?", help="with reference: a module, class or function to show (Position.play, envs.batched.PatchworkBatch)")
     docs.add_argument("--where", action="store_true", help="print the folder that holds the guides and the examples instead")
     docs.set_defaults(run=_docs)
 
@@ -221,7 +222,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _docs(args: argparse.Namespace) -> int:
-    from .guides import guide, guides_folder
+    from .guides import REFERENCE, guide, guides_folder, reference
 
     if args.where:
         print(guides_folder())
@@ -231,7 +232,19 @@ def _docs(args: argparse.Namespace) -> int:
         print("The guides (quiltmaker docs TOPIC shows one):")
         for topic, (_, about) in TOPICS.items():
             print(f"  {topic:<{width}}  {about}")
+        print(f"  {REFERENCE:<{width}}  the API reference, from the docstrings: quiltmaker docs reference [NAME]")
         print(f"Examples to run: {guides_folder() / 'examples'}")
+        return 0
+    if args.name is not None and args.topic != REFERENCE:
+        raise QuiltmakerError(f"a name goes with 'reference' only: quiltmaker docs reference {args.name}")
+    if args.topic == REFERENCE:
+        text = reference(args.name)
+        if args.name is not None and sys.stdout.isatty():
+            import pydoc
+
+            pydoc.pager(text)
+        else:
+            print(text, end="")
         return 0
     text = guide(args.topic)
     if not sys.stdout.isatty():

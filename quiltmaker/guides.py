@@ -14,6 +14,8 @@ from pathlib import Path
 
 from .core.errors import QuiltmakerError
 
+REFERENCE = "reference"  # not a guide: the API reference, read from the docstrings (see reference())
+
 # Topic, its file, and what it is for (in the order `quiltmaker docs` lists them).
 TOPICS: dict[str, tuple[str, str]] = {
     "overview": ("README.md", "what is here, the Python API in brief, every command and its options"),
@@ -68,3 +70,34 @@ def see(topic: str) -> str:
     """The words that send a reader to a guide, for help texts and error messages."""
     assert topic in TOPICS, topic
     return f"quiltmaker docs {topic}"
+
+
+def reference(name: str | None = None) -> str:
+    """The API reference as text, for a reader without the site.
+
+    With no ``name``: the reference's pages and the modules each documents
+    (``docs/reference/``). With a name (a module, class, function or method,
+    with or without ``quiltmaker.``: ``Position.play``,
+    ``envs.batched.PatchworkBatch``): its documentation, as ``pydoc`` writes it
+    from the docstrings the site is built from.
+
+    Raises:
+        QuiltmakerError: Nothing of that name is in the package.
+    """
+    if name is None:
+        lines = ["The API reference (quiltmaker docs reference NAME shows one of them, or anything they hold):"]
+        pages = sorted((page for page in (guides_folder() / "reference").iterdir() if page.name.endswith(".md")), key=lambda p: p.name)
+        for page in pages:
+            text = page.read_text(encoding="utf-8").splitlines()
+            title = next((line[2:] for line in text if line.startswith("# ")), page.name)
+            lines += [f"  {title}", *(f"    {line[4:].strip()}" for line in text if line.startswith("::: "))]
+        return "\n".join(lines) + "\n"
+    import pydoc
+
+    full = name if name == "quiltmaker" or name.startswith("quiltmaker.") else f"quiltmaker.{name}"
+    found = pydoc.locate(full)
+    if found is None:
+        raise QuiltmakerError(
+            f"nothing called {name!r} in quiltmaker: name a module, class or function, such as Position.play or envs.batched.PatchworkBatch"
+        )
+    return pydoc.render_doc(found, title="%s", renderer=pydoc.plaintext)  # type: ignore[attr-defined]  # (typeshed lacks it)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .ai.players import Player
 
 Z95 = 1.959963984540054
+"""The normal quantile of a two-sided 95% interval."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class GameSpec:
         players: The two player specifications, A first.
         seeds: The players' own seeds, A first.
         variant: The time track.
+        move_time: Seconds a move for the players that take a time (None: each its own limit).
     """
 
     index: int
@@ -53,17 +55,28 @@ class GameSpec:
 
 @dataclass
 class MatchResult:
-    """The tally of a match from player A's point of view."""
+    """The tally of a match from player A's point of view.
+
+    Attributes:
+        names: The two player specifications, A first.
+        games: Games counted.
+        played_as: The names the players gave, A first (an engine's ``id name``, as its records have it);
+            empty until a game is counted.
+        a_wins: Games A won.
+        margins: A's score minus B's, a finished game each (a forfeit has none).
+        a_wins_by_seat: A's wins as player 0 and as player 1.
+        games_by_seat: A's games as player 0 and as player 1.
+        forfeits: Games lost by breaking the engine protocol, A's first.
+    """
 
     names: tuple[str, str]
     games: int = 0
-    # The names the players gave, A's first (an engine's 'id name', as its records have it); the specification until a game is in.
     played_as: list[str] = field(default_factory=list)
     a_wins: int = 0
     margins: list[int] = field(default_factory=list)
     a_wins_by_seat: list[int] = field(default_factory=lambda: [0, 0])
     games_by_seat: list[int] = field(default_factory=lambda: [0, 0])
-    forfeits: list[int] = field(default_factory=lambda: [0, 0])  # games lost by breaking the protocol, A's first
+    forfeits: list[int] = field(default_factory=lambda: [0, 0])
 
     def add(self, a_seat: int, scores: list[int] | None, winner: int) -> None:
         """Count one game: finished (with its scores), or forfeited (no scores: its margin is left out)."""

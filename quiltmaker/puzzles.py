@@ -45,12 +45,15 @@ from .core.position import NO_BONUS, Position
 from .core.seeds import check_seed, derived_seed
 
 FORMAT = "quiltmaker-puzzles/1"
+"""The format name a puzzle file carries."""
 KINDS = ("win", "only-move", "bonus")
+"""The kinds of puzzle: any winning move, the only winning move, the move that takes the bonus."""
 MAX_NODES = 400_000
 """The solver's budget for one position: all its moves' solves together. A position past it is no puzzle."""
 VERIFY_NODES = 20 * MAX_NODES
 """The budget when a puzzle is re-verified: generous, so that only a wrong puzzle fails."""
 TABLE_BITS = 18
+"""The solver's transposition table has 2**TABLE_BITS entries."""
 MIN_MOVES = 3
 """A puzzle has at least this many legal moves, of at least two decisions."""
 PER_GAME = 2
@@ -65,6 +68,7 @@ PAIRINGS: tuple[tuple[str, str], ...] = (
 )
 """The players of generated games, taken in turn (seat 0, seat 1): levels reproducible from a seed."""
 BASE_RATING = 1200
+"""A puzzle's first rating before its difficulty is added."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,7 @@ class MoveResult:
     nodes: int = field(default=0, compare=False)
 
     def to_json(self) -> dict[str, Any]:
+        """The result as the puzzle file writes it."""
         return {"move": self.move, "winner": self.winner, "margin": self.margin}
 
 
@@ -121,6 +126,7 @@ class Puzzle:
         return self.solutions[0]
 
     def to_json(self) -> dict[str, Any]:
+        """The puzzle as the puzzle file writes it."""
         return {
             "id": self.id,
             "position": self.position,
@@ -138,6 +144,7 @@ class Puzzle:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Puzzle:
+        """A puzzle read back from its JSON form."""
         try:
             puzzle = cls(
                 str(data["id"]), str(data["position"]), int(data["to_move"]), str(data["kind"]),

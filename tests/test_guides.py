@@ -73,8 +73,8 @@ def test_the_wheel_carries_every_module_guide_and_example(tmp_path: Path) -> Non
     names = set(zipfile.ZipFile(wheel).namelist())
     modules = {path.relative_to(REPOSITORY).as_posix() for path in (REPOSITORY / "quiltmaker").rglob("*.py")}
     assert modules <= names, sorted(modules - names)
-    carried = {f"quiltmaker/docs/{path.relative_to(DOCS).as_posix()}" for path in [*DOCS.glob("*.md"), *DOCS.glob("examples/*.py")]}
-    site_only = {"quiltmaker/docs/index.md"} | {name for name in names if name.startswith(("quiltmaker/docs/images/", "quiltmaker/docs/reference/"))}
+    carried = {f"quiltmaker/docs/{path.relative_to(DOCS).as_posix()}" for path in [*DOCS.glob("*.md"), *DOCS.glob("examples/*.py"), *DOCS.glob("reference/*.md")]}
+    site_only = {"quiltmaker/docs/index.md"} | {name for name in names if name.startswith("quiltmaker/docs/images/")}
     assert carried - site_only <= names and not site_only & names, (sorted(carried - names), sorted(site_only & names))
 
     zipfile.ZipFile(wheel).extractall(tmp_path / "installed")
@@ -84,3 +84,52 @@ def test_the_wheel_carries_every_module_guide_and_example(tmp_path: Path) -> Non
     for topic in ("engine-protocol", "overview"):
         shown = subprocess.run([sys.executable, "-m", "quiltmaker", "docs", topic], cwd=tmp_path, env=env, capture_output=True, text=True)
         assert shown.returncode == 0 and shown.stdout == guide(topic), shown.stderr
+    listed = subprocess.run([sys.executable, "-m", "quiltmaker", "docs", "reference"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert listed.returncode == 0 and all(f"    {module}\n" in listed.stdout for module in reference_modules()), listed.stdout
+
+
+def test_the_api_reference_is_there_without_the_site(tmp_path: Path) -> None:
+    """`quiltmaker docs reference` lists what the reference documents; with a name, it shows that object's documentation."""
+    listed = run_cli(tmp_path, "docs")
+    assert "reference" in listed.stdout and "quiltmaker docs reference [NAME]" in listed.stdout
+    batch = run_cli(tmp_path, "docs", "reference", "envs.batched.PatchworkBatch")
+    assert batch.returncode == 0 and "class PatchworkBatch" in batch.stdout and "float32[N, 864]" in batch.stdout
+    play = run_cli(tmp_path, "docs", "reference", "quiltmaker.Position.play")
+    assert play.returncode == 0 and "checking every rule" in play.stdout
+    missing = run_cli(tmp_path, "docs", "reference", "Nope")
+    assert missing.returncode == 2 and missing.stdout == "" and "nothing called 'Nope' in quiltmaker" in missing.stderr
+    misplaced = run_cli(tmp_path, "docs", "notation", "Position")
+    assert misplaced.returncode == 2 and "a name goes with 'reference' only" in misplaced.stderr
+
+
+def reference_modules() -> list[str]:
+    """The modules the API reference documents: the ``::: module`` lines of docs/reference/."""
+    return [line[4:].strip() for page in sorted((DOCS / "reference").glob("*.md")) for line in page.read_text(encoding="utf-8").splitlines() if line.startswith("::: ")]
+
+
+@pytest.mark.parametrize("module", reference_modules())
+def test_every_public_object_of_the_reference_says_what_it_is(module: str) -> None:
+    """Each public module member, class member and attribute the reference shows has words: its own docstring, or
+    a line in its class's (or module's) Attributes section. The site lists only documented objects, so one
+    without words would vanish from it (mkdocs.yml: show_if_no_docstring is false)."""
+    griffe = pytest.importorskip("griffe")
+    loaded = griffe.load(module, search_paths=[str(REPOSITORY)])
+    silent: list[str] = []
+
+    def listed(obj: object) -> set[str]:
+        docstring = getattr(obj, "docstring", None)
+        sections = docstring.parse("google") if docstring is not None else []
+        return {attribute.name for section in sections if section.kind.value == "attributes" for attribute in section.value}
+
+    def walk(obj: object) -> None:
+        named = listed(obj)
+        for name, member in obj.members.items():  # type: ignore[attr-defined]
+            if name.startswith("_") or member.is_alias:
+                continue
+            if not member.docstring and name not in named:
+                silent.append(member.path)
+            if member.is_class:
+                walk(member)
+
+    walk(loaded)
+    assert silent == [], f"objects of the reference without a word: {silent}"

@@ -20,6 +20,7 @@ from .calibration import calibrated
 from .mcts import MCTSPlayer, MoveStats, SearchConfig
 
 DEFAULT_LIMIT = Limit(time=1.0)
+"""A second of search a position."""
 
 
 @dataclass(frozen=True)

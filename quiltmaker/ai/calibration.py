@@ -51,6 +51,7 @@ from ..core.components import LAST_SPACE
 from ..core.position import Position
 
 FloatArray = npt.NDArray[np.float64]
+"""A float64 array."""
 
 STAGE_KNOTS = (0.0, 1 / 3, 2 / 3, 1.0)
 """Evenly spaced stages at which each weight is fitted; between two knots a weight is interpolated linearly."""

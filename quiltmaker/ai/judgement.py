@@ -31,29 +31,27 @@ from statistics import fmean
 
 from ..core.game import Game
 
-# Winning chance: Lichess's three steps (0.1, 0.2 and 0.3), taken on the probability itself rather
-# than on Lichess's chance scale (-1 to 1, twice as fine), since a Monte Carlo analysis is noisier
-# than Stockfish's: where the best move was played, the replay's 20,000-playout figure moved by up to
-# 0.09 by itself in 12 games between the levels (benchmarks/judgement_noise.py, docs/web.md), so a
-# smaller drop is not yet a fault.
 INACCURACY_DROP = 0.10
+"""Winning chance: Lichess's three steps (0.1, 0.2 and 0.3), taken on the probability itself rather than on Lichess's chance scale (-1 to 1, twice as fine), since a Monte Carlo analysis is noisier than Stockfish's: where the best move was played, the replay's 20,000-playout figure moved by up to 0.09 by itself in 12 games between the levels (benchmarks/judgement_noise.py, docs/web.md), so a smaller drop is not yet a fault."""
 MISTAKE_DROP = 0.20
+"""A mistake loses at least this much chance to win."""
 BLUNDER_DROP = 0.30
-# Points: an empty square costs 2 and the 7x7 bonus is worth 7. An inaccuracy loses more than an
-# empty square and a button (3), a mistake three empty squares (6), a blunder more than the bonus (9).
-# The analysis' own noise, where the best move was played, stays under 3 points in 19 moves of 20.
-# (Where a game is open, a point of margin is worth about 0.045 of the chance to win: 3 points, 0.13.)
+"""A blunder loses at least this much."""
 INACCURACY_POINTS = 3.0
+"""Points: an empty square costs 2 and the 7x7 bonus is worth 7. An inaccuracy loses more than an empty square and a button (3), a mistake three empty squares (6), a blunder more than the bonus (9). The analysis' own noise, where the best move was played, stays under 3 points in 19 moves of 20. (Where a game is open, a point of margin is worth about 0.045 of the chance to win: 3 points, 0.13.)"""
 MISTAKE_POINTS = 6.0
+"""A mistake loses at least this many points of expected margin."""
 BLUNDER_POINTS = 9.0
+"""A blunder loses at least this many."""
 
 LABELS = ("inaccuracy", "mistake", "blunder")
 """The classes of a move that lost something, mildest first."""
 CHANCE_STEPS = (INACCURACY_DROP, MISTAKE_DROP, BLUNDER_DROP)
+"""The chance steps, mildest label first."""
 POINTS_STEPS = (INACCURACY_POINTS, MISTAKE_POINTS, BLUNDER_POINTS)
-# Each points step is worth its chance step: one point of margin counts as this much winning chance
-# in a move's accuracy, which is thereby Lichess's formula applied to the worse of the two losses.
+"""The points steps, mildest label first."""
 CHANCE_PER_POINT = INACCURACY_DROP / INACCURACY_POINTS
+"""Each points step is worth its chance step: one point of margin counts as this much winning chance in a move's accuracy, which is thereby Lichess's formula applied to the worse of the two losses."""
 
 
 def classify(chance: float, points: float) -> tuple[str | None, str | None]:
@@ -109,6 +107,7 @@ class MoveJudgement:
 
     @property
     def accuracy(self) -> float:
+        """The move's accuracy, 0 to 100 (move_accuracy of its two losses)."""
         return move_accuracy(self.drop, self.points)
 
 
@@ -121,7 +120,9 @@ class PlayerReview:
         moves: How many moves they made.
         accuracy: The mean of their moves' accuracies (:func:`move_accuracy`), 0 to 100.
         points_lost: The points of expected margin they lost, on average a move.
-        inaccuracies, mistakes, blunders: How many of their moves have each label.
+        inaccuracies: How many of their moves are labelled inaccuracies.
+        mistakes: How many are mistakes.
+        blunders: How many are blunders.
     """
 
     player: int

@@ -45,6 +45,7 @@ LEVELS: dict[str, Level] = {
         Level("max", "mcts:time=5", N_("the strongest: beats expert in about 7 games of 10; thinks for five seconds a move")),
     )
 }
+"""The named levels, weakest first."""
 
 _CONFIG_FIELDS = {"exploration": float, "placements": int, "special_squares": int, "playouts": str, "epsilon": float, "margin_weight": float}
 _LIMIT_FIELDS = {"time": float, "iterations": int}

@@ -45,29 +45,32 @@ from .search_kernel import (
 from .solver import EndgameSolver
 
 Clock = Callable[[], float]
+"""A source of seconds (time.perf_counter, or a fake one in tests)."""
 
-# The endgame solver is tried once both tokens are this far along the track.
 SOLVER_FROM_SPACE = 40
+"""The endgame solver is tried once both tokens are this far along the track."""
 SOLVER_NODES_PER_ITERATION = 20
-MAX_SOLVER_NODES = 1 << 62  # the solver counts its budget down in an int64
-# A first guess of the solver's speed, below what it reaches here; each solve then measures it.
+"""Solver nodes allowed for each search iteration the limit would give."""
+MAX_SOLVER_NODES = 1 << 62
+"""The solver counts its budget down in an int64."""
 SOLVER_NODES_PER_SECOND = 300_000
-# The share of a move's time the solver may spend before the search takes over.
+"""A first guess of the solver's speed, below what it reaches here; each solve then measures it."""
 SOLVER_TIME_SHARE = 0.5
-# Time kept back from the search for what follows it (reading the statistics, answering).
+"""The share of a move's time the solver may spend before the search takes over."""
 ANSWER_RESERVE = 0.002
+"""Time kept back from the search for what follows it (reading the statistics, answering)."""
 EXPANSION_CACHE_SLOTS = 1 << 14
+"""Positions whose ranked placements the search remembers."""
 MIN_CAPACITY = 1 << 14
-# Memory a tree node takes with its share of edges (16 a node, as allocated): its state and counters, six
-# numbers an edge. The engine's Hash option turns megabytes into a node limit with it.
+"""Nodes a new tree has room for before it grows."""
 TREE_BYTES_PER_NODE = 8 * (K.STATE_SIZE + 4) + 16 * 8 * 6
-# A first guess of iterations a second (above what the search reaches here); each timed search then measures it.
+"""Memory a tree node takes with its share of edges (16 a node, as allocated): its state and counters, six numbers an edge. The engine's Hash option turns megabytes into a node limit with it."""
 SEARCH_ITERATIONS_PER_SECOND = 250_000
-# Room reserved before a timed search, as a multiple of the nodes it is expected to add.
+"""A first guess of iterations a second (above what the search reaches here); each timed search then measures it."""
 ROOM_MARGIN = 1.5
-# At most this many nodes are reserved at once (about 2 GB of address space, used only as the tree grows);
-# a longer search grows its arrays as it goes.
+"""Room reserved before a timed search, as a multiple of the nodes it is expected to add."""
 MAX_ROOM = 1 << 21
+"""At most this many nodes are reserved at once (about 2 GB of address space, used only as the tree grows); a longer search grows its arrays as it goes."""
 
 
 @dataclass(frozen=True)
@@ -131,33 +134,44 @@ class SearchTree:
         expansion_cache: ExpansionCache | None = None,
     ) -> None:
         self.config = config
+        """The search parameters."""
         self._params = config.params()
         self.rng = np.uint64(seed & ((1 << 64) - 1))
+        """The playouts' generator state."""
         state, ring = K.from_position(position)
         self.ring = ring
+        """The circle of patches, packed for the compiled rules."""
         # The ring never changes for a tree: where each patch sits in it, for finding positions.
         self._slot_of_patch = {patch: slot for slot, patch in enumerate(position.circle)}
         self.variant = position.variant
+        """The time track's printing of the game searched."""
         self._allocate(capacity, capacity * 16)
         # Best placements by quilt and patch, kept across moves: they never go stale, but
         # depend on the configuration, so only a tree with the same one may pass its cache on.
         width = max(config.placements, config.special_squares, 1)
         self.expansion_cache = expansion_cache or new_expansion_cache(EXPANSION_CACHE_SLOTS, width)
+        """The remembered rankings of placements, shared by the trees of one player."""
         # The compiled code writes entries without bounds checks: a narrower cache would be overrun.
         if self.expansion_cache.actions.shape[1] < width + 1:
             raise ValueError(f"an expansion cache for {width} placements is needed")
         self.arrays.sizes[:] = (1, 0)
         self.root = 0
+        """The root's node index."""
         self.arrays.states[0] = state
         self.arrays.node_first[0] = NOT_EXPANDED
         self.arrays.node_count[0] = 0
         self.arrays.node_visits[0] = 0
         self.arrays.node_player[0] = K.player_to_move(state)
         self.iterations = 0
+        """Iterations run from this root so far."""
         self.max_nodes: int | None = None  # room never grows past this many nodes; a full tree ends its search
+        """Room never grows past this many nodes; a full tree ends its search."""
         self.full = False
+        """Whether the tree reached max_nodes in its last search."""
         self.grows = 0
+        """How many times the tree's arrays grew."""
         self.growth_seconds = 0.0
+        """Seconds spent growing them."""
         # Measured at each growth; the first guess is about what this takes on a slow machine.
         self._growth_seconds_per_node = 5e-7
 
@@ -413,14 +427,21 @@ class MCTSPlayer(Player):
             raise ValueError("an MCTS player needs a limit by iterations or time")
         announce_search()  # the first player after installing waits for the compiler: say so
         self.limit = limit
+        """Iterations and/or seconds a move."""
         self.config = config
+        """The search parameters."""
         self.name = name
+        """The name written into records."""
         self.clock = clock
+        """Where time is read."""
         self._seeds = seeded_random(seed)
         self.tree: SearchTree | None = None
+        """The tree kept from the last move, or None before the first."""
         self.last_report: SearchReport | None = None
+        """How the last move's search went (a SearchReport), or None."""
         self._use_solver = endgame_solver
         self.max_tree_nodes: int | None = None  # bounds the tree's memory (the engine's Hash option)
+        """Bounds the tree's memory (the engine's Hash option); None for no bound."""
         # Built on first use: its table is 32 MB, and a player checked or used only early in a game never needs it.
         self._solver: EndgameSolver | None = None
         self._solver_rate = float(SOLVER_NODES_PER_SECOND)
@@ -546,11 +567,13 @@ class MCTSPlayer(Player):
             report.total_seconds = clock() - started
 
     def choose_move(self, position: Position) -> Move:
+        """The search's best move within the player's limit: the first of :meth:`analyse`'s ranking."""
         stats = self.analyse(position)
         return Move.from_action(stats[0].action)
 
 
 SEARCH_CORE = "the search core"
+"""What the compiling notice calls the search's compiled code."""
 
 
 def announce_search() -> None:

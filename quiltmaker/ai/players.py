@@ -56,11 +56,13 @@ class RandomPlayer(Player):
     """Chooses uniformly among all legal moves."""
 
     name = "random"
+    """The name written into records."""
 
     def __init__(self, seed: int | None = None) -> None:
         self._rng = seeded_random(seed)
 
     def choose_move(self, position: Position) -> Move:
+        """A legal move drawn uniformly."""
         return self._rng.choice(position.legal_moves())
 
 
@@ -128,6 +130,7 @@ class GreedyPlayer(Player):
     """
 
     name = "greedy"
+    """The name written into records."""
 
     def __init__(self, seed: int | None = None) -> None:
         self._rng = seeded_random(seed)
@@ -144,6 +147,7 @@ class GreedyPlayer(Player):
         return patch_value(move.patch, position.times[player]) + placement
 
     def choose_move(self, position: Position) -> Move:
+        """The move that scores best now by the greedy player's measure (see the class)."""
         player = position.to_move
         assert player is not None, "the game is over"
         moves = position.legal_moves()
@@ -156,6 +160,7 @@ PLAYER_TYPES: dict[str, Callable[[int | None], Player]] = {
     "random": RandomPlayer,
     "greedy": GreedyPlayer,
 }
+"""The simple players by name, each built from a seed."""
 
 
 def play_game(players: Sequence[Player], start: Position) -> Game:

@@ -19,6 +19,7 @@ from ..compiled import rules as K
 from .solver_kernel import ABORTED, INFINITY, MAX_PLY, WIN, alphabeta
 
 DEFAULT_TABLE_BITS = 20
+"""The transposition table has 2**DEFAULT_TABLE_BITS entries."""
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,15 @@ from importlib import resources
 from typing import Any
 
 BOARD_SIZE = 9
+"""A quilt is BOARD_SIZE x BOARD_SIZE squares."""
 SQUARES = BOARD_SIZE * BOARD_SIZE
+"""Squares of a quilt: 81."""
 FULL_QUILT = (1 << SQUARES) - 1
+"""The bitboard of a quilt with every square covered."""
 LAST_SPACE = 53
-OFFER_SIZE = 3  # the patches that may be bought: the next three of the circle
+"""The time track's last space: the game ends when both tokens reach it."""
+OFFER_SIZE = 3
+"""The patches that may be bought: the next three of the circle."""
 
 
 def load_component_data() -> dict[str, Any]:
@@ -28,19 +33,24 @@ def load_component_data() -> dict[str, Any]:
 
 
 DATA = load_component_data()
+"""The component data file, as loaded (quiltmaker components prints it)."""
 STARTING_BUTTONS: int = DATA["starting_buttons"]
+"""Buttons each player starts with."""
 BONUS_POINTS: int = DATA["bonus_points"]
+"""Points of the bonus tile."""
 BONUS_SIZE: int = DATA["bonus_square_size"]
+"""The side of the square area that earns the bonus: 7."""
 EMPTY_SQUARE_PENALTY: int = DATA["empty_square_penalty"]
+"""Points lost at the end for each empty square of a quilt."""
 STARTING_PATCH_ID: int = DATA["starting_patch_id"]
+"""The patch the neutral token starts next to: the circle's last, so the first patch on offer follows it."""
 assert DATA["board_size"] == BOARD_SIZE and DATA["time_track"]["last_space"] == LAST_SPACE
 
 Cell = tuple[int, int]
+"""A square of a quilt as ``(row, col)``, both from 0."""
 
-# The eight symmetries of a shape, in the order used to name an orientation:
-# R<k> turns the printed shape k quarter turns clockwise; F<k> mirrors it
-# left-right first, then turns it k quarter turns clockwise.
 TRANSFORMS: tuple[str, ...] = ("R0", "R1", "R2", "R3", "F0", "F1", "F2", "F3")
+"""The eight symmetries of a shape, in the order used to name an orientation: R<k> turns the printed shape k quarter turns clockwise; F<k> mirrors it left-right first, then turns it k quarter turns clockwise."""
 
 
 def square_bit(row: int, col: int) -> int:
@@ -127,7 +137,17 @@ class Orientation:
 
 @dataclass(frozen=True)
 class Patch:
-    """A regular patch: its printed shape and its cost, time and income."""
+    """A regular patch: its printed shape and its cost, time and income.
+
+    Attributes:
+        id: Its number, 0 to 32, as the component data names it.
+        cost: Its price in buttons.
+        time: The spaces its owner's token moves when it is bought.
+        income: The buttons printed on it, paid at every button space crossed.
+        shape: The printed shape, a row a string, ``#`` for a covered square.
+        orientations: Its distinct orientations (turns and mirror images), the printed one first.
+        transform_to_orientation: Each of the eight transforms (R0..F3) to the index of the orientation it gives.
+    """
 
     id: int
     cost: int
@@ -179,8 +199,10 @@ def _build_patch(entry: dict[str, Any]) -> Patch:
 
 
 PATCHES: tuple[Patch, ...] = tuple(_build_patch(entry) for entry in sorted(DATA["patches"], key=lambda e: e["id"]))
+"""Every regular patch, by id."""
 assert [p.id for p in PATCHES] == list(range(len(PATCHES)))
 PATCH_COUNT = len(PATCHES)
+"""How many regular patches there are: 33."""
 
 
 @dataclass(frozen=True)
@@ -213,9 +235,11 @@ TIME_TRACKS: dict[str, TimeTrack] = {
         "original", _INCOME_SPACES, tuple(DATA["time_track_variants"]["original_printing"]["special_patch_spaces"])
     ),
 }
+"""Both printings of the time track, by name."""
 DEFAULT_VARIANT = "revised"
-# The data file's own name for the first printing is accepted as an alias.
+"""The printing used when none is named: the revised one."""
 VARIANT_ALIASES = {"original_printing": "original"}
+"""The data file's own name for the first printing is accepted as an alias."""
 
 
 def time_track(variant: str) -> TimeTrack:
@@ -231,13 +255,12 @@ def time_track(variant: str) -> TimeTrack:
         raise ValueError(f"unknown variant {variant!r}: expected one of {', '.join(TIME_TRACKS)}") from None
 
 
-# Income spaces at or before each space: a move from a to b crosses
-# INCOME_UP_TO[b] - INCOME_UP_TO[a] of them, each paying once.
 INCOME_UP_TO: tuple[int, ...] = tuple(sum(1 for s in _INCOME_SPACES if s <= space) for space in range(LAST_SPACE + 1))
+"""Income spaces at or before each space: a move from a to b crosses INCOME_UP_TO[b] - INCOME_UP_TO[a] of them, each paying once."""
 
-# The 7x7 areas of a quilt, any of which fully covered earns the bonus.
 BONUS_AREAS: tuple[int, ...] = tuple(
     cells_to_mask((top + r, left + c) for r in range(BONUS_SIZE) for c in range(BONUS_SIZE))
     for top in range(BOARD_SIZE - BONUS_SIZE + 1)
     for left in range(BOARD_SIZE - BONUS_SIZE + 1)
 )
+"""The 7x7 areas of a quilt, any of which fully covered earns the bonus."""

@@ -40,10 +40,14 @@ from .components import (
 from .errors import InvalidMoveError
 
 ADVANCE = "advance"
+"""Move.kind of advancing."""
 BUY = "buy"
+"""Move.kind of buying a patch."""
 SPECIAL = "special"
+"""Move.kind of placing a special patch."""
 
 COLUMNS = "abcdefghi"
+"""The quilt's column letters, left to right: a square is named column then row (``e5``)."""
 
 
 def square_name(row: int, col: int) -> str:
@@ -75,6 +79,11 @@ class Move(NamedTuple):
     True
     >>> Move.from_text("A").action, Move.from_text("S@e5").text()
     (0, 'S@e5')
+
+    Attributes:
+        kind: ADVANCE, BUY or SPECIAL.
+        patch: The patch bought, or None.
+        mask: The squares it covers, as a quilt bitboard (0 for advancing).
     """
 
     kind: str
@@ -255,8 +264,11 @@ ACTIONS, PLACEMENTS = _build_actions()
 """ACTIONS[i] is the move with action index i; PLACEMENTS[p] are all purchases of patch p."""
 
 ACTION_COUNT = len(ACTIONS)
+"""The fixed number of action indices: advance, 81 special placements, then every placement of every patch."""
 FIRST_BUY_ACTION = 1 + SQUARES
+"""The action index of the first purchase (after advancing and the 81 special placements)."""
 _ACTION_OF: dict[Move, int] = {move: index for index, move in enumerate(ACTIONS)}
 _BUY_BY_MASK: dict[tuple[int | None, int], Move] = {(m.patch, m.mask): m for m in ACTIONS if m.kind == BUY}
 SPECIAL_MOVES: tuple[Move, ...] = tuple(ACTIONS[1 : 1 + SQUARES])
+"""The 81 special-patch placements, square a1 first, row by row."""
 assert len(_ACTION_OF) == ACTION_COUNT and square_bit(8, 8) == SPECIAL_MOVES[-1].mask

@@ -34,6 +34,7 @@ from .moves import ACTION_COUNT, ADVANCE, PLACEMENTS, SPECIAL, SPECIAL_MOVES, Mo
 from .seeds import seeded_random
 
 NO_BONUS = -1
+"""Position.bonus when nobody has taken the 7x7 bonus tile yet."""
 
 # Track spaces strictly after a and up to b: the spaces a token crosses moving from a to b.
 _CROSSED = [[((1 << (b + 1)) - 1) ^ ((1 << (a + 1)) - 1) if b > a else 0 for b in range(LAST_SPACE + 1)] for a in range(LAST_SPACE + 1)]
@@ -154,15 +155,24 @@ class MoveEffect(NamedTuple):
 
 
 class Score(NamedTuple):
-    """A player's score in its rows: buttons, the bonus tile's points, the empty squares and what they cost."""
+    """A player's score in its rows: buttons, the bonus tile's points, the empty squares and what they cost.
+
+    Attributes:
+        buttons: The buttons the player holds.
+        bonus: The bonus tile's points, or 0.
+        empty: The empty squares of the quilt.
+        penalty: What they cost, negative: -2 a square.
+    """
 
     buttons: int
     bonus: int
     empty: int
-    penalty: int  # negative: -2 a square
+    penalty: int
+    """Negative: -2 a square."""
 
     @property
     def total(self) -> int:
+        """The score: buttons, plus the bonus, plus the (negative) penalty."""
         return self.buttons + self.bonus + self.penalty
 
 
@@ -622,6 +632,7 @@ class Position(NamedTuple):
 
 
 ADVANCE_MOVE = Move.advance()
+"""The advance move, shared."""
 
 
 def _track(variant: str):  # type: ignore[no-untyped-def]
@@ -694,8 +705,10 @@ def _parse_player(text: str, player: int) -> tuple[int, int, int, int]:
 
 
 _NUMBER = re.compile(r"[0-9]{1,4}")  # ASCII only: str.isdigit() also accepts '²'
-MAX_NUMBER = 9999  # what _NUMBER reads
-ALL_INCOME = sum(p.income for p in PATCHES)  # the most income a quilt can print
+MAX_NUMBER = 9999
+"""What _NUMBER reads."""
+ALL_INCOME = sum(p.income for p in PATCHES)
+"""The most income a quilt can print."""
 
 
 def _parse_number(text: str, what: str) -> int:

@@ -34,8 +34,10 @@ class EnginePlayer(Player):
 
     def __init__(self, command: Sequence[str], move_time: float = DEFAULT_MOVE_TIME, name: str | None = None) -> None:
         self.name = name or " ".join(command)
+        """The engine's name: the one it gave with ``id name``, else its command line."""
         named = name is not None
         self.move_time = move_time
+        """Seconds a move it is asked to think."""
         self._process: subprocess.Popen[str] | None = None
         self._process = subprocess.Popen(
             list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
@@ -91,6 +93,7 @@ class EnginePlayer(Player):
                 on_line(line)
 
     def choose_move(self, position: Position) -> Move:
+        """Send the position and ``go time``, and read the engine's ``bestmove``; a malformed or illegal one, or none in time, is a ProtocolError."""
         self._send(f"position text {position.text()}")
         self._send(f"go time {self.move_time}")
         answer = self._read_until("bestmove", 2 * self.move_time + ANSWER_GRACE).split()

@@ -39,9 +39,13 @@ from ..core.errors import QuiltmakerError
 from ..core.position import Position
 
 PROTOCOL_VERSION = 1
+"""The protocol's version, sent in the handshake (``protocol 1``)."""
 DEFAULT_MOVE_TIME = 1.0
-HANDSHAKE_TIMEOUT = 60.0  # a first start may compile the search core
-ANSWER_GRACE = 10.0  # seconds an engine may overrun its move time before we give up
+"""Seconds a move when ``go`` names no limit."""
+HANDSHAKE_TIMEOUT = 60.0
+"""A first start may compile the search core."""
+ANSWER_GRACE = 10.0
+"""Seconds an engine may overrun its move time before we give up."""
 
 
 class ProtocolError(QuiltmakerError):

@@ -25,9 +25,12 @@ if TYPE_CHECKING:
     from ..ai.mcts import MCTSPlayer, SearchTree
 
 
-MAX_ITERATIONS = 1 << 40  # as 'go infinite' searches: more would never end anyway
+MAX_ITERATIONS = 1 << 40
+"""As 'go infinite' searches: more would never end anyway."""
 MAX_SECONDS = 7 * 24 * 3600.0
+"""The longest ``go time`` accepted: a week."""
 QUERIES = ("tomove", "legal", "position", "score")
+"""What ``query`` answers: who is to move, the legal moves, the position, the scores."""
 # The search tree's memory in megabytes (UCI's Hash): 'go infinite' grows a tree without end otherwise.
 HASH_DEFAULT, HASH_MIN, HASH_MAX = 1024, 1, 1 << 16  # 1 GB holds the deepest level's 5 s search (max)
 
@@ -37,11 +40,15 @@ class Engine:
 
     def __init__(self, output: IO[str], seed: int = 0) -> None:
         self.output = output
+        """Where the answers are written (standard output when run as ``quiltmaker engine``)."""
         self.seed = check_seed(seed, "the engine's seed")
+        """The search's seed, given when the engine starts."""
         self.level = "expert"
+        """The level that plays, from ``setoption name Level value ...`` (expert by default)."""
         self.hash_mb = HASH_DEFAULT
-        self.options: dict[str, str] = {}
+        """The search tree's memory in megabytes, from ``setoption name Hash value ...``."""
         self.position: Position | None = None
+        """The position set by ``position``, or None before one."""
         self._player: MCTSPlayer | None = None  # built lazily: the search core loads on first use
         self._search: threading.Thread | None = None
         self._stop = threading.Event()
