@@ -12,7 +12,7 @@ import math
 import os
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import i18n
@@ -214,6 +214,13 @@ def _parser() -> argparse.ArgumentParser:
     docs.add_argument("--where", action="store_true", help="print the folder that holds the guides and the examples instead")
     docs.set_defaults(run=_docs)
 
+    compile_ = commands.add_parser(
+        "compile",
+        help="compile the search and the batched environment now (once after installing, a minute or so), "
+        "rather than at their first use; later starts load them from numba's cache",
+    )
+    compile_.set_defaults(run=_compile)
+
     bench = commands.add_parser("bench", help="measure engine speed on one core")
     bench.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     bench.add_argument("--json", action="store_true", help="print machine-readable figures")
@@ -410,6 +417,34 @@ def _components(args: argparse.Namespace) -> int:
 
     data = resources.files("quiltmaker").joinpath("data/patchwork-components.json")
     print(data if args.where else data.read_text("utf-8").rstrip())
+    return 0
+
+
+def _compile(args: argparse.Namespace) -> int:
+    import time
+
+    from .ai.mcts import warm_up
+    from .compiled import said_elsewhere
+    from .envs.batched import PatchworkBatch
+
+    def timed(what: str, work: Callable[[], object]) -> None:
+        print(f"{what}…", end=" ", flush=True)
+        started = time.perf_counter()
+        work()
+        print(f"ready ({time.perf_counter() - started:.1f} s)", flush=True)
+
+    for what in ("the search core", "the endgame solver", "the batched environment"):
+        said_elsewhere(what)  # this command says it in its own words
+
+    def batch() -> None:
+        for illegal in ("lose", "raise"):
+            games = PatchworkBatch(2, opponent="greedy", illegal_action=illegal, seed=0)
+            games.step(games.random_actions())
+            games.reset(seed=[1, 2], rows=[0, 1])
+
+    timed("The search core and the endgame solver (quiltmaker play, analyse, engine, the web server's AI)", warm_up)
+    timed("The batched environment (PatchworkBatch, the vector environment)", batch)
+    print("Compiled and cached: later starts load it in about a second.")
     return 0
 
 

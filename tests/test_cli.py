@@ -32,7 +32,7 @@ from quiltmaker.ai.players import GreedyPlayer, RandomPlayer, play_game
 from quiltmaker.core.position import Position
 from quiltmaker.tui.line import play_in_terminal
 
-SUBCOMMANDS = ("play", "replay", "simulate", "perft", "bench", "match", "selfplay", "analyse", "engine", "serve", "components")
+SUBCOMMANDS = ("play", "replay", "simulate", "perft", "bench", "match", "selfplay", "analyse", "engine", "serve", "components", "compile")
 # Seed 1 gives player 0 the first move, so a script for seat 0 starts from the setup itself.
 HUMAN_FIRST_SEED = 1
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from quiltmaker.ai.mcts import warm_up
 from quiltmaker.compiled import announce_compiling, is_cached
 
@@ -39,7 +41,7 @@ def test_the_first_search_player_says_so_when_nothing_is_compiled_yet(tmp_path: 
     environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty-cache")}
     fresh = subprocess.run([sys.executable, "-c", NEW_PLAYER], capture_output=True, text=True, env=environment, timeout=120)
     assert fresh.returncode == 0, fresh.stderr
-    assert fresh.stderr == "quiltmaker: compiling the search core, once after installing: about half a minute…\n"
+    assert fresh.stderr == "quiltmaker: compiling the search core, once after installing: about 15 seconds (or run 'quiltmaker compile' once)…\n"
     # A command that fails on its input says only why, compiled or not.
     failed = subprocess.run(
         [sys.executable, "-m", "quiltmaker", "match", "nobody", "greedy"], capture_output=True, text=True, env=environment, timeout=120
@@ -48,3 +50,25 @@ def test_the_first_search_player_says_so_when_nothing_is_compiled_yet(tmp_path: 
     warm_up()  # compiles here, into the usual cache, if no test did before
     cached = subprocess.run([sys.executable, "-c", NEW_PLAYER], capture_output=True, text=True, timeout=120)
     assert cached.returncode == 0 and cached.stderr == ""
+
+
+EARLY_POSITION = "from quiltmaker import Position; print(Position.initial(3).text())"
+
+
+@pytest.mark.slow  # compiles the whole search core, the solver and the batched environment into an empty cache
+def test_each_notice_comes_once_and_quiltmaker_compile_leaves_none_to_say(tmp_path: Path) -> None:
+    """A search that never reaches the endgame solver is announced once, not at every run (the notice once waited
+    for the solver's cache); the solver says so itself when first used; `quiltmaker compile` leaves nothing to say."""
+    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty-cache")}
+    position = subprocess.run([sys.executable, "-c", EARLY_POSITION], capture_output=True, text=True, check=True).stdout.strip()
+    analyse = [sys.executable, "-m", "quiltmaker", "analyse", position, "--iterations", "100"]
+    first = subprocess.run(analyse, capture_output=True, text=True, env=environment, timeout=300)
+    assert first.returncode == 0 and "compiling the search core" in first.stderr and "endgame solver" not in first.stderr
+    again = subprocess.run(analyse, capture_output=True, text=True, env=environment, timeout=300)
+    assert again.returncode == 0 and again.stderr == "", again.stderr
+    compiled = subprocess.run([sys.executable, "-m", "quiltmaker", "compile"], capture_output=True, text=True, env=environment, timeout=600)
+    assert compiled.returncode == 0 and compiled.stdout.count("ready (") == 2 and compiled.stderr == "", compiled.stderr
+    batch = "from quiltmaker.envs.batched import PatchworkBatch; b = PatchworkBatch(2, seed=0); b.step(b.random_actions())"
+    for code in (NEW_PLAYER, batch):
+        after = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=120)
+        assert after.returncode == 0 and after.stderr == "", after.stderr

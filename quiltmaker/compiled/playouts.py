@@ -30,6 +30,7 @@ from .rules import (
     WORD_BITS,
     _anchor_action,
     _inline,
+    _small,
     _jit,
     _split,
     field,
@@ -51,7 +52,7 @@ INCOMES_LEFT = np.array([INCOME_UP_TO[LAST_SPACE] - INCOME_UP_TO[s] for s in ran
 # Move heuristics ------------------------------------------------------------------
 
 
-@_inline
+@_small
 def patch_value(patch, start):
     """The greedy value of buying ``patch`` from space ``start``: the compiled twin of :func:`quiltmaker.ai.players.patch_value`.
 
@@ -77,19 +78,19 @@ ROW_FIRST_LOW = np.uint64(_ROW_FIRST[0])
 ROW_LAST_LOW, ROW_LAST_HIGH = np.uint64(_ROW_LAST[0]), np.uint64(_ROW_LAST[1])
 
 
-@_inline
+@_small
 def _shift_down(low, high, k):
     """The set of squares moved to higher squares by ``k`` (0 < k < 64)."""
     return low << np.uint64(k), ((high << np.uint64(k)) | (low >> np.uint64(64 - k))) & _FULL_HIGH
 
 
-@_inline
+@_small
 def _shift_up(low, high, k):
     """The set of squares moved to lower squares by ``k`` (0 < k < 64)."""
     return (low >> np.uint64(k)) | (high << np.uint64(64 - k)), high >> np.uint64(k)
 
 
-@_inline
+@_small
 def contact(low, high, mask_low, mask_high):
     """Edges of the squares ``mask`` against covered squares of the quilt or its border.
 
@@ -136,7 +137,7 @@ def score_placement(state, player, action):
 # Random numbers: splitmix64 on one uint64 threaded through the calls --------------
 
 
-@_inline
+@_small
 def next_random(rng):
     """``(64 random bits, next generator state)``."""
     rng = rng + np.uint64(0x9E3779B97F4A7C15)
@@ -146,14 +147,14 @@ def next_random(rng):
     return z ^ (z >> np.uint64(31)), rng
 
 
-@_inline
+@_small
 def random_below(rng, bound):
     """``(a uniform integer in [0, bound), next generator state)`` for ``0 < bound < 2**32``."""
     bits, rng = next_random(rng)
     return np.int64(((bits >> np.uint64(32)) * np.uint64(bound)) >> np.uint64(32)), rng
 
 
-@_inline
+@_small
 def _select_bit(word, rank):
     """Index of the set bit of ``word`` with ``rank`` set bits below it.
 

@@ -85,9 +85,14 @@ assert SPECIAL_MOVES == tuple(ACTIONS[FIRST_SPECIAL_ACTION : FIRST_SPECIAL_ACTIO
 
 # Compiled code is cached on disk next to this file, so only the first start compiles.
 _jit = njit(cache=True, nogil=True)
-# Small helpers are inlined in numba's own IR: a call that passes arrays costs
-# atomic reference counting, which would dominate functions this short.
+# Helpers that take arrays are copied into their callers in numba's own IR: a call
+# that passes arrays costs atomic reference counting, which would dominate functions
+# this short. That copying is slow to compile (docs/benchmarks.md, "Start-up"), so
+# it is kept to them:
 _inline = njit(cache=True, nogil=True, inline="always")
+# the helpers of scalars and tuples are functions of their own, compiled and cached
+# once, which LLVM inlines into their callers where it pays.
+_small = njit(cache=True, nogil=True)
 
 
 @intrinsic
@@ -212,7 +217,7 @@ def pack_ring(circle):
     return words[0], words[1], words[2], words[3]
 
 
-@_inline
+@_small
 def initial_state(circle, first, specials):
     """``(state, ring)`` of a game's start, as :meth:`Position.initial <quiltmaker.Position.initial>` sets it up.
 
@@ -293,7 +298,7 @@ def to_position(state: State, ring: State, variant: str = DEFAULT_VARIANT) -> Po
 # The compiled rules ---------------------------------------------------------------
 
 
-@_inline
+@_small
 def to_move(state):
     """The player to act, or GAME_OVER."""
     if state[PENDING] > 0:
@@ -309,7 +314,7 @@ def to_move(state):
     return state[ON_TOP]
 
 
-@_inline
+@_small
 def field(state, field0, player):
     """A per-player field: ``field0`` is the index of player 0's, player 1's follows it.
 
@@ -319,7 +324,7 @@ def field(state, field0, player):
     return state[field0] if player == 0 else state[field0 + 1]
 
 
-@_inline
+@_small
 def quilt_words(state, player):
     """A player's quilt as two uint64 words (squares 0..63, then the rest)."""
     if player == 0:
@@ -327,7 +332,7 @@ def quilt_words(state, player):
     return np.uint64(state[QUILT1_LO]), np.uint64(state[QUILT1_HI])
 
 
-@_inline
+@_small
 def offered_slots(state):
     """The number of patches on offer (0..3) and their ring slots, next offered first."""
     remaining = np.uint64(state[REMAINING])
@@ -343,7 +348,7 @@ def offered_slots(state):
     return count, (first, second, third)
 
 
-@_inline
+@_small
 def _next_slot(rotated, head):
     if not rotated:
         return NO_SLOT
@@ -351,20 +356,20 @@ def _next_slot(rotated, head):
     return slot - RING_SIZE if slot >= RING_SIZE else slot
 
 
-@_inline
+@_small
 def ring_patch(ring, slot):
     """The patch id in a ring slot."""
     word = ring[0] if slot < SLOTS_PER_WORD else ring[1] if slot < 2 * SLOTS_PER_WORD else ring[2] if slot < 3 * SLOTS_PER_WORD else ring[3]
     return (word >> (SLOT_BITS * (slot % SLOTS_PER_WORD))) & SLOT_MASK
 
 
-@_inline
+@_small
 def offered_patch(ring, slots, k):
     """The ``k``-th patch on offer, from :func:`offered_slots`' slots (constant indices: no jump table)."""
     return ring_patch(ring, slots[0] if k == 0 else slots[1] if k == 1 else slots[2])
 
 
-@_inline
+@_small
 def free_anchors(orientation, low, high):
     """Anchors (bit ``BOARD_SIZE * row + col`` of the top-left) where the orientation fits the quilt."""
     blocked_low = np.uint64(0)
@@ -380,7 +385,7 @@ def free_anchors(orientation, low, high):
     return ~blocked_low & VALID[orientation, 0], ~blocked_high & VALID[orientation, 1]
 
 
-@_inline
+@_small
 def _anchor_action(orientation, anchor):
     return np.int64(ANCHOR_ACTION[orientation, anchor])
 
@@ -429,7 +434,7 @@ def emit_placements(patch, low, high, out, count):
     return count
 
 
-@_inline
+@_small
 def _has_bonus_area(low, high):
     if popcount(low) + popcount(high) < BONUS_CELLS:
         return False
@@ -441,7 +446,7 @@ def _has_bonus_area(low, high):
     return False
 
 
-@_inline
+@_small
 def _with_player(state, player, time, buttons, income, low, high, remaining, head, specials, bonus, pending):
     """A new state: the player's fields and the shared ones replaced, the opponent's kept."""
     if player == 0:
@@ -506,13 +511,13 @@ def apply_action(state, ring, action):
     return step(state, ring, action)
 
 
-@_inline
+@_small
 def square_count(low, high):
     """The number of squares in a set of squares given as two words (a quilt, a patch's mask)."""
     return np.int64(popcount(low) + popcount(high))
 
 
-@_inline
+@_small
 def score(state, player):
     """Buttons, plus the bonus points, less the penalty of each empty square."""
     low, high = quilt_words(state, player)
@@ -521,7 +526,7 @@ def score(state, player):
     return field(state, BUTTONS0, player) + bonus - EMPTY_SQUARE_PENALTY * (SQUARES - covered)
 
 
-@_inline
+@_small
 def winner(state):
     """The winner of a finished game: higher score, then whoever reached the last space first."""
     s0 = score(state, 0)
