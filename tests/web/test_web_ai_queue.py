@@ -31,7 +31,7 @@ def run_in_order(jobs: list[tuple[str, bool]], slots: int = 1) -> list[int]:
         assert len(queue.waiting) == len(jobs), "all wait behind the blocker"
         release.set()
         await asyncio.gather(*blockers, *tasks)
-        assert not queue.running and not queue.waiting
+        assert not queue.running and not queue.waiting and not queue.last_started
         return ran
 
     return asyncio.run(main())
@@ -41,6 +41,20 @@ def test_one_client_with_many_games_does_not_make_another_wait_for_all_of_them()
     # Client "flood" queued four moves before "player" queued one: "player" runs second, not fifth.
     order = run_in_order([("flood", True), ("flood", True), ("flood", True), ("flood", True), ("player", True)], slots=2)
     assert order.index(4) == 1, order  # the flood's first move, then the player's, then the rest of the flood
+
+
+def test_with_one_worker_too_the_clients_take_turns() -> None:
+    """Issue 26's attack: with the default single AI worker, one client's twelve moves made another's wait for all
+    of them (a finished move left every client at 0 running, so the pick fell back to arrival order)."""
+    order = run_in_order([("flood", True)] * 12 + [("player", True)], slots=1)
+    assert order.index(12) == 1, order  # the flood's first move, then the player's
+    alternating = run_in_order([("a", True), ("a", True), ("a", True), ("b", True), ("b", True)], slots=1)
+    assert alternating == [0, 3, 1, 4, 2], alternating
+
+
+def test_the_queue_forgets_a_client_with_nothing_left() -> None:
+    order = run_in_order([("a", True), ("b", True)], slots=1)
+    assert order == [0, 1]  # (run_in_order also checks that nothing is left running or waiting)
 
 
 def test_a_game_being_played_goes_before_an_abandoned_one() -> None:
@@ -72,7 +86,7 @@ def test_a_cancelled_wait_gives_its_turn_on() -> None:
         gone.cancel()
         release.set()
         await asyncio.gather(holder, kept, return_exceptions=True)
-        assert not queue.running and not queue.waiting
+        assert not queue.running and not queue.waiting and not queue.last_started
         return ran
 
     assert asyncio.run(main()) == ["kept"]
