@@ -31,6 +31,24 @@ MIN_PASSWORD, MAX_PASSWORD = 8, 128
 SESSION_COOKIE = "quiltmaker_session"
 SESSION_DAYS = 30
 
+COMPUTER_PREFIX = "quiltmaker "  # the computer's seats are "quiltmaker <level>": a person's name may not pass for one
+
+
+def seat_name_refusal(name: str) -> str | None:
+    """Why a name typed for a seat is refused, or None: at most 40 characters, printable (no control or bidi
+    characters, which would reorder or hide the text around it), and not the computer's."""
+    if len(name) > 40:
+        return "a name is at most 40 characters"
+    try:
+        name.encode()
+    except UnicodeEncodeError:
+        return "a name must be Unicode text"
+    if not name.isprintable():
+        return "a name holds printable characters only (no control or direction characters)"
+    if name.strip().casefold().startswith(COMPUTER_PREFIX.casefold()):
+        return "a name cannot pass for the computer's (quiltmaker and a level)"
+    return None
+
 _hasher = PasswordHasher()
 # Verified against when a name is unknown, so that a wrong name costs the same time as a wrong password.
 _UNKNOWN = _hasher.hash(secrets.token_urlsafe(16))

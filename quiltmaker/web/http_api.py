@@ -20,6 +20,7 @@ from ..core.position import Position
 from ..i18n import N_, _, ngettext
 from ..tutorial import LEARNER, LESSONS, TUTOR, setup
 from . import contract
+from .accounts import seat_name_refusal
 from .catalogue import catalogue
 from .dependencies import Server, Writer, quota
 from .games import GameServer
@@ -74,14 +75,10 @@ class NewGame(BaseModel):
     @field_validator("names")
     @classmethod
     def _short_names(cls, names: list[str] | None) -> list[str] | None:
-        if names is not None and any(len(n) > 40 for n in names):
-            raise ValueError("a name is at most 40 characters")
-        try:
-            "".join(names or []).encode()
-        except UnicodeEncodeError:
-            raise ValueError("a name must be Unicode text") from None
-        if any("\x00" in n for n in names or []):
-            raise ValueError("a name cannot hold a NUL character")
+        for name in names or []:
+            refused = seat_name_refusal(name)
+            if refused is not None:
+                raise ValueError(refused)
         return names
 
 

@@ -14,11 +14,12 @@ from collections import Counter
 from typing import Any
 
 from fastapi import APIRouter, HTTPException
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from ..core.position import Position
 from ..i18n import N_, _
 from . import contract
+from .accounts import seat_name_refusal
 from .dependencies import Server, Viewer, Writer, quota
 
 router = APIRouter(prefix="/api")
@@ -28,6 +29,14 @@ OTHER_SIDE = N_("Opponent")  # the puzzle's other seat: nobody plays it (the puz
 class NextPuzzle(BaseModel):
     puzzle: str | None = Field(default=None, max_length=16)  # one puzzle by its id (a link to it); else the server chooses
     name: str | None = Field(default=None, max_length=40)  # a guest's name on the quilt
+
+    @field_validator("name")
+    @classmethod
+    def _a_seat_name(cls, name: str | None) -> str | None:
+        refused = None if name is None else seat_name_refusal(name)
+        if refused is not None:
+            raise ValueError(refused)
+        return name
 
 
 @router.get("/puzzles", response_model=contract.PuzzleSet)

@@ -231,3 +231,22 @@ def test_a_message_id_with_a_nul_byte_is_malformed(client: TestClient, local_gam
         reply = player.intent("move", id="a\x00b", move="A")
         assert reply["type"] == "error" and reply["code"] == "malformed"
     assert snapshot(client, local_game["id"])[0] == 0
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Ada\u202eadA", "Bo\x07", "Bo\u200f", "quiltmaker max", " Quiltmaker Expert", "x" * 41],
+    ids=["a bidi override", "a control character", "a direction mark", "the computer's name", "the computer's, cased", "too long"],
+)
+def test_a_seat_name_that_would_hide_reorder_or_pose_is_refused(client: TestClient, name: str) -> None:
+    """Issue 26: seat names took control and bidi characters, and "quiltmaker max" (chat refused them)."""
+    for body in ({"mode": "local", "names": [name, "Bo"]}, {"mode": "ai", "names": [name]}):
+        refused = client.post("/api/games", json=body)
+        assert refused.status_code == 422, refused.text
+    assert client.post("/api/puzzles", json={"name": name}).status_code == 422
+
+
+def test_a_seat_name_in_any_alphabet_is_taken(client: TestClient) -> None:
+    created = client.post("/api/games", json={"mode": "local", "names": ["Łucja Żak", "Zoë 李"]})
+    assert created.status_code == 200, created.text
+    assert client.get(f"/api/games/{created.json()['id']}").json()["names"] == ["Łucja Żak", "Zoë 李"]
