@@ -423,9 +423,10 @@ def _components(args: argparse.Namespace) -> int:
 def _compile(args: argparse.Namespace) -> int:
     import time
 
-    from .ai.mcts import warm_up
+    from .ai.mcts import SEARCH_CORE, warm_up
+    from .ai.solver import ENDGAME_SOLVER
     from .compiled import said_elsewhere
-    from .envs.batched import PatchworkBatch
+    from .envs.batched import BATCHED_ENVIRONMENT, PatchworkBatch
 
     def timed(what: str, work: Callable[[], object]) -> None:
         print(f"{what}…", end=" ", flush=True)
@@ -433,7 +434,7 @@ def _compile(args: argparse.Namespace) -> int:
         work()
         print(f"ready ({time.perf_counter() - started:.1f} s)", flush=True)
 
-    for what in ("the search core", "the endgame solver", "the batched environment"):
+    for what in (SEARCH_CORE, ENDGAME_SOLVER, BATCHED_ENVIRONMENT):
         said_elsewhere(what)  # this command says it in its own words
 
     def batch() -> None:

@@ -19,6 +19,9 @@ from ..compiled import announce_compiling
 from ..compiled import rules as K
 from .solver_kernel import ABORTED, INFINITY, MAX_PLY, WIN, alphabeta
 
+ENDGAME_SOLVER = "the endgame solver"
+"""What the compiling notice calls the solver's compiled code."""
+
 DEFAULT_TABLE_BITS = 20
 """The transposition table has 2**DEFAULT_TABLE_BITS entries."""
 
@@ -77,7 +80,7 @@ class EndgameSolver:
         if stop is not None and stop():
             return None
         started = time.perf_counter()
-        announce_compiling("the endgame solver", (alphabeta,), "10 seconds (or run 'quiltmaker compile' once)")
+        announce_compiling(ENDGAME_SOLVER, (alphabeta,), "10 seconds (or run 'quiltmaker compile' once)")
         value, action = alphabeta(
             state, ring, -INFINITY, INFINITY, 0, self._rows, self._keys, self._values, self._flags, self._moves, budget
         )

@@ -54,6 +54,9 @@ KERNEL_OPPONENTS = {"random": B.RANDOM_OPPONENT, "greedy": B.GREEDY_OPPONENT}
 ILLEGAL_ACTION_POLICIES = ("lose", "raise")
 """What an action outside the mask does: "lose" (that game is lost) or "raise" (IllegalMoveError, nothing changes)."""
 
+BATCHED_ENVIRONMENT = "the batched environment"
+"""What the compiling notice calls the batch's compiled code."""
+
 
 class PatchworkBatch:
     """Patchwork for ``num_games`` games at once, stepped by one compiled call.
@@ -126,7 +129,7 @@ class PatchworkBatch:
         )
         from ..compiled import announce_compiling
 
-        announce_compiling("the batched environment", (B.step_games, B.reset_games), "under a minute (or run 'quiltmaker compile' once)")
+        announce_compiling(BATCHED_ENVIRONMENT, (B.step_games, B.reset_games), "under a minute (or run 'quiltmaker compile' once)")
         n = num_games
         self._arrays = B.BatchArrays(
             states=np.zeros((n, K.STATE_SIZE), np.int64),

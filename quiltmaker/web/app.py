@@ -95,6 +95,7 @@ def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000) ->
     import uvicorn
 
     from ..ai import mcts
+    from ..ai.solver import ENDGAME_SOLVER
 
     # The port and the database first: a port in use, or a database this version cannot use, is told at once.
     listening = _listen(host, port)
@@ -103,8 +104,9 @@ def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000) ->
     # Before the address is shown: the first start after installing compiles the
     # search core (numba writes it to its disk cache), which must not be the
     # first player's wait. The AI's worker processes then load it from the cache.
-    print("quiltmaker: preparing the AI (the first start after installing builds it: about half a minute)…", flush=True)
+    print("quiltmaker: preparing the AI (the first start after installing builds it: about 20 seconds)…", flush=True)
     compiled.said_elsewhere(mcts.SEARCH_CORE)
+    compiled.said_elsewhere(ENDGAME_SOLVER)
     started = time.perf_counter()
     mcts.warm_up()
     print(f"quiltmaker: the AI is ready ({time.perf_counter() - started:.1f} s)", flush=True)
