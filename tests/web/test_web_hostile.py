@@ -235,8 +235,8 @@ def test_a_message_id_with_a_nul_byte_is_malformed(client: TestClient, local_gam
 
 @pytest.mark.parametrize(
     "name",
-    ["Ada\u202eadA", "Bo\x07", "Bo\u200f", "quiltmaker max", " Quiltmaker Expert", "x" * 41],
-    ids=["a bidi override", "a control character", "a direction mark", "the computer's name", "the computer's, cased", "too long"],
+    ["Ada\u202eadA", "Bo\x07", "Bo\nBo", "Bo\u200f", "quiltmaker max", " Quiltmaker Expert", "x" * 41],
+    ids=["a bidi override", "a control character", "a line break", "a direction mark", "the computer's name", "the computer's, cased", "too long"],
 )
 def test_a_seat_name_that_would_hide_reorder_or_pose_is_refused(client: TestClient, name: str) -> None:
     """Issue 26: seat names took control and bidi characters, and "quiltmaker max" (chat refused them)."""

@@ -75,7 +75,7 @@ def test_record_txt_loads_to_the_final_position(client: TestClient, finished_ai_
     assert response.status_code == 200
     game = record.load(response.text)
     assert game.position.text() == finished_ai_game["state"]["position"]
-    assert game.players == ['Ada "the\nquilter"; [x]', "quiltmaker beginner"]
+    assert game.players == [AI_GAME_NAME, "quiltmaker beginner"]
 
 
 def test_move_after_game_over_is_refused(client: TestClient, finished_ai_game: dict[str, Any]) -> None:

@@ -154,7 +154,7 @@ def game_count(client: TestClient) -> int:
         return session.scalar(select(func.count()).select_from(GameRow)) or 0
 
 
-AI_GAME_NAME = 'Ada "the\nquilter"; [x]'  # quotes, a line break, ';' and brackets: the records must escape them
+AI_GAME_NAME = 'Ada "the \\ quilter"; [x]'  # quotes, a backslash, ';' and brackets: the records must escape them (a line break is refused)
 
 
 
