@@ -7,6 +7,9 @@ views and refusals, and the terminal game.
 
 from __future__ import annotations
 
+from babel.numbers import format_percent
+
+from . import i18n
 from .core.components import BONUS_SIZE, PATCHES
 from .core.moves import ADVANCE, BUY, SPECIAL, Move, square_name
 from .core.position import Position
@@ -46,6 +49,11 @@ _ORIENTATIONS = {
 def orientation_words(transform: str) -> str:
     """A patch's orientation (``R0``..``R3`` turned clockwise, ``F0``..``F3`` mirrored first) as the player reads it."""
     return _(_ORIENTATIONS[transform])
+
+
+def percent(fraction: float) -> str:
+    """A share as the language in use writes it: "62%" in English, "62%" or "62 %" as a locale has it."""
+    return format_percent(fraction, locale=i18n.locale())
 
 
 def buttons(number: int) -> str:

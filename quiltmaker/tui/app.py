@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from babel.numbers import format_percent
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
@@ -26,7 +25,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Footer
 
-from .. import i18n
 from ..ai.analysis import Analysis
 from ..ai.mcts import MCTSPlayer, warm_up
 from ..ai.players import Limit, Player
@@ -35,9 +33,9 @@ from ..core.errors import QuiltmakerError
 from ..core.game import Game
 from ..core.moves import Move, square_name
 from ..i18n import N_, _, ngettext
-from ..words import illegal
+from ..words import illegal, percent
 from .line import describe_move, patch_map
-from .model import Ghost, first_fit, ghost_for_move, turn_reason
+from .model import YOU, Ghost, first_fit, ghost_for_move, shown_names, turn_reason
 from .render import player_style
 from .screens import GameOverScreen, HelpScreen, PathPrompt
 from .widgets import MessageLine, MoveLog, OfferPanel, QuiltPanel, TrackPanel, TurnBar
@@ -184,7 +182,7 @@ class QuiltApp(App[None]):
     @property
     def shown_names(self) -> list[str]:
         """The players' names as the screen shows them: "you" in the language in use."""
-        return [_("you") if name == "you" else name for name in self.game.players]
+        return shown_names(self.game.players)
 
     @property
     def _human(self) -> int:
@@ -399,7 +397,7 @@ class QuiltApp(App[None]):
             return
         move = Move.from_text(analysis.best_move)
         chances = _("win chance {chance}, expected margin {margin}").format(
-            chance=format_percent(analysis.win_probability, locale=i18n.locale()), margin=f"{analysis.expected_margin:+.0f}"
+            chance=percent(analysis.win_probability), margin=f"{analysis.expected_margin:+.0f}"
         )
         ghost = ghost_for_move(move)
         if ghost is None:
@@ -569,8 +567,8 @@ class QuiltApp(App[None]):
             return
         path = Path(name or "")
         self.game = game
-        if self.opponent is not None and "you" in game.players:
-            self.humans = frozenset({game.players.index("you")})
+        if self.opponent is not None and YOU in game.players:
+            self.humans = frozenset({game.players.index(YOU)})
         self.save_path = path
         played = len(game.moves)
         self.game_changed(

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from babel.numbers import format_percent
 from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
@@ -24,7 +23,8 @@ from ..ai.players import Player
 from ..core.position import Position
 from .. import i18n
 from ..i18n import N_, _, ngettext
-from ..words import buttons, illegal, move_summary, spaces
+from ..words import buttons, illegal, move_summary, percent, spaces
+from .model import shown_names
 
 _PALETTE = ["red", "green", "yellow", "blue", "magenta", "cyan", "bright_red", "bright_green", "bright_yellow", "bright_blue", "bright_magenta", "bright_cyan"]
 
@@ -197,7 +197,7 @@ def play_in_terminal(
     read_line: Callable[[str], str] = input,
 ) -> Game:
     """Run a game of a person against ``opponent`` until it ends or the person quits."""
-    names = [_("you") if name == "you" else name for name in game.players]  # "you" is the record's name for the person
+    names = shown_names(game.players)
     console.print(_("You are player {seat} against the {opponent} player. Type 'help' for the move notation.").format(seat=human_seat, opponent=opponent.name))
     if save_path is not None:
         console.print(_("The game is saved after every move to {path}; continue it later with --resume.").format(path=save_path))
@@ -274,7 +274,7 @@ def _hint(position: Position) -> str:
 
     analysis = analyse_position(position, Limit(time=1.0))
     return _("Hint: {move} (win chance {chance}, expected final margin {margin})").format(
-        move=analysis.best_move, chance=format_percent(analysis.win_probability, locale=i18n.locale()), margin=f"{analysis.expected_margin:+.0f}"
+        move=analysis.best_move, chance=percent(analysis.win_probability), margin=f"{analysis.expected_margin:+.0f}"
     )
 
 

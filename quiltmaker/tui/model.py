@@ -6,6 +6,7 @@ a patch before it is placed can be checked on its own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..core.components import BOARD_SIZE, FLIPPED, PATCHES, TURNED, Cell
@@ -13,6 +14,14 @@ from ..core.moves import Move
 from ..i18n import _, ngettext
 from ..ai.players import forecast as forecast  # re-exported: the screen and its tests read it here
 from ..core.position import Position
+
+YOU = "you"
+"""The record's name for the person who plays the AI at this keyboard: the screen words them in the second person."""
+
+
+def shown_names(players: Sequence[str]) -> list[str]:
+    """The players' names as the terminal shows them: the person (:data:`YOU` in the record) as "you" in the language in use."""
+    return [_("you") if name == YOU else name for name in players]
 
 
 @dataclass(frozen=True)
@@ -139,7 +148,7 @@ def turn_reason(position: Position, names: list[str]) -> str:
     if cause.player is None:
         return _("The game is over.")
     name = names[cause.player]
-    you = name == "you"
+    you = name == YOU
     if cause.kind == "special":
         count = cause.pending
         if you:

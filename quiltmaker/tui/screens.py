@@ -19,6 +19,7 @@ from ..core.components import BONUS_SIZE, EMPTY_SQUARE_PENALTY, LAST_SPACE
 from ..core.position import Position
 from ..i18n import N_, _
 from .line import render_final
+from .model import YOU, shown_names
 
 HELP_TEXT = N_("""\
 Choosing        1 2 3      choose a patch on offer (or ← → and Enter)
@@ -123,7 +124,7 @@ class GameOverScreen(ModalScreen[str]):
         winner = self.position.winner
         assert winner is not None, "the game must be over"
         name = self.names[winner]
-        you = name == "you"
+        you = name == YOU
         title = Text(_("You win!") if you else _("{name} wins!").format(name=name), style="bold")
         if self.position.decided_by_tiebreak:
             if you:
@@ -131,7 +132,7 @@ class GameOverScreen(ModalScreen[str]):
             else:
                 tiebreak = _("The scores are equal: the tie-break goes to whoever reached space {space} first, {name}.")
             title.append("\n" + tiebreak.format(space=LAST_SPACE, name=name), style="")
-        scores = render_final(self.position, [_("you") if n == "you" else n for n in self.names])
+        scores = render_final(self.position, shown_names(self.names))
         scores.caption = None  # the title above says who won, in the second person where it is "you"
         keys = Text(_("N new game, seats swapped · Q quit · U undo · L load a game · Esc look at the board"), style="dim")
         yield Static(Group(title, Text(""), scores, Text(""), keys))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from babel.numbers import format_decimal, format_percent
+from babel.numbers import format_decimal
 
 from .. import i18n
 from ..ai.judgement import judge_every_move, review
@@ -18,7 +18,7 @@ from ..core.game import Game
 from ..core.moves import ADVANCE, BUY, SPECIAL, Move, square_name
 from ..core.position import MoveEffect, Position
 from ..i18n import _, ngettext
-from ..words import buttons, move_summary, spaces
+from ..words import buttons, move_summary, percent, spaces
 
 
 def hint_view(position: Position, best_move: str) -> dict[str, Any]:
@@ -118,7 +118,7 @@ def review_view(game: Game, positions: list[dict[str, Any]]) -> dict[str, Any]:
 
 def cost_words(drop: float, points: float, by: str | None) -> str:
     """What a move cost, the loss that classed it first: "7.5 points of the final margin and 2% of the chance to win"."""
-    chance, margin = format_percent(drop, locale=i18n.locale()), format_decimal(points, "0.0", locale=i18n.locale())
+    chance, margin = percent(drop), format_decimal(points, "0.0", locale=i18n.locale())
     if by == "points":
         return _("{points} points of the final margin and {chance} of the chance to win").format(points=margin, chance=chance)
     return _("{chance} of the chance to win and {points} points of the final margin").format(points=margin, chance=chance)
