@@ -190,7 +190,7 @@ class AIService:
             raise ProtocolError(refusal.code, str(refusal)) from None
         position = stored.game.position
         if version != stored.version:
-            raise ProtocolError("stale", _("the game has moved on since you saw it (version {seen}, now {now}): here is the new state").format(seen=version, now=stored.version))
+            raise ProtocolError.stale(version, stored.version)
         key = (stored.id, version)
         hint = self.hints.get(key)
         if hint is None:

@@ -288,7 +288,7 @@ class GameServer:
                 raise ProtocolError("duplicate", f"message {client_id!r} was already carried out")
             if version != stored.version and kind not in ("resign", "abort"):
                 # (Resigning means the same whatever happened meanwhile; an abort is checked against the game as it is.)
-                raise ProtocolError("stale", _("the game has moved on since you saw it (version {seen}, now {now}): here is the new state").format(seen=version, now=stored.version))
+                raise ProtocolError.stale(version, stored.version)
             if stored.version >= self.settings.max_events:
                 raise ProtocolError("not_allowed", _("this game has reached its {n} events: it takes no more").format(n=self.settings.max_events))
             now, seat = utc_now(), stored.seat_number(connection.seat)

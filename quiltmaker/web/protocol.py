@@ -17,6 +17,7 @@ from fastapi import WebSocket
 
 from ..core.errors import QuiltmakerError
 from ..core.moves import Move
+from ..i18n import _
 
 MAX_MESSAGE_BYTES = 4096
 MAX_CLIENT_ID = 64
@@ -30,6 +31,11 @@ class ProtocolError(Exception):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+    @classmethod
+    def stale(cls, seen: int, now: int) -> ProtocolError:
+        """The refusal of an intent made against version ``seen`` of a game now at version ``now``."""
+        return cls("stale", _("the game has moved on since you saw it (version {seen}, now {now}): here is the new state").format(seen=seen, now=now))
 
 
 @dataclass(eq=False)
