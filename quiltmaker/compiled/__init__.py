@@ -35,10 +35,16 @@ def is_cached(*dispatchers: Any) -> bool:
 
 
 def announce_compiling(what: str, dispatchers: tuple[Any, ...], seconds: str, stream: TextIO | None = None) -> None:
-    """Print one line on stderr (once a process) when ``dispatchers`` are about to be compiled."""
-    if what in _announced or is_cached(*dispatchers):
+    """Print one line on stderr (once a process) when ``dispatchers`` are about to be compiled.
+
+    Asked once a process for each ``what``: found cached or announced, it is
+    not looked up again (the solver asks before every solve).
+    """
+    if what in _announced:
         return
     _announced.add(what)
+    if is_cached(*dispatchers):
+        return
     print(f"quiltmaker: compiling {what}, once after installing: about {seconds}…", file=stream or sys.stderr, flush=True)
 
 
