@@ -41,7 +41,7 @@ def test_the_first_search_player_says_so_when_nothing_is_compiled_yet(tmp_path: 
     environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty-cache")}
     fresh = subprocess.run([sys.executable, "-c", NEW_PLAYER], capture_output=True, text=True, env=environment, timeout=120)
     assert fresh.returncode == 0, fresh.stderr
-    assert fresh.stderr == "quiltmaker: compiling the search core, once after installing: about 15 seconds (or run 'quiltmaker compile' once)…\n"
+    assert fresh.stderr == "quiltmaker: compiling the search core, once after installing: about 10 seconds (or run 'quiltmaker compile' once)…\n"
     # A command that fails on its input says only why, compiled or not.
     failed = subprocess.run(
         [sys.executable, "-m", "quiltmaker", "match", "nobody", "greedy"], capture_output=True, text=True, env=environment, timeout=120

@@ -582,7 +582,7 @@ def announce_search() -> None:
     It looks only at what every search compiles: the endgame solver, which
     only a search near the end of a game reaches, says so itself when it first runs.
     """
-    announce_compiling(SEARCH_CORE, (run_search,), "15 seconds (or run 'quiltmaker compile' once)")
+    announce_compiling(SEARCH_CORE, (run_search,), "10 seconds (or run 'quiltmaker compile' once)")
 
 
 def warm_up() -> None:

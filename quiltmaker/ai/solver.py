@@ -80,7 +80,7 @@ class EndgameSolver:
         if stop is not None and stop():
             return None
         started = time.perf_counter()
-        announce_compiling(ENDGAME_SOLVER, (alphabeta,), "10 seconds (or run 'quiltmaker compile' once)")
+        announce_compiling(ENDGAME_SOLVER, (alphabeta,), "5 seconds (or run 'quiltmaker compile' once)")
         value, action = alphabeta(
             state, ring, -INFINITY, INFINITY, 0, self._rows, self._keys, self._values, self._flags, self._moves, budget
         )

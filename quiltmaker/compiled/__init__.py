@@ -4,9 +4,9 @@
 generator and random playouts.
 
 numba compiles on first use and caches the machine code on disk, so the
-first search after installing waits about 15 seconds, once, and the first
-batched environment under a minute (``quiltmaker compile`` does it all at
-install). :func:`announce_compiling` says so beforehand instead of leaving a silent wait.
+first search after installing waits about 10 seconds, once, and the first
+batched environment about 15 (``quiltmaker compile`` does it all at
+install, in about half a minute). :func:`announce_compiling` says so beforehand instead of leaving a silent wait.
 """
 
 from __future__ import annotations

@@ -92,7 +92,23 @@ _jit = njit(cache=True, nogil=True)
 _inline = njit(cache=True, nogil=True, inline="always")
 # the helpers of scalars and tuples are functions of their own, compiled and cached
 # once, which LLVM inlines into their callers where it pays.
-_small = njit(cache=True, nogil=True)
+
+
+def _small(function):
+    """A helper of scalars and tuples, compiled once for plain integers.
+
+    numba compiles a function called with a constant (``field(state, TIME0, player)``)
+    once for each constant, each a tenth of a second of a first use; LLVM folds
+    the constant in where it inlines the call, so the copies bought nothing.
+    """
+    dispatcher = njit(cache=True, nogil=True)(function)
+    as_given = dispatcher.get_call_template
+
+    def get_call_template(args, kws):
+        return as_given(tuple(types.unliteral(a) for a in args), {k: types.unliteral(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
 
 
 @intrinsic

@@ -495,9 +495,20 @@ def _settle(arrays, params, row, last_mover, circle, mt, scratch):
             _new_game(arrays, params, row, circle, mt)
             continue
         arrays.current_player[row] = NO_PLAYER
-        arrays.observation[row, :] = arrays.final_observation[row, :]
-        _clear_mask(arrays, row)
+        _show_final_observation(arrays, row)
         return
+
+
+@_inline
+def _show_final_observation(arrays, row):
+    """A finished game, not reset, shows its last observation and no legal action.
+
+    Copied square by square: a slice assignment would compile numba's shape-mismatch error and its
+    string formatting, a second or two of every first use, for a mismatch that cannot happen.
+    """
+    for k in range(_SIZE):
+        arrays.observation[row, k] = arrays.final_observation[row, k]
+    _clear_mask(arrays, row)
 
 
 @_inline
@@ -551,77 +562,101 @@ def _scratch_space():
     return np.empty(RING_SIZE, np.int64), np.empty(_MT_N, np.uint64), np.empty(MAX_MOVES, np.int16)
 
 
-@_jit
-def step_games(arrays, params, rows, actions):
+def step_games(arrays: BatchArrays, params: BatchParams, rows: np.ndarray, actions: np.ndarray) -> int:
     """Play ``actions[i]`` in game ``rows[i]`` for each i; return how many games now wait for an outside opponent.
 
     An action of a game that waits for its outside opponent is that
     opponent's move. Without autoreset a finished game ignores its action.
     """
-    circle, mt, scratch = _scratch_space()
-    waiting = 0
-    for i in range(len(rows)):
-        row = rows[i]
-        was_waiting = arrays.waiting[row]
-        if not was_waiting:
-            arrays.rewards[row, 0] = 0.0
-            arrays.rewards[row, 1] = 0.0
-            if arrays.terminated[row] and not params.autoreset:
-                continue
-            arrays.terminated[row] = False
-            arrays.reply_count[row] = 0
-        action = np.int64(actions[i])
-        state = state_from_row(arrays.states, row)
-        ring = _ring_from_row(arrays.rings, row)
-        mover = to_move(state)
-        legal = 0 <= action < arrays.legal_action_mask.shape[1]
-        if legal:
-            if was_waiting:  # the outside opponent's move: not in the mask, which is the agent's
-                count = legal_actions(state, ring, scratch)
-                legal = False
-                for k in range(count):
-                    if scratch[k] == action:
-                        legal = True
-            else:
-                legal = arrays.legal_action_mask[row, action]
-        if not legal:
-            # Only LOSE reaches here for the agent (REFUSE was checked first); an opponent's
-            # illegal move loses for the opponent.
-            _finish(arrays, row, state, ring, mover, mover, action)
-            arrays.waiting[row] = False
-            if params.autoreset:
-                _new_game(arrays, params, row, circle, mt)
-                _settle(arrays, params, row, NO_PLAYER, circle, mt, scratch)
-            else:
-                arrays.observation[row, :] = arrays.final_observation[row, :]
-                _clear_mask(arrays, row)
-        else:
-            _play(arrays, row, state, ring, action, was_waiting)
-            _settle(arrays, params, row, mover, circle, mt, scratch)
-        if arrays.waiting[row]:
-            waiting += 1
-    return waiting
+    return int(advance_games(arrays, params, rows, actions, _NO_SEEDS, False, False))
+
+
+def reset_games(arrays: BatchArrays, params: BatchParams, rows: np.ndarray, seeds: np.ndarray, use_seeds: bool) -> int:
+    """Start a new game in each of ``rows``: ``Position.initial(seeds[i])``, or a seed from the game's generator."""
+    return int(advance_games(arrays, params, rows, _NO_ACTIONS, seeds, True, use_seeds))
+
+
+_NO_SEEDS = np.zeros(0, np.uint64)
+_NO_ACTIONS = np.zeros(0, np.int64)
 
 
 @_jit
-def reset_games(arrays, params, rows, seeds, use_seeds):
-    """Start a new game in each of ``rows``: ``Position.initial(seeds[i])``, or a seed from the game's generator."""
+def advance_games(arrays, params, rows, actions, seeds, resetting, use_seeds):
+    """Step (``actions[i]`` in game ``rows[i]``) or reset (from ``seeds[i]`` when ``use_seeds``) each of ``rows``;
+    return how many games now wait for an outside opponent.
+
+    One compiled function for both, with one copy of :func:`_settle`: the
+    rules, opponents and encoding inlined into it are most of the compile
+    time, and a kernel for each compiled them twice.
+    """
     circle, mt, scratch = _scratch_space()
     waiting = 0
     for i in range(len(rows)):
         row = rows[i]
-        arrays.rewards[row, 0] = 0.0
-        arrays.rewards[row, 1] = 0.0
-        arrays.terminated[row] = False
-        arrays.waiting[row] = False
-        if use_seeds:
-            _start_game(arrays, params, row, seeds[i], circle, mt)
+        if resetting:
+            last_mover = _reset_row(arrays, params, row, seeds[i] if use_seeds else np.uint64(0), use_seeds, circle, mt)
         else:
-            _new_game(arrays, params, row, circle, mt)
-        _settle(arrays, params, row, NO_PLAYER, circle, mt, scratch)
+            last_mover = _move_row(arrays, params, row, np.int64(actions[i]), circle, mt, scratch)
+        if last_mover != SETTLED:
+            _settle(arrays, params, row, last_mover, circle, mt, scratch)
         if arrays.waiting[row]:
             waiting += 1
     return waiting
+
+
+# What _reset_row and _move_row answer when the row needs no _settle after them.
+SETTLED = -2
+
+
+@_inline
+def _reset_row(arrays, params, row, seed, use_seed, circle, mt):
+    arrays.rewards[row, 0] = 0.0
+    arrays.rewards[row, 1] = 0.0
+    arrays.terminated[row] = False
+    arrays.waiting[row] = False
+    if use_seed:
+        _start_game(arrays, params, row, seed, circle, mt)
+    else:
+        _new_game(arrays, params, row, circle, mt)
+    return NO_PLAYER
+
+
+@_inline
+def _move_row(arrays, params, row, action, circle, mt, scratch):
+    """Play ``action`` in the row's game: answers who moved last, for :func:`_settle`, or SETTLED."""
+    was_waiting = arrays.waiting[row]
+    if not was_waiting:
+        arrays.rewards[row, 0] = 0.0
+        arrays.rewards[row, 1] = 0.0
+        if arrays.terminated[row] and not params.autoreset:
+            return SETTLED
+        arrays.terminated[row] = False
+        arrays.reply_count[row] = 0
+    state = state_from_row(arrays.states, row)
+    ring = _ring_from_row(arrays.rings, row)
+    mover = to_move(state)
+    legal = 0 <= action < arrays.legal_action_mask.shape[1]
+    if legal:
+        if was_waiting:  # the outside opponent's move: not in the mask, which is the agent's
+            count = legal_actions(state, ring, scratch)
+            legal = False
+            for k in range(count):
+                if scratch[k] == action:
+                    legal = True
+        else:
+            legal = arrays.legal_action_mask[row, action]
+    if legal:
+        _play(arrays, row, state, ring, action, was_waiting)
+        return mover
+    # Only LOSE reaches here for the agent (REFUSE was checked first); an opponent's
+    # illegal move loses for the opponent.
+    _finish(arrays, row, state, ring, mover, mover, action)
+    arrays.waiting[row] = False
+    if params.autoreset:
+        _new_game(arrays, params, row, circle, mt)
+        return NO_PLAYER
+    _show_final_observation(arrays, row)
+    return SETTLED
 
 
 @_jit

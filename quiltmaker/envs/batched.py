@@ -129,7 +129,7 @@ class PatchworkBatch:
         )
         from ..compiled import announce_compiling
 
-        announce_compiling(BATCHED_ENVIRONMENT, (B.step_games, B.reset_games), "under a minute (or run 'quiltmaker compile' once)")
+        announce_compiling(BATCHED_ENVIRONMENT, (B.advance_games,), "15 seconds (or run 'quiltmaker compile' once)")
         n = num_games
         self._arrays = B.BatchArrays(
             states=np.zeros((n, K.STATE_SIZE), np.int64),
@@ -161,9 +161,7 @@ class PatchworkBatch:
         self._all_rows = np.arange(n, dtype=np.int64)
         self._players: list[Any] = []
         self._sampler = np.zeros(1, np.uint64)
-        self.reset(seed)
-        # Compiled here, beside reset, while the notice above is on screen: the first step then takes no longer than any other.
-        B.step_games(self._arrays, self._params, self._all_rows[:0], _actions(np.zeros(0, np.int64), 0))
+        self.reset(seed)  # compiles the kernel that steps too, while the notice above is on screen
 
     # The arrays, by their pgx names ---------------------------------------------------------
 
