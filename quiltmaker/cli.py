@@ -179,7 +179,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--data", type=Path, default=Path("quiltmaker-data"), help="folder of the default SQLite database")
     serve.add_argument("--database", help="SQLAlchemy database URL (default: SQLite in --data), e.g. postgresql+psycopg://...")
     serve.add_argument("--redis", help="Redis URL for pub/sub between several server processes, e.g. redis://localhost:6379/0")
-    serve.add_argument("--ai-workers", type=int, default=1, help="worker processes for AI moves, hints and analysis")
+    serve.add_argument("--ai-workers", type=int, default=1, help="worker processes for the AI's moves")
+    serve.add_argument("--advice-workers", type=int, default=1, help="worker processes for hints and analyses, apart from the moves'")
     serve.add_argument(
         "--create-limit", default=None, help="games one address may create, e.g. '30/minute;300/day' (the default)"
     )
@@ -187,6 +188,10 @@ def _parser() -> argparse.ArgumentParser:
         "--intent-limit", default=None, help="moves, undos and hints one address may send, e.g. '10/second;300/minute' (the default)"
     )
     serve.add_argument("--chat-limit", default=None, help="chat lines one address may send, e.g. '12/minute;300/day' (the default)")
+    serve.add_argument(
+        "--hello-limit", default=None, help="socket greetings (pages opening a game) one address may send, e.g. '10/second;120/minute' (the default)"
+    )
+    serve.add_argument("--offer-limit", default=None, help="lobby challenges one address may offer, e.g. '6/hour;20/day' (the default)")
     serve.set_defaults(run=_serve)
 
     migrate = commands.add_parser(
@@ -216,7 +221,7 @@ def _parser() -> argparse.ArgumentParser:
 
     compile_ = commands.add_parser(
         "compile",
-        help="compile the search and the batched environment now (once after installing, a minute or so), "
+        help="compile the search and the batched environment now (once after installing, about half a minute), "
         "rather than at their first use; later starts load them from numba's cache",
     )
     compile_.set_defaults(run=_compile)
@@ -678,11 +683,13 @@ def _serve(args: argparse.Namespace) -> int:
         raise QuiltmakerError(f"the web server needs the 'web' extra: pip install 'quiltmaker[web]' ({error})") from None
 
     url = args.database or database_url_for(args.data)
-    settings = Settings(database_url=url, broker=broker_from_url(args.redis), ai_workers=max(1, args.ai_workers))
+    settings = Settings(
+        database_url=url, broker=broker_from_url(args.redis), ai_workers=max(1, args.ai_workers), advice_workers=max(1, args.advice_workers)
+    )
     try:
         from limits import parse_many
 
-        for name in ("create_limit", "intent_limit", "chat_limit"):
+        for name in ("create_limit", "intent_limit", "chat_limit", "hello_limit", "offer_limit"):
             if getattr(args, name):
                 parse_many(getattr(args, name))  # a malformed limit is refused here, not at the first request
                 setattr(settings, name, getattr(args, name))

@@ -120,7 +120,7 @@ def free_port() -> int:
 
 
 # A test plays from one address much faster than any person: these lift the server's rate limits for it.
-TEST_LIMITS = ["--create-limit", "100000/minute", "--intent-limit", "100000/second"]
+TEST_LIMITS = ["--create-limit", "100000/minute", "--intent-limit", "100000/second", "--hello-limit", "100000/second", "--offer-limit", "100000/second"]
 
 
 def play_in_the_past(store: Any, game_id: str, moves: list[tuple[str, float]]) -> None:

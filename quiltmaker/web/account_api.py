@@ -6,12 +6,13 @@ Every write here comes from the server's own pages (:data:`.dependencies.SameSit
 from __future__ import annotations
 
 import asyncio
+from math import ceil
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
-from ..i18n import N_
+from ..i18n import N_, _
 from . import contract
 from .accounts import SESSION_COOKIE, SESSION_DAYS, Account
 from .dependencies import SameSite, Server, SignedIn, Viewer, quota
@@ -66,16 +67,26 @@ async def who(account: Viewer) -> dict[str, Any]:
 
 @router.post("/signup", response_model=contract.AccountView, dependencies=[SameSite, ATTEMPT])
 async def sign_up(request: Request, response: Response, credentials: Credentials, server: Server) -> dict[str, Any]:
-    account, token = await asyncio.to_thread(server.accounts.sign_up, credentials.name, credentials.password)
+    account, token = await server.password_work.run(server.accounts.sign_up, credentials.name, credentials.password)
     _set_session(request, response, token)
     return _view(account)
 
 
 @router.post("/signin", response_model=contract.AccountView, dependencies=[SameSite, ATTEMPT])
 async def sign_in(request: Request, response: Response, credentials: Credentials, server: Server) -> dict[str, Any]:
+    # Failures are counted by account too, from whatever address: many addresses cannot guess one password.
+    account_key = credentials.name.lower()
+    wait = server.quotas.exhausted("sign_in_failure", account_key)
+    if wait is not None:
+        raise HTTPException(
+            429, _("too many failed sign-ins to this account: wait {seconds} s").format(seconds=ceil(wait)), headers={"Retry-After": str(int(wait) + 1)}
+        )
     try:
-        account, token = await asyncio.to_thread(server.accounts.sign_in, credentials.name, credentials.password)
+        account, token = await server.password_work.run(server.accounts.sign_in, credentials.name, credentials.password)
     except StoreError as error:
+        if error.code == "busy":
+            raise  # (503, by the app's handler of StoreError)
+        server.quotas.count("sign_in_failure", account_key)
         raise HTTPException(403, str(error)) from None
     _set_session(request, response, token)
     if account.language is not None:  # the language chosen on another browser comes along
@@ -102,8 +113,10 @@ async def sign_out_everywhere(response: Response, account: SignedIn, server: Ser
 @router.post("/password", response_model=contract.AccountView, dependencies=[SameSite, ATTEMPT])
 async def change_password(request: Request, response: Response, change: NewPassword, account: SignedIn, server: Server) -> dict[str, Any]:
     try:
-        token = await asyncio.to_thread(server.accounts.change_password, account, change.current, change.new)
+        token = await server.password_work.run(server.accounts.change_password, account, change.current, change.new)
     except StoreError as error:
+        if error.code == "busy":
+            raise
         raise HTTPException(403 if error.code == "forbidden" else 422, str(error)) from None
     _set_session(request, response, token)  # this browser stays signed in; every other session has ended
     return _view(account)

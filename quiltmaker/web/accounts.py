@@ -10,10 +10,13 @@ authenticated by the cookie must come from the server's own pages (see
 
 from __future__ import annotations
 
+import asyncio
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -49,7 +52,37 @@ def seat_name_refusal(name: str) -> str | None:
         return "a name cannot pass for the computer's (quiltmaker and a level)"
     return None
 
+NEW_ACCOUNT_DAYS = 1.0
 _hasher = PasswordHasher()
+T = TypeVar("T")
+
+
+class PasswordWork:
+    """argon2's work (64 MiB and tens of milliseconds a check) one at a time, with at most ``queue`` waiting.
+
+    Sign-ins from many addresses each pass their own address's quota; run at
+    once, they would take every core from the games. One at a time they take
+    one; past the queue a request is refused as ``busy`` at once, unhashed.
+    """
+
+    def __init__(self, queue: int) -> None:
+        self.queue = queue
+        self.waiting = 0
+        self._one = asyncio.Lock()
+
+    async def run(self, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args)`` in a thread, when the checks before it are done."""
+        if self.waiting >= self.queue:
+            raise StoreError("busy", _("the server is busy signing others in: try again in a moment"))
+        self.waiting += 1
+        try:
+            await self._one.acquire()
+        finally:
+            self.waiting -= 1
+        try:
+            return await asyncio.to_thread(work, *args)
+        finally:
+            self._one.release()
 # Verified against when a name is unknown, so that a wrong name costs the same time as a wrong password.
 _UNKNOWN = _hasher.hash(secrets.token_urlsafe(16))
 
@@ -106,6 +139,12 @@ class Accounts:
         if _hasher.check_needs_rehash(row.password_hash):
             self._set_password(account.id, password)
         return account, self.new_session(account)
+
+    def is_new(self, account: Account) -> bool:
+        """Whether the account is in its first NEW_ACCOUNT_DAYS (what it may do is bounded more tightly)."""
+        with self._sessions() as session:
+            created = session.scalar(select(AccountRow.created).where(AccountRow.id == account.id))
+        return created is None or utc_now() - as_utc(created) < timedelta(days=NEW_ACCOUNT_DAYS)
 
     def find(self, name: str) -> Account | None:
         """The account of a name (any case), or None."""

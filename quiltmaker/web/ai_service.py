@@ -1,8 +1,11 @@
-"""The AI's side of a server process: its worker pool, its moves, hints and analyses.
+"""The AI's side of a server process: its worker pools, its moves, hints and analyses.
 
 The search runs in worker processes (:mod:`.ai_worker`), never on the event
-loop. Moves are the AI's turn in an ``ai`` game; hints and analyses are
-optional work, bounded so they cannot queue ahead of the AI's moves.
+loop. Moves are the AI's turn in an ``ai`` game and have a pool of their own;
+hints and analyses (advice) have another, so that no amount of advice delays
+anyone's AI move. Each pool serves its clients in turn (:class:`.ai_queue.MoveQueue`),
+an analysis goes to its pool a few positions at a time, so a hint waits for
+one piece of it at most, and advice waiting or running is bounded.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from .round.rules import Refusal
 from .settings import Settings
 
 CACHED = 2000  # hints and attempt counts remembered, the least recently used forgotten first
+ANALYSIS_PIECE = 6  # positions of an analysis sent to a worker at once: about a hint's second at the default playouts
 AI_ATTEMPTS = 3  # tries at one version before the AI waits for someone to reconnect
 log = logging.getLogger("quiltmaker.web")
 
@@ -49,7 +53,9 @@ class AIService:
     def __init__(self, server: LiveGames, settings: Settings, executor: Executor | None = None) -> None:
         self.server = server
         self.settings = settings
+        # The moves' pool and the advice's; an executor handed in (tests: a thread) serves both.
         self.executor = executor
+        self.advice_executor = executor
         self.in_flight: dict[str, int] = {}  # game id -> the version the AI is thinking about
         self.attempts: LRUCache[tuple[str, int], int] = LRUCache(CACHED)
         self.analysing: set[str] = set()
@@ -57,6 +63,7 @@ class AIService:
         self.hints: LRUCache[tuple[str, int], asyncio.Task[Any]] = LRUCache(CACHED)
         self.optional_work = 0  # hints and analyses in the worker queue
         self.moves = MoveQueue(settings.ai_workers)  # which game's AI move goes to a free worker next
+        self.advice = MoveQueue(settings.advice_workers)  # which client's hint or piece of analysis next
         self.pool_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -64,38 +71,47 @@ class AIService:
 
     async def start(self) -> None:
         if self.executor is None:
-            # Spawned, not forked: a fork of a running event loop and its threads is unsafe.
-            self.executor = ProcessPoolExecutor(
-                max_workers=self.settings.ai_workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=ai_worker.warm_up,
-                initargs=(os.getpid(),),
-            )
-            # A pool starts its processes on demand: one job each starts them all now, so that
-            # they have loaded the search (their initializer) before the first AI move is asked for.
-            for _ in range(self.settings.ai_workers):
-                self.executor.submit(ai_worker.ready)
+            self.executor = self._new_pool(self.settings.ai_workers)
+        if self.advice_executor is None:
+            self.advice_executor = self._new_pool(self.settings.advice_workers)
+
+    @staticmethod
+    def _new_pool(workers: int) -> Executor:
+        # Spawned, not forked: a fork of a running event loop and its threads is unsafe.
+        pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=ai_worker.warm_up, initargs=(os.getpid(),)
+        )
+        # A pool starts its processes on demand: one job each starts them all now, so that
+        # they have loaded the search (their initializer) before the first AI move is asked for.
+        for _worker in range(workers):
+            pool.submit(ai_worker.ready)
+        return pool
 
     def stop(self) -> None:
         for task in list(self._tasks):
             task.cancel()
-        if self.executor is not None:
-            self.executor.shutdown(wait=False, cancel_futures=True)
+        for pool in {self.executor, self.advice_executor}:
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
 
-    async def in_worker(self, function: Any, *args: Any) -> Any:
-        """Run ``function(*args)`` in the AI worker pool; a broken pool is replaced once, for every caller."""
-        executor = self.executor
+    async def in_worker(self, function: Any, *args: Any, advice: bool = False) -> Any:
+        """Run ``function(*args)`` in the moves' worker pool (the advice's, with ``advice``); a broken pool is
+        replaced once, for every caller."""
+        executor = self.advice_executor if advice else self.executor
         try:
             return await asyncio.get_running_loop().run_in_executor(executor, function, *args)
         except BrokenProcessPool:
             # A worker died (killed, out of memory). Whoever sees it first swaps
             # in a fresh pool; the others find it already swapped.
             async with self.pool_lock:
-                if self.executor is executor:
-                    log.error("the AI worker pool broke; starting a new one")
+                if executor in (self.executor, self.advice_executor):
+                    log.error("an AI worker pool broke; starting a new one")
                     if executor is not None:
                         executor.shutdown(wait=False, cancel_futures=True)
-                    self.executor = None
+                    if executor is self.executor:
+                        self.executor = None
+                    if executor is self.advice_executor:
+                        self.advice_executor = None
                     await self.start()
             raise ProtocolError("internal", _("the AI's worker stopped; please ask again")) from None
 
@@ -182,8 +198,8 @@ class AIService:
 
     # Hints ---------------------------------------------------------------------
 
-    async def hint(self, stored: StoredGame, version: int) -> dict[str, Any]:
-        """The hint message for the player to move at ``version`` (searched once, shared by every asker)."""
+    async def hint(self, stored: StoredGame, version: int, client: str = "") -> dict[str, Any]:
+        """The hint message for the player to move at ``version`` (searched once, shared by every asker), asked for by ``client``."""
         try:
             rules.may_hint(stored)
         except Refusal as refusal:
@@ -195,7 +211,9 @@ class AIService:
         hint = self.hints.get(key)
         if hint is None:
             text, seed = position.text(), seed_for(stored.id, version)
-            hint = self._spawn_optional(lambda: self.in_worker(ai_worker.hint, text, self.settings.hint_seconds, seed))
+            hint = self._spawn_optional(
+                lambda: self.advice.run(client, lambda: True, lambda: self.in_worker(ai_worker.hint, text, self.settings.hint_seconds, seed, advice=True))
+            )
             if hint is None:
                 raise ProtocolError("busy", _("the AI is busy with other requests; ask again in a moment"))
             hint.add_done_callback(lambda done: self._forget_failed_hint(key, done))
@@ -210,8 +228,9 @@ class AIService:
 
     # Analysis of finished games --------------------------------------------------
 
-    async def analysis(self, stored: StoredGame) -> tuple[int, dict[str, Any]]:
-        """The HTTP status and body of a game's analysis: every position, evaluated once the game is over."""
+    async def analysis(self, stored: StoredGame, client: str = "") -> tuple[int, dict[str, Any]]:
+        """The HTTP status and body of a game's analysis: every position, evaluated once the game is over
+        (asked for by ``client``, whose turn in the advice's queue the analysis takes)."""
         game = stored.game
         positions = [
             {
@@ -235,7 +254,7 @@ class AIService:
         saved = await asyncio.to_thread(self.server.store.analysis, stored.id)
         if saved is None or saved.get("version") != stored.moves_version:
             if stored.id not in self.analysing:
-                if self._spawn_optional(lambda: self._analyse(stored)) is None:
+                if self._spawn_optional(lambda: self._analyse(stored, client)) is None:
                     return 202, {"status": "waiting", "positions": positions}  # asked again, it starts when there is room
                 self.analysing.add(stored.id)
             return 202, {"status": "computing", "positions": positions}
@@ -243,12 +262,21 @@ class AIService:
             entry.update(evaluation)
         return 200, {"status": "done", "positions": positions, **review_view(game, positions)}
 
-    async def _analyse(self, stored: StoredGame) -> None:
+    async def _analyse(self, stored: StoredGame, client: str) -> None:
         # Read now: the game may change (an undo) while the analysis runs, and
         # the result must be filed under the version it describes.
-        version, start, moves = stored.moves_version, stored.game.start.text(), [m.text() for m in stored.game.moves]
+        version, texts = stored.moves_version, [position.text() for position in stored.game.positions]
         try:
-            evaluations = await self.in_worker(ai_worker.analyse, start, moves, self.settings.analysis_iterations, 0)
+            evaluations: list[dict[str, Any]] = []
+            for at in range(0, len(texts), ANALYSIS_PIECE):
+                # A piece at a time, each taking its turn in the queue: another client's hint waits for one piece at most.
+                piece = texts[at : at + ANALYSIS_PIECE]
+
+                async def evaluate(piece: list[str] = piece) -> list[dict[str, Any]]:
+                    return list(await self.in_worker(ai_worker.analyse_positions, piece, self.settings.analysis_iterations, 0, advice=True))
+
+                # (Not urgent: a hint, for a player thinking now, goes first among equals.)
+                evaluations += await self.advice.run(client, lambda: False, evaluate)
             await asyncio.to_thread(self.server.store.save_analysis, stored.id, {"version": version, "positions": evaluations})
         except Exception as error:
             log.warning("analysis of game %s failed: %s", stored.id, error)

@@ -13,9 +13,9 @@ from dataclasses import replace
 from typing import Any
 
 from ..ai import mcts
-from ..ai.analysis import analyse_game, analyse_position
+from ..ai.analysis import analyse_position
 from ..ai.levels import LEVELS, ai_player_from_spec
-from ..core.game import Game
+from ..ai.mcts import MCTSPlayer, SearchConfig
 from ..ai.players import Limit
 from ..core.position import Position
 
@@ -70,16 +70,14 @@ def hint(position_text: str, seconds: float, seed: int) -> dict[str, Any]:
     }
 
 
-def analyse(start_text: str, moves: list[str], iterations: int, seed: int) -> list[dict[str, Any]]:
-    """An evaluation of every position of a game, player 0's view, for the replay graph."""
-    game = Game(Position.from_text(start_text))
-    for move in moves:
-        game.play(move)
-    return [
-        {
-            "best_move": a.best_move,
-            "win_probability_player0": a.win_probability_player0,
-            "expected_margin_player0": a.expected_margin_player0,
-        }
-        for a in analyse_game(game, Limit(iterations=iterations), seed=seed)
-    ]
+def analyse_positions(position_texts: list[str], iterations: int, seed: int) -> list[dict[str, Any]]:
+    """An evaluation of each of a game's consecutive positions, player 0's view, for the replay graph
+    (one search, its tree carried from each position to the next)."""
+    searcher = MCTSPlayer(Limit(iterations=iterations), SearchConfig(), seed=seed, name="analysis")
+    evaluations = []
+    for text in position_texts:
+        a = analyse_position(Position.from_text(text), Limit(iterations=iterations), seed, searcher)
+        evaluations.append(
+            {"best_move": a.best_move, "win_probability_player0": a.win_probability_player0, "expected_margin_player0": a.expected_margin_player0}
+        )
+    return evaluations

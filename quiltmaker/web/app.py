@@ -79,8 +79,9 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
 
     @app.exception_handler(StoreError)
     async def store_error(_request: Request, error: StoreError) -> JSONResponse:
-        status = {"corrupt": 500, "not_found": 404, "taken": 409, "malformed": 422, "forbidden": 403}.get(error.code, 400)
-        return JSONResponse({"detail": str(error), "code": error.code}, status_code=status)
+        status = {"corrupt": 500, "not_found": 404, "taken": 409, "malformed": 422, "forbidden": 403, "busy": 503}.get(error.code, 400)
+        headers = {"Retry-After": "2"} if error.code == "busy" else None
+        return JSONResponse({"detail": str(error), "code": error.code}, status_code=status, headers=headers)
 
     return app
 
@@ -104,7 +105,7 @@ def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000) ->
     # Before the address is shown: the first start after installing compiles the
     # search core (numba writes it to its disk cache), which must not be the
     # first player's wait. The AI's worker processes then load it from the cache.
-    print("quiltmaker: preparing the AI (the first start after installing builds it: about 20 seconds)…", flush=True)
+    print("quiltmaker: preparing the AI (the first start after installing builds it: about 15 seconds)…", flush=True)
     compiled.said_elsewhere(mcts.SEARCH_CORE)
     compiled.said_elsewhere(ENDGAME_SOLVER)
     started = time.perf_counter()

@@ -28,13 +28,13 @@ from .. import i18n
 from ..core.position import Position
 from ..i18n import N_, _
 from . import contract
-from .accounts import Accounts
+from .accounts import Accounts, PasswordWork
 from .ai_service import AIService
 from .chat import Chat
 from .database import Database, utc_now
 from .lobby import Lobby
 from .presence import Presence
-from .protocol import GAME_ID, SEND_SECONDS, Connection, ProtocolError, client_id_of, move_of
+from .protocol import GAME_ID, SEND_SECONDS, Connection, OpenSockets, ProtocolError, client_id_of, move_of
 from .pubsub import CHAT, Broker, LocalBroker
 from .puzzles import Puzzles
 from .quickmatch import QuickMatch
@@ -84,11 +84,13 @@ class GameServer:
         self.players: MutableMapping[str, str] = LRUCache(CACHED_GAMES)  # game id -> the address of its player seated last (the AI's queue is fair by it)
         self.quotas = Quotas(settings)
         self.accounts = Accounts(self.database)
+        self.password_work = PasswordWork(settings.password_queue)
         self.ratings = Ratings(self.database)
         self.puzzles = Puzzles(self.database)
         self.lobby = Lobby(self.store, self.ratings)
         self.quickmatch = QuickMatch(self.store, self.ratings, self.lobby)
         self.lobby_sockets: set[Any] = set()  # the lobby's live sockets (lobby_api.LobbySocket)
+        self.open_sockets = OpenSockets(settings.sockets_per_client)
         self.presence = Presence(self)
         self.chat = Chat(self)
         self.timeouts = Timeouts(self)
@@ -273,13 +275,15 @@ class GameServer:
             raise ProtocolError("malformed", f"unknown message type {kind!r}: expected hello, {', '.join(INTENTS)} or chat")
         client_id = client_id_of(message)
         self.count(connection, "intent", N_("too many requests from your address: wait {seconds} s"))
+        if kind == "rematch":  # a new game, like any other: resigning and asking again must not bypass the limit
+            self.count(connection, "create", N_("too many new games from your address: wait {seconds} s"))
         version = message.get("version")
         if type(version) is not int:
             raise ProtocolError("malformed", "'version' must be the integer version of the state you saw")
         if connection.seat is None:
             raise ProtocolError("forbidden", _("spectators cannot act: open the game with a seat's link"))
         if kind == "hint":
-            return await self.ai.hint(await self.load(game_id), version)
+            return await self.ai.hint(await self.load(game_id), version, connection.client)
         if kind == "claim":
             return await self.timeouts.claim(game_id, connection)
         async with self.locks[game_id]:
@@ -334,6 +338,7 @@ class GameServer:
         return rematch
 
     async def _hello(self, game_id: str, connection: Connection, token: Any) -> dict[str, Any]:
+        self.count(connection, "hello", N_("too many greetings from your address: wait {seconds} s"))
         if token is not None and (not isinstance(token, str) or len(token) > 128):
             raise ProtocolError("malformed", "the token must be a string")
         stored = await self.load(game_id)
@@ -351,9 +356,11 @@ class GameServer:
         if token and seat is None:
             connection.seat = None
             raise ProtocolError("forbidden", _("this token holds no seat in this game: you are watching"))
+        seats_before = self.presence.seats_here(game_id)
         connection.seat = seat
         if seat is not None:
-            self.announce_seats(game_id)
+            if self.presence.seats_here(game_id) != seats_before:
+                self.announce_seats(game_id)  # only a seat that came tells everyone: a repeated hello sends nobody anything
             self.players[game_id] = connection.client
             if stored.mode == "online" and isinstance(seat, int):
                 self.in_background(self.chat.deliver(game_id, connection))  # the chat so far, after the welcome

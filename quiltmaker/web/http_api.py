@@ -6,9 +6,10 @@ import asyncio
 import contextlib
 import functools
 import random
+from math import ceil
 from typing import Any, Literal
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -24,7 +25,7 @@ from .accounts import seat_name_refusal
 from .catalogue import catalogue
 from .dependencies import Server, Writer, quota
 from .games import GameServer
-from .lobby import MAX_WAITING
+from .lobby import MAX_WAITING, MAX_WAITING_NEW
 from .protocol import GAME_ID, ProtocolError
 from .ratings import ai_ratings, family_of
 from .round import rules
@@ -142,19 +143,26 @@ async def get_catalogue() -> dict[str, Any]:
 
 
 @router.post("/games", response_model=contract.SeatTaken, dependencies=[quota("create", N_("too many new games from your address: wait {seconds} s"))])
-async def create_game(new: NewGame, account: Writer, server: Server) -> dict[str, Any]:
+async def create_game(new: NewGame, account: Writer, server: Server, request: Request) -> dict[str, Any]:
     if new.rated and account is None:
         raise HTTPException(403, _("sign in to play a rated game: a rating belongs to an account"))
     challenged = None
     if new.offer != "invite":
         if account is None:
             raise HTTPException(403, _("sign in to offer a challenge in the lobby (as a guest: a quick match, or an invitation link)"))
-        if await asyncio.to_thread(server.lobby.waiting_count, account) >= MAX_WAITING:
+        # A new account may have one challenge waiting, so that a crowd of throwaway accounts cannot fill the lobby.
+        most = MAX_WAITING_NEW if await asyncio.to_thread(server.accounts.is_new, account) else MAX_WAITING
+        if await asyncio.to_thread(server.lobby.waiting_count, account) >= most:
             raise HTTPException(429, ngettext(
                     "you have {n} challenge waiting already: abort it, or wait for someone to accept",
                     "you have {n} challenges waiting already: abort one, or wait for someone to accept",
-                    MAX_WAITING,
-                ).format(n=MAX_WAITING))
+                    most,
+                ).format(n=most))
+        wait = server.quotas.wait("offer", request.client.host if request.client else "")
+        if wait is not None:
+            raise HTTPException(
+                429, _("too many challenges from your address: wait {seconds} s").format(seconds=ceil(wait)), headers={"Retry-After": str(int(wait) + 1)}
+            )
     if new.opponent is not None:
         challenged = await asyncio.to_thread(server.accounts.find, new.opponent)
         if challenged is None:
@@ -327,7 +335,7 @@ async def get_positions(game_id: str, server: Server) -> dict[str, Any]:
 
 
 @router.get("/games/{game_id}/analysis", response_model=contract.Analysis)
-async def get_analysis(game_id: str, server: Server) -> Response:
-    status, body = await server.ai.analysis(await _load_or_404(server, game_id))
+async def get_analysis(game_id: str, server: Server, request: Request) -> Response:
+    status, body = await server.ai.analysis(await _load_or_404(server, game_id), request.client.host if request.client else "")
     # 202 while it is computed: a response model would answer 200, so the contract is checked here.
     return Response(contract.ANALYSIS.dump_json(contract.ANALYSIS.validate_python(body)), status_code=status, media_type="application/json")

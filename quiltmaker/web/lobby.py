@@ -27,6 +27,7 @@ ONLINE_SECONDS = 120.0  # an account seen this recently is online
 RANGES = (100, 200, 300, 500)  # a challenge's "within ± of my rating" choices
 CHALLENGE_HOURS = 24.0  # a challenge nobody accepted leaves the lobby after this
 MAX_WAITING = 3  # challenges one account may have waiting at once
+MAX_WAITING_NEW = 1  # ... and one in its first day (accounts.NEW_ACCOUNT_DAYS)
 
 
 class Lobby:

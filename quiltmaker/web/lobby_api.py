@@ -27,7 +27,7 @@ from . import contract
 from .accounts import SESSION_COOKIE, Account, same_origin
 from .dependencies import Server, Writer, quota
 from .games import GameServer
-from .protocol import GAME_ID, SEND_SECONDS, ProtocolError
+from .protocol import GAME_ID, SEND_SECONDS, TOO_MANY_SOCKETS, ProtocolError
 from .quickmatch import QuickMatch, nearest_level
 from .ratings import family_of
 from .round.clocks import TimeControl
@@ -111,6 +111,17 @@ async def lobby_socket(socket: WebSocket, server: Server) -> None:
     if not same_origin(socket.headers.get("origin"), socket.headers.get("host"), server.settings.allowed_origins):
         await socket.close(code=4403)
         return
+    client = socket.client.host if socket.client else ""
+    if not server.open_sockets.take(client):
+        await socket.close(code=TOO_MANY_SOCKETS)
+        return
+    try:
+        await _lobby_socket(socket, server)
+    finally:
+        server.open_sockets.give_back(client)
+
+
+async def _lobby_socket(socket: WebSocket, server: GameServer) -> None:
     await socket.accept()
     account = await asyncio.to_thread(server.accounts.account_of, socket.cookies.get(SESSION_COOKIE))
     if account is not None:

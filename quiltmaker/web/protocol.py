@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 from collections.abc import Mapping
@@ -49,6 +50,30 @@ class Connection:
     chat_seen: int = 0  # the id of the last chat line sent to this socket
     version_sent: int = -1  # the newest state sent: never follow it with an older one
     language: str = "en"  # the language its reader chose (quiltmaker.i18n): its states are worded in it
+
+
+class OpenSockets:
+    """The sockets (games' and the lobby's) each client holds open, at most ``limit`` each: idle sockets cost
+    the server memory, and one client must not hold thousands of them."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.by_client: Counter[str] = Counter()
+
+    def take(self, client: str) -> bool:
+        """Count one more socket of ``client``'s; False (and nothing counted) when it holds ``limit`` already."""
+        if self.by_client[client] >= self.limit:
+            return False
+        self.by_client[client] += 1
+        return True
+
+    def give_back(self, client: str) -> None:
+        self.by_client[client] -= 1
+        if self.by_client[client] <= 0:
+            del self.by_client[client]
+
+
+TOO_MANY_SOCKETS = 4429  # the close code of a socket refused by OpenSockets (a 4000s code: the application's own)
 
 
 def read_message(raw: Mapping[str, Any]) -> dict[str, Any]:

@@ -26,6 +26,9 @@ class Quotas:
             "intent": parse_many(settings.intent_limit),
             "account": parse_many(settings.account_limit),
             "chat": parse_many(settings.chat_limit),
+            "hello": parse_many(settings.hello_limit),
+            "offer": parse_many(settings.offer_limit),
+            "sign_in_failure": parse_many(settings.sign_in_failures),  # counted by account, not address
         }
 
     def wait(self, kind: str, client: str) -> float | None:
@@ -35,3 +38,16 @@ class Quotas:
                 reset = self.limiter.get_window_stats(item, kind, client).reset_time
                 return max(reset - time.time(), 0.1)
         return None
+
+    def exhausted(self, kind: str, key: str) -> float | None:
+        """Whether ``key``'s quota of ``kind`` is used up, without counting: ``None`` when not, else the seconds to wait."""
+        for item in self.kinds[kind]:
+            if not self.limiter.test(item, kind, key):
+                reset = self.limiter.get_window_stats(item, kind, key).reset_time
+                return max(reset - time.time(), 0.1)
+        return None
+
+    def count(self, kind: str, key: str) -> None:
+        """Count one ``kind`` against ``key``, allowed or not (a failure, known only once it happened)."""
+        for item in self.kinds[kind]:
+            self.limiter.hit(item, kind, key)

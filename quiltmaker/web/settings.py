@@ -14,7 +14,9 @@ class Settings:
     Attributes:
         database_url: SQLAlchemy URL of the games database.
         broker: Pub/sub between server processes (in-process by default).
-        ai_workers: Worker processes for AI moves, hints and analysis.
+        ai_workers: Worker processes for the AI's moves.
+        advice_workers: Worker processes for hints and analyses, apart from the moves' own, so
+            that advice never holds up anyone's AI move.
         hint_seconds: Search time of a hint.
         analysis_iterations: Playouts per position when analysing a finished game. Fewer make the
             evaluation graph swing from noise alone (docs/web.md, "Decisions").
@@ -29,12 +31,20 @@ class Settings:
             ``Origin`` of cookie-authenticated writes and of WebSockets), for a reverse
             proxy that serves the pages under another name, e.g. ``https://play.example``.
         account_limit: Sign-ups, sign-ins and password changes one client may try.
+        sign_in_failures: Failed sign-ins one account may take, from any address; past it the account's
+            sign-ins wait, so that many addresses cannot guess one password (or spend argon2's work) at once.
+        password_queue: Password checks (argon2, 64 MiB each) that may wait for the one that runs; past
+            it a sign-in is refused as busy, so that a flood of them cannot take every core.
+        hello_limit: Socket greetings (a page opening or reopening a game) one client may send.
+        offer_limit: Challenges one client may offer in the lobby.
+        sockets_per_client: Sockets (games and the lobby) one client may hold open at once.
         chat_limit: Chat lines one client may send.
     """
 
     database_url: str
     broker: Broker | None = None
     ai_workers: int = 1
+    advice_workers: int = 1
     hint_seconds: float = 1.0
     analysis_iterations: int = 20000
     optional_work_limit: int = 8
@@ -44,4 +54,9 @@ class Settings:
     unstarted_days: float = 7.0
     allowed_origins: tuple[str, ...] = ()
     account_limit: str = "10/minute;100/day"
+    sign_in_failures: str = "5/minute;30/hour"
+    password_queue: int = 8
+    hello_limit: str = "10/second;120/minute"
+    offer_limit: str = "6/hour;20/day"
+    sockets_per_client: int = 64
     chat_limit: str = "12/minute;300/day"

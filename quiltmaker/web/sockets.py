@@ -14,7 +14,7 @@ from . import contract
 from .accounts import SESSION_COOKIE, same_origin
 from .dependencies import Server
 from .games import GameServer
-from .protocol import Connection, ProtocolError, read_message
+from .protocol import TOO_MANY_SOCKETS, Connection, ProtocolError, read_message
 
 router = APIRouter()
 log = logging.getLogger("quiltmaker.web")
@@ -25,6 +25,17 @@ async def play(socket: WebSocket, game_id: str, server: Server) -> None:
     if not same_origin(socket.headers.get("origin"), socket.headers.get("host"), server.settings.allowed_origins):
         await socket.close(code=4403)  # before the handshake completes: another site's page gets a refusal
         return
+    client = socket.client.host if socket.client else ""
+    if not server.open_sockets.take(client):
+        await socket.close(code=TOO_MANY_SOCKETS)
+        return
+    try:
+        await _play(socket, game_id, server, client)
+    finally:
+        server.open_sockets.give_back(client)
+
+
+async def _play(socket: WebSocket, game_id: str, server: GameServer, client: str) -> None:
     await socket.accept()
     try:
         stored = await server.load(game_id)
@@ -32,9 +43,7 @@ async def play(socket: WebSocket, game_id: str, server: Server) -> None:
         await socket.send_text(contract.wire({"type": "error", "id": None, "code": error.code, "message": str(error)}))
         await socket.close(code=4404)
         return
-    connection = Connection(
-        socket, client=socket.client.host if socket.client else "", session=socket.cookies.get(SESSION_COOKIE), language=i18n.language()
-    )
+    connection = Connection(socket, client=client, session=socket.cookies.get(SESSION_COOKIE), language=i18n.language())
     server.connections[game_id].add(connection)
     try:
         await server.send_state(connection, stored)

@@ -28,7 +28,7 @@ from .round import log
 from .round.clocks import Clock, TimeControl
 from .round.game import Event, StoredGame, secret_hash
 from .round.rules import Rematch
-from .schema import Base, ChatRow, ClockRow, EventRow, GameRow, LessonRow, PuzzleGameRow
+from .schema import Base, ChatRow, ClockRow, EventRow, GameRow, LessonRow, PuzzleGameRow, RatingChangeRow
 
 MODES = ("ai", "local", "online", "lesson", "puzzle")  # a lesson: against the tutor from a lesson's start; a puzzle: one move to find
 
@@ -177,10 +177,16 @@ class GameStore:
         return row.id
 
     def delete_unstarted(self, created_before: datetime) -> int:
-        """Delete the games created before ``created_before`` that have no event yet; return how many."""
+        """Delete the games created before ``created_before`` in which no move was made (none at all, or only
+        resigned, aborted or rematched at once), but those a rating counted; return how many."""
         with self.writing() as session:
-            started = select(EventRow.game_id).distinct()
-            ids = list(session.scalars(select(GameRow.id).where(GameRow.created < created_before, GameRow.id.not_in(started))))
+            started = select(EventRow.game_id).where(EventRow.kind == "move").distinct()
+            rated = select(RatingChangeRow.game_id)
+            ids = list(
+                session.scalars(
+                    select(GameRow.id).where(GameRow.created < created_before, GameRow.id.not_in(started), GameRow.id.not_in(rated))
+                )
+            )
             if ids:
                 _delete_games(session, ids)
             return len(ids)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from web_client import (
 )
 from web_helpers import poll
 
+from quiltmaker.web.ai_service import ANALYSIS_PIECE
 from quiltmaker.web.app import Settings, create_app
 
 
@@ -27,7 +29,7 @@ def test_a_worker_killed_under_the_server_is_replaced(tmp_path: Path) -> None:
         with connect(own_client, game["id"], game["token"]) as player:
             assert player.intent("hint")["type"] == "hint"
             server = own_client.app.state.server  # type: ignore[attr-defined]
-            for process in list(server.ai.executor._processes.values()):
+            for process in list(server.ai.advice_executor._processes.values()):  # hints are the advice pool's work
                 process.kill()
                 process.join()
             player.play_first_legal()  # a new version: the hint before is not reused
@@ -84,3 +86,51 @@ def test_hints_and_analyses_past_the_limit_wait_and_change_nothing(tmp_path: Pat
             assert own_client.get(url).json()["status"] in ("computing", "done")
             poll(lambda: own_client.get(url).status_code == 200, timeout=120, what="the analysis")
             assert server.ai.optional_work == 0
+
+
+def test_a_hint_running_never_holds_up_another_players_ai_move(tmp_path: Path) -> None:
+    """Issue 26: hints and analyses went to the AI's one worker first come, first served: 8 looping hints made every AI
+    reply wait 8 s. Advice has a pool of its own: the AI answers while a long hint is still being searched."""
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", hint_seconds=8.0, **TEST_QUOTAS)
+    with TestClient(create_app(settings)) as own_client:  # the real pools: one worker for moves, one for advice
+        server = own_client.app.state.server  # type: ignore[attr-defined]
+        helped = create(own_client, mode="local", seed=5)
+        victim = create(own_client, mode="ai", level="beginner", seat=0, seed=3)
+        with connect(own_client, helped["id"], helped["token"]) as asker, connect(own_client, victim["id"], victim["token"]) as player:
+            asker.ws.send_text(json.dumps({"type": "hint", "version": asker.state["version"], "id": "long"}))  # not waited for
+            poll(lambda: server.ai.advice.running, timeout=30, what="the hint to start")
+            player.play_first_legal()
+            player.wait_for(lambda s: s["to_move"] == 0 and s["version"] >= 2, "the AI's reply")
+            assert server.ai.advice.running, "the AI moved while the hint was still being searched"
+            assert asker.reply()["type"] == "hint"
+
+
+class RecordingExecutor(ThreadPoolExecutor):
+    """A one-thread pool that writes down each job it is given: the function's name and its first argument."""
+
+    def __init__(self) -> None:
+        super().__init__(1)
+        self.jobs: list[tuple[str, Any]] = []
+
+    def submit(self, function: Any, *args: Any, **kwargs: Any) -> Any:
+        self.jobs.append((function.__name__, args[0] if args else None))
+        return super().submit(function, *args, **kwargs)
+
+
+def test_an_analysis_goes_to_the_worker_a_few_positions_at_a_time_and_a_hint_takes_its_turn_between(tmp_path: Path) -> None:
+    """8 analyses held another player's AI reply 35 s: each was one job of a whole game. Now each piece takes its turn."""
+    executor = RecordingExecutor()
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", hint_seconds=0.05, analysis_iterations=400, **TEST_QUOTAS)
+    with TestClient(create_app(settings, executor=executor)) as own_client:
+        finished = play_against_the_beginner(own_client)
+        helped = create(own_client, mode="local", seed=5)
+        executor.jobs.clear()
+        own_client.get(f"/api/games/{finished['id']}/analysis")
+        with connect(own_client, helped["id"], helped["token"]) as asker:  # a hint asked for meanwhile
+            poll(lambda: executor.jobs, timeout=30, what="the analysis's first piece")
+            assert asker.intent("hint")["type"] == "hint"
+        poll(lambda: own_client.get(f"/api/games/{finished['id']}/analysis").status_code == 200, timeout=120, what="the analysis")
+    kinds = [name for name, _ in executor.jobs]
+    pieces = [argument for name, argument in executor.jobs if name == "analyse_positions"]
+    assert all(len(piece) <= ANALYSIS_PIECE for piece in pieces) and sum(map(len, pieces)) == len(finished["state"]["moves"]) + 1
+    assert kinds.index("hint") < len(kinds) - 1, f"the hint waited for the whole analysis: {kinds}"

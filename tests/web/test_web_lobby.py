@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from fastapi.testclient import TestClient
-from web_client import act_as, connect, create, new_account
+from web_client import act_as, age_account, connect, create, new_account
 
 from quiltmaker.core.position import Position
 from quiltmaker.web.quickmatch import seek_range
@@ -56,6 +56,7 @@ def test_a_challenge_needs_an_account_and_a_clock_three_at_most_and_an_aborted_o
     guest = fresh.post("/api/games", json={"mode": "online", "clock": "5+3", "offer": "open"})
     assert guest.status_code == 403 and "sign in" in guest.json()["detail"], "guests: quick match or an invitation link"
     new_account(fresh, "Ada")
+    age_account(fresh, "Ada")  # a new account may have one challenge waiting (tests/web/test_web_floods.py)
     assert fresh.post("/api/games", json={"mode": "online", "offer": "open"}).status_code == 422
     assert fresh.post("/api/games", json={"mode": "ai", "clock": "5+3", "offer": "open"}).status_code == 422
     games = [create(fresh, mode="online", seat=0, clock="5+3", offer="open") for _ in range(3)]

@@ -11,22 +11,23 @@ import contextlib
 import itertools
 import json
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import anyio
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 from web_helpers import first_legal_move
 
 from quiltmaker.web.accounts import SESSION_COOKIE
 from quiltmaker.web.app import Settings, create_app
-from quiltmaker.web.schema import GameRow
+from quiltmaker.web.schema import AccountRow, GameRow
 
 # No rate limits to speak of: a test plays from one address much faster than any person.
-TEST_QUOTAS = {"create_limit": "100000/minute", "intent_limit": "100000/second"}
+TEST_QUOTAS = {"create_limit": "100000/minute", "intent_limit": "100000/second", "hello_limit": "100000/second", "offer_limit": "100000/second"}
 TIMEOUT = 20.0  # seconds to wait for any one message; generous for a loaded machine
 
 
@@ -183,6 +184,15 @@ def new_account(client: TestClient, name: str, password: str = "correct horse") 
     response = client.post("/api/account/signup", json={"name": name, "password": password})
     assert response.status_code == 200, response.text
     return str(client.cookies[SESSION_COOKIE])
+
+
+def age_account(client: TestClient, name: str, days: float = 2.0) -> None:
+    """Make an account ``days`` old, past the tighter bounds of its first day (one challenge waiting)."""
+    store = client.app.state.server.store  # type: ignore[attr-defined]
+    with Session(store.engine) as session, session.begin():
+        session.execute(
+            update(AccountRow).where(AccountRow.name_key == name.lower()).values(created=datetime.now(timezone.utc) - timedelta(days=days))
+        )
 
 
 def act_as(client: TestClient, token: str | None) -> None:

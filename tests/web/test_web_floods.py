@@ -1,0 +1,181 @@
+"""The floods an attack on the online service found (issue 26), each reproduced: past its limit it is refused,
+says how long to wait, and changes nothing for anyone else."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import update
+from starlette.websockets import WebSocketDisconnect
+from web_client import connect, create, new_account
+from web_helpers import migrated_store
+
+from quiltmaker.web.accounts import PasswordWork
+from quiltmaker.web.app import Settings, create_app
+from quiltmaker.web.protocol import TOO_MANY_SOCKETS
+from quiltmaker.web.schema import GameRow
+from quiltmaker.web.store import StoreError
+
+
+def app_with(tmp_path: Path, **limits: Any) -> Any:
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'floods.sqlite3'}", hint_seconds=0.05, **limits)
+    return create_app(settings, executor=ThreadPoolExecutor(1))
+
+
+@pytest.fixture
+def limited(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[TestClient]:
+    with TestClient(app_with(tmp_path, **request.param)) as client:
+        yield client
+
+
+@pytest.mark.parametrize("limited", [{"hello_limit": "4/minute"}], indirect=True)
+def test_greetings_past_their_limit_are_refused(limited: TestClient) -> None:
+    """246 hellos a second from one client took others' acknowledgements from 10 ms to 397 ms."""
+    game = create(limited, mode="local", seed=2)
+    with connect(limited, game["id"], game["token"]) as player:  # the first greeting
+        replies = [player.hello(game["token"]) for _ in range(4)]
+    assert [r.get("code", r["type"]) for r in replies] == ["welcome"] * 3 + ["rate_limited"]
+    assert "wait" in replies[-1]["message"]
+
+
+def test_a_repeated_greeting_sends_nobody_a_state(tmp_path: Path) -> None:
+    """Each seated hello used to send every socket of the game its state again: 49 a second fanned out to 110 sockets."""
+    with TestClient(app_with(tmp_path, hello_limit="1000/second")) as client:
+        game = create(client, mode="local", seed=2)
+        with connect(client, game["id"]) as watcher, connect(client, game["id"], game["token"]) as player:
+            seated = watcher.receive()  # the one state a seat coming sends
+            assert seated["type"] == "state" and seated["state"]["version"] == 0
+            for _ in range(20):
+                assert player.hello(game["token"])["type"] == "welcome"
+            player.play_first_legal()
+            after = watcher.receive()
+            assert after["type"] == "state" and after["state"]["version"] == 1, "no state came between the move's and the seat's"
+
+
+@pytest.mark.parametrize("limited", [{"create_limit": "3/minute"}], indirect=True)
+def test_resigning_and_asking_for_a_rematch_counts_as_creating_a_game(limited: TestClient) -> None:
+    """Resign and rematch made 54 games in 25 s with the quota untouched."""
+    game = create(limited, mode="ai", level="beginner", seat=0, seed=4)
+    codes = []
+    for _ in range(3):
+        with connect(limited, game["id"], game["token"]) as player:
+            assert player.intent("resign")["type"] == "ack"
+            reply = player.intent("rematch")
+            codes.append(reply.get("code", reply["type"]))
+            if reply["type"] == "ack":
+                game = {**game, "id": player.state["rematch"]}
+    assert codes == ["ack", "ack", "rate_limited"], codes
+
+
+def test_games_resigned_or_aborted_before_any_move_expire_like_unstarted_ones(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'expiry.sqlite3'}"
+    with TestClient(create_app(Settings(database_url=url), executor=ThreadPoolExecutor(1))) as client:
+        resigned = create(client, mode="ai", level="beginner", seat=0, seed=4)
+        with connect(client, resigned["id"], resigned["token"]) as player:
+            assert player.intent("resign")["type"] == "ack"
+        played = create(client, mode="ai", level="beginner", seat=0, seed=5)
+        with connect(client, played["id"], played["token"]) as player:
+            player.play_first_legal()
+            assert player.intent("resign")["type"] == "ack"
+    store = migrated_store(url)
+    with store.engine.begin() as connection:
+        connection.execute(update(GameRow).values(created=datetime.now(timezone.utc) - timedelta(days=10)))
+    assert store.delete_unstarted(datetime.now(timezone.utc) - timedelta(days=7)) == 1
+    assert not store.exists(resigned["id"]) and store.exists(played["id"])
+    store.close()
+
+
+@pytest.mark.parametrize("limited", [{"sign_in_failures": "3/minute", "account_limit": "1000/minute"}], indirect=True)
+def test_failed_sign_ins_are_limited_per_account_from_any_address(limited: TestClient) -> None:
+    """Sign-ins from many addresses each passed their address's limit: nothing bounded the guesses at one account."""
+    new_account(limited, "Ada")
+    new_account(limited, "Grace")
+    limited.cookies.clear()
+    for port, guess in enumerate(["a wrong guess", "another one", "a third"]):
+        elsewhere = TestClient(limited.app, client=(f"10.0.0.{port + 1}", 4000))
+        assert elsewhere.post("/api/account/signin", json={"name": "ada", "password": guess}).status_code == 403
+    right = TestClient(limited.app, client=("10.0.0.9", 4000)).post("/api/account/signin", json={"name": "Ada", "password": "correct horse"})
+    assert right.status_code == 429 and "failed sign-ins to this account" in right.json()["detail"]
+    assert int(right.headers["retry-after"]) > 0
+    other = limited.post("/api/account/signin", json={"name": "Grace", "password": "correct horse"})
+    assert other.status_code == 200, "another account is not held up"
+
+
+def test_password_checks_run_one_at_a_time_and_past_the_queue_are_refused_unhashed() -> None:
+    """Nine argon2 checks a second from many addresses took both cores: one runs at a time, a few wait, the rest are busy."""
+
+    async def main() -> tuple[int, list[str]]:
+        work = PasswordWork(queue=2)
+        release = threading.Event()
+        running = 0
+        most = 0
+        lock = threading.Lock()
+
+        def check(tag: str) -> str:
+            nonlocal running, most
+            with lock:
+                running += 1
+                most = max(most, running)
+            release.wait(5)
+            time.sleep(0.01)
+            with lock:
+                running -= 1
+            return tag
+
+        tasks = [asyncio.create_task(work.run(check, f"check {n}")) for n in range(3)]  # one runs, two wait
+        await asyncio.sleep(0.05)
+        with pytest.raises(StoreError) as refused:
+            await work.run(check, "one too many")
+        assert refused.value.code == "busy"
+        release.set()
+        return most, list(await asyncio.gather(*tasks))
+
+    most, done = asyncio.run(main())
+    assert most == 1 and done == ["check 0", "check 1", "check 2"]
+
+
+@pytest.mark.parametrize("limited", [{"offer_limit": "2/hour", "create_limit": "1000/minute", "account_limit": "1000/minute"}], indirect=True)
+def test_new_accounts_and_one_address_cannot_fill_the_lobby(limited: TestClient) -> None:
+    """34 throwaway accounts with 102 challenges pushed a real player's challenge out of everyone's lobby."""
+    offer = {"mode": "online", "seat": 0, "clock": "5+3", "offer": "open"}
+    new_account(limited, "Throwaway1")
+    assert limited.post("/api/games", json=offer).status_code == 200
+    second = limited.post("/api/games", json=offer)
+    assert second.status_code == 429 and "1 challenge waiting" in second.json()["detail"], second.text
+    new_account(limited, "Throwaway2")
+    assert limited.post("/api/games", json=offer).status_code == 200
+    new_account(limited, "Throwaway3")
+    third = limited.post("/api/games", json=offer)
+    assert third.status_code == 429 and "too many challenges from your address" in third.json()["detail"], third.text
+    real = TestClient(limited.app, client=("10.0.0.7", 4000))
+    new_account(real, "RealPlayer")
+    assert real.post("/api/games", json=offer).status_code == 200
+    lobby = real.get("/api/lobby").json()
+    assert sorted(c["by"] for c in lobby["challenges"]) == ["RealPlayer", "Throwaway1", "Throwaway2"]
+
+
+@pytest.mark.parametrize("limited", [{"sockets_per_client": 2}], indirect=True)
+def test_one_client_holds_a_bounded_number_of_sockets(limited: TestClient) -> None:
+    """15,104 idle sockets from one client were accepted (727 MB)."""
+    game = create(limited, mode="local", seed=2)
+    with connect(limited, game["id"]), connect(limited, game["id"]):
+        with pytest.raises(WebSocketDisconnect) as refused, limited.websocket_connect(f"/ws/games/{game['id']}"):
+            pass
+        assert refused.value.code == TOO_MANY_SOCKETS
+        with pytest.raises(WebSocketDisconnect) as lobby_refused, limited.websocket_connect("/ws/lobby"):
+            pass
+        assert lobby_refused.value.code == TOO_MANY_SOCKETS
+        other = TestClient(limited.app, client=("10.0.0.3", 4000))
+        with connect(other, game["id"]) as someone_else:
+            assert someone_else.first["type"] == "state"
+    with connect(limited, game["id"]) as again:  # closed sockets are given back
+        assert again.first["type"] == "state"
