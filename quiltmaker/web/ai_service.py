@@ -172,7 +172,7 @@ class AIService:
     async def _move(self, game_id: str, version: int, position_text: str, level: str, time_cap: float | None = None) -> None:
         server = self.server
         try:
-            move = await self.moves.run(
+            move, thinking = await self.moves.run(
                 server.players.get(game_id, ""),
                 lambda: any(c.seat is not None for c in server.connections.get(game_id, ())),
                 lambda: self.in_worker(ai_worker.choose_move, position_text, level, seed_for(game_id, version), time_cap),
@@ -182,10 +182,14 @@ class AIService:
                 if stored.version != version:
                     return  # the game moved on (an undo) while the AI thought
                 now = datetime.now(timezone.utc)
-                clock = stored.clock_at(now)
-                if clock is not None and clock.flagged is not None:
-                    return  # its time ran out while it thought: the clock watcher ends the game
-                rules.check_move(stored, None, move, now)  # the rules check the AI like anyone else
+                version = await self._give_back_the_wait(stored, version, thinking, now)
+                try:
+                    rules.check_move(stored, None, move, now)  # the rules check the AI like anyone else
+                except Refusal as refusal:
+                    if refusal.code == "time":  # its own thinking ran its clock out: it loses on time
+                        await server.record(stored, version, "timeout", str(stored.ai_seat), None, None, now)
+                        return
+                    raise
                 await server.record(stored, version, "move", move, None, None, now)
         except Exception as error:  # a broken worker, the database: log it; the AI tries again below
             log.warning("AI move in game %s at version %d failed: %s", game_id, version, error)
@@ -195,6 +199,17 @@ class AIService:
         with contextlib.suppress(Exception):
             stored = await server.load(game_id)
             await server.changed(stored)  # the new state, or "not thinking" and a fresh try after a failure
+
+    async def _give_back_the_wait(self, stored: StoredGame, version: int, thinking: float, now: datetime) -> int:
+        """On a real-time clock, give the AI back the time its turn took beyond its thinking (waiting for a worker,
+        a restart): its clock runs only while it thinks. Returns the game's version after."""
+        clock = stored.clock_at(now)
+        if clock is None or clock.control.kind != "realtime" or clock.running != stored.ai_seat or not stored.move_times:
+            return version
+        waited = (now - stored.move_times[-1]).total_seconds() - thinking
+        if waited < 0.001:
+            return version
+        return await self.server.record(stored, version, "credit", f"{stored.ai_seat} {waited:.3f}", None, None, now)
 
     # Hints ---------------------------------------------------------------------
 

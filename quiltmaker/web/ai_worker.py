@@ -46,15 +46,18 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="exit-with-server", daemon=True).start()
 
 
-def choose_move(position_text: str, level: str, seed: int, time_cap: float | None = None) -> str:
-    """The AI's move, as text, for a position at a named level (thinking at most ``time_cap`` seconds, on a clock)."""
+def choose_move(position_text: str, level: str, seed: int, time_cap: float | None = None) -> tuple[str, float]:
+    """The AI's move, as text, for a position at a named level (thinking at most ``time_cap`` seconds, on a clock),
+    and the seconds it thought: what its clock is charged, however long the move waited for this worker."""
+    started = time.monotonic()
     player = ai_player_from_spec(LEVELS[level].spec, seed=seed)
     limit = getattr(player, "limit", None)
     if time_cap is not None and isinstance(limit, Limit) and (limit.time is None or limit.time > time_cap):
         # Iteration-limited levels too: the cap only binds when the clock is short.
         player.limit = replace(limit, time=time_cap)  # type: ignore[attr-defined]
     try:
-        return player.choose_move(Position.from_text(position_text)).text()
+        move = player.choose_move(Position.from_text(position_text)).text()
+        return move, time.monotonic() - started
     finally:
         player.close()
 

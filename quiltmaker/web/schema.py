@@ -83,7 +83,7 @@ class EventRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
     number: Mapped[int] = mapped_column(Integer)
-    kind: Mapped[str] = mapped_column(String(8))  # "move", "undo", "rematch", "resign", "abort" or "timeout"
+    kind: Mapped[str] = mapped_column(String(8))  # "move", "undo", "rematch", "resign", "abort", "timeout" or "credit"
     value: Mapped[str] = mapped_column(String(64))  # the move's text, how many to undo, the rematch's id, or the seat
     seat: Mapped[int | None] = mapped_column(Integer, nullable=True)  # who sent it (None: the server's: the AI, a script, a clock)
     client_id: Mapped[str | None] = mapped_column(String(64), nullable=True)

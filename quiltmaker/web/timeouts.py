@@ -72,7 +72,7 @@ class Timeouts:
             if clock is None:
                 return False
             try:
-                loser = rules.flagged(stored, now) if claimed_by is None else rules.may_claim(stored, claimed_by, now)
+                loser = rules.ended_by_the_server(stored, now) if claimed_by is None else rules.may_claim(stored, claimed_by, now)
             except Refusal:
                 loser = None
             if loser is None:

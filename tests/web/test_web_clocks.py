@@ -7,13 +7,16 @@ game looks after a server was down for a while), instead of waiting minutes.
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from web_client import connect, create, game_count, get_state, join
+from web_client import TEST_QUOTAS, connect, create, game_count, get_state, join
 from web_helpers import migrated_store, play_in_the_past
 
+from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.round.clocks import TimeControl
 from quiltmaker.web.store import GameStore, StoreError
 
@@ -132,3 +135,48 @@ def test_a_log_whose_timeout_came_before_the_time_ran_out_is_corrupt(tmp_path: A
         store.load(game_id)
     assert refused.value.code == "corrupt" and "time has not run out" in str(refused.value)
     store.close()
+
+
+@pytest.mark.parametrize(
+    ("value", "seat", "why"),
+    [
+        ("1 3.0", None, "for a turn of"),  # more than the turn has lasted (about 2 s)
+        ("0 1.0", None, "real-time side to move"),  # the side not to move
+        ("1 1.0", 0, "only the server"),  # sent by a player
+        ("1 -1", None, "a credit of"),  # no such amount
+    ],
+)
+def test_a_log_whose_credit_the_turn_does_not_allow_is_corrupt(tmp_path: Any, value: str, seat: int | None, why: str) -> None:
+    from quiltmaker.core.position import Position
+
+    store = migrated_store(f"sqlite:///{tmp_path / 'clocks.sqlite3'}")
+    game_id, _, _ = store.create("online", Position.initial(3, first_player=0), ["A", "B"], control=TimeControl.parse("5+0"))
+    play_in_the_past(store, game_id, [("A", 10), ("A", 5), ("A", 2)])  # seat 1 to move, for two seconds now
+    assert store.load(game_id).game.position.to_move == 1
+    store.append(game_id, 3, "credit", value, seat, None)
+    with pytest.raises(StoreError) as refused:
+        store.load(game_id)
+    assert refused.value.code == "corrupt" and why in str(refused.value), str(refused.value)
+    store.close()
+
+
+@pytest.mark.slow  # the AI's move is held for longer than its whole clock: 16 seconds
+def test_the_computers_clock_runs_while_it_thinks_not_while_its_move_waits_for_a_worker(tmp_path: Any) -> None:
+    """Issue 26: a player flooded the AI's workers until the AI's move, waiting in the queue, lost on time, and the
+    player's rated loss became an unrated win. The AI is charged its thinking only; the wait is given back."""
+    executor = ThreadPoolExecutor(1)
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", **TEST_QUOTAS)
+    with TestClient(create_app(settings, executor=executor)) as own_client:
+        game = create(own_client, mode="ai", level="beginner", seat=0, seed=3, clock="0.25+0")  # 15 seconds each
+        with connect(own_client, game["id"], game["token"]) as player:
+            player.play_first_legal()
+            player.wait_for(lambda s: s["to_move"] == 0 and s["clock"]["started"], "the AI's first reply, which starts the clocks")
+            held = executor.submit(time.sleep, 16.5)  # the worker busy with other work for longer than the AI has
+            time.sleep(0.1)
+            version = player.play_first_legal()["version"]
+            state = player.wait_for(lambda s: s["version"] > version + 1 or s["status"] != "playing", "the AI's reply, or the end")
+            held.result()
+        assert state["status"] == "playing" and state["result"] is None, "the AI did not lose on time waiting for a worker"
+        assert state["clock"]["remaining"][1] > 13.0, state["clock"]  # charged its thinking, not the 16.5 s wait
+        replayed = server_store(own_client).load(game["id"])  # the log, credit and all, replays through the rules
+        assert len(replayed.credits) == 1 and replayed.credits[0][0] == 1 and replayed.credits[0][1] > 15.5, replayed.credits

@@ -14,6 +14,9 @@ in every server process. The rules of the clock, in one place:
   its time does not lose by itself: the opponent may claim the win.
 - Neither clock runs until each side has made a move (as on Lichess): until
   then nobody's time is spent and either player may abort the game.
+- Time the server took is given back (a ``credit`` event in the log): the
+  computer's clock does not run while its move waits for a worker, only
+  while it thinks.
 """
 
 from __future__ import annotations
@@ -140,9 +143,15 @@ class Clock:
 
 
 def clock_at(
-    control: TimeControl, movers: Sequence[int], times: Sequence[datetime], to_move: int | None, now: datetime
+    control: TimeControl,
+    movers: Sequence[int],
+    times: Sequence[datetime],
+    to_move: int | None,
+    now: datetime,
+    credits: Sequence[tuple[int, float]] = (),
 ) -> Clock:
-    """The clock at ``now`` of a game whose moves were made by ``movers`` at ``times``, ``to_move`` next (None: over)."""
+    """The clock at ``now`` of a game whose moves were made by ``movers`` at ``times``, ``to_move`` next (None: over),
+    with ``credits``, (seat, seconds) given back to a real-time side, added to its time."""
     assert len(movers) == len(times)
     # The clocks start with the move that completes "each side has moved".
     seen: set[int] = set()
@@ -165,6 +174,8 @@ def clock_at(
         for index in range(start + 1, len(movers)):
             mover = movers[index]
             left[mover] += control.increment - (times[index] - times[index - 1]).total_seconds()
+        for seat, seconds in credits:
+            left[seat] += seconds
     if start is None or to_move is None:
         return Clock(control, (left[0], left[1]), None, None, start is not None)
     deadline = times[-1] + timedelta(seconds=left[to_move])

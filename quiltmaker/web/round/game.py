@@ -3,7 +3,8 @@
 A game's state is never stored, only derived: its start position with the
 log replayed through the rules. An event is ``move TEXT``, ``undo N``,
 ``resign SEAT``, ``abort SEAT`` (calling the game off before each side has
-moved), ``timeout SEAT`` (the seat ran out of time on its clock) or, once
+moved), ``timeout SEAT`` (the seat ran out of time on its clock), ``credit
+SEAT SECONDS`` (time the server took from a real-time side, given back) or, once
 the game is over, ``rematch GAME-ID`` (the next game between the same
 seats); each keeps who sent it and the moment it was made, from which a
 clocked game's clocks are derived (:mod:`.clocks`). Every event passes
@@ -67,6 +68,7 @@ class StoredGame:
     rating: dict[str, Any] | None = None  # a rated game's family and rating changes (ratings.Ratings.game_view); None: casual
     offer: dict[str, Any] | None = None  # a game offered in the lobby: {"kind": "open" or "named", "for": name}
     puzzle: dict[str, Any] | None = None  # a puzzle game's puzzle and, once answered, the answer (puzzles.Puzzles.state_of)
+    credits: list[tuple[int, float]] = field(default_factory=list)  # (seat, seconds) given back to a real-time clock
 
     def __post_init__(self) -> None:
         self._find_lesson()
@@ -83,6 +85,8 @@ class StoredGame:
                 self.move_times.pop()
         elif event.kind == "rematch":
             self.rematch = event.value
+        elif event.kind == "credit":
+            self.credits.append(parse_credit(event.value))
         else:  # resign, abort or timeout
             self.ended = ({"resign": "resigned", "abort": "aborted"}.get(event.kind, event.kind), int(event.value))
             self.ended_at = event.at
@@ -103,22 +107,30 @@ class StoredGame:
         position = self.game.position
         if self.ended_at is not None and not position.is_over:
             # Stopped by a resignation or the time running out: the side to move spent its time until then.
-            stopped = clock_at(self.control, self.game.movers, self.move_times, position.to_move, self.ended_at)
+            stopped = clock_at(self.control, self.game.movers, self.move_times, position.to_move, self.ended_at, self.credits)
             return replace(stopped, running=None, deadline=None)
-        return clock_at(self.control, self.game.movers, self.move_times, position.to_move, now)
+        return clock_at(self.control, self.game.movers, self.move_times, position.to_move, now, self.credits)
 
     def clock_after(self, kind: str, value: str, at: datetime) -> Clock | None:
-        """The clocks as they will be once event ``kind value``, made at ``at``, is applied (None without a clock).
+        """The clocks as they will be once event ``kind value``, made at ``at``, is applied (None without a clock),
+        with the deadline the server watches: none while the computer is to move, whose time ends only by its
+        own move (it never runs out waiting for the server).
 
         (Only games without undo have clocks.)
         """
         if self.control is None:
             return None
         position = self.game.position
-        if kind != "move" or position.to_move is None:
-            return clock_at(self.control, self.game.movers, self.move_times, None, at)  # the game ends, or is over
-        after = position.play(Move.from_text(value))
-        return clock_at(self.control, [*self.game.movers, position.to_move], [*self.move_times, at], after.to_move, at)
+        if kind == "credit" and position.to_move is not None:
+            clock = clock_at(self.control, self.game.movers, self.move_times, position.to_move, at, [*self.credits, parse_credit(value)])
+        elif kind != "move" or position.to_move is None:
+            return clock_at(self.control, self.game.movers, self.move_times, None, at, self.credits)  # the game ends, or is over
+        else:
+            after = position.play(Move.from_text(value))
+            clock = clock_at(self.control, [*self.game.movers, position.to_move], [*self.move_times, at], after.to_move, at, self.credits)
+        if self.against_ai and clock.running == self.ai_seat:
+            return replace(clock, deadline=None)
+        return clock
 
     @property
     def against_ai(self) -> bool:
@@ -161,6 +173,14 @@ class StoredGame:
         if self.mode == "online" and self.invite_open:
             return "waiting"
         return "playing"
+
+
+def parse_credit(value: str) -> tuple[int, float]:
+    """A ``credit`` event's value, ``"SEAT SECONDS"``, as (seat, seconds); ValueError if it is not one."""
+    seat, seconds = value.split(" ")
+    if seat not in ("0", "1") or not 0 <= float(seconds) < 86400:
+        raise ValueError(f"not a credit: {value!r}")
+    return int(seat), float(seconds)
 
 
 def secret_hash(secret: str) -> str:

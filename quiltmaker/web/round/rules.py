@@ -24,6 +24,7 @@ from ...core.moves import Move
 from ...core.position import Position
 from ...i18n import _
 from ...words import illegal, turn_reason
+from .game import parse_credit
 
 if TYPE_CHECKING:
     from .game import StoredGame
@@ -168,6 +169,27 @@ def flagged(game: StoredGame, at: datetime) -> int | None:
     return clock.flagged
 
 
+def ended_by_the_server(game: StoredGame, at: datetime) -> int | None:
+    """The seat whose real-time clock the server ends the game on at ``at``: :func:`flagged`, but never the
+    computer's, whose time only its own move ends (its clock runs while it thinks, not while its move waits)."""
+    loser = flagged(game, at)
+    return None if game.against_ai and loser == game.ai_seat else loser
+
+
+def may_credit(game: StoredGame, value: str, seat: int | None, at: datetime) -> None:
+    """The server may give back to the real-time side to move the time it took from it in this turn (never more)."""
+    try:
+        credited, seconds = parse_credit(value)
+    except ValueError:
+        raise Refusal("malformed", f"a credit of {value[:40]!r}") from None
+    clock = game.clock_at(at)
+    if seat is not None or clock is None or clock.control.kind != "realtime" or clock.running != credited or game.is_finished:
+        raise Refusal("not_allowed", "only the server gives time back, to the real-time side to move")
+    turn_started = game.move_times[-1]
+    if seconds > (at - turn_started).total_seconds():
+        raise Refusal("not_allowed", f"a credit of {seconds:g} s for a turn of {(at - turn_started).total_seconds():g} s")
+
+
 def may_time_out(game: StoredGame, loser: int, by: int | None, at: datetime) -> None:
     """Seat ``loser`` may lose on time at ``at``: a real-time flag the server saw (``by`` None), or a correspondence win claimed by ``by``."""
     if by is None:
@@ -263,5 +285,7 @@ def check(game: StoredGame, kind: str, value: str, seat: int | None, at: datetim
         may_time_out(game, int(value), seat, at)
     elif kind == "rematch":
         may_rematch(game)
+    elif kind == "credit":
+        may_credit(game, value, seat, at)
     else:
         raise Refusal("malformed", f"unknown event kind {kind!r}")
