@@ -32,11 +32,12 @@ from .ai_queue import MoveQueue
 from .live import LiveGames
 from .protocol import ProtocolError
 from .round import rules
-from .round.game import StoredGame
+from .round.game import StoredGame, credit_value
 from .round.rules import Refusal
 from .settings import Settings
 
 CACHED = 2000  # hints and attempt counts remembered, the least recently used forgotten first
+LAG_CHARGED = 0.1  # seconds of a computer's turn beyond its thinking that are charged (its messages' way), not given back
 ANALYSIS_PIECE = 6  # positions of an analysis sent to a worker at once: about a hint's second at the default playouts
 AI_ATTEMPTS = 3  # tries at one version before the AI waits for someone to reconnect
 log = logging.getLogger("quiltmaker.web")
@@ -204,12 +205,13 @@ class AIService:
         """On a real-time clock, give the AI back the time its turn took beyond its thinking (waiting for a worker,
         a restart): its clock runs only while it thinks. Returns the game's version after."""
         clock = stored.clock_at(now)
-        if clock is None or clock.control.kind != "realtime" or clock.running != stored.ai_seat or not stored.move_times:
+        seat = stored.ai_seat
+        if clock is None or clock.control.kind != "realtime" or seat is None or clock.running != seat or not stored.move_times:
             return version
         waited = (now - stored.move_times[-1]).total_seconds() - thinking
-        if waited < 0.001:
+        if waited < LAG_CHARGED:
             return version
-        return await self.server.record(stored, version, "credit", f"{stored.ai_seat} {waited:.3f}", None, None, now)
+        return await self.server.record(stored, version, "credit", credit_value(seat, waited), None, None, now)
 
     # Hints ---------------------------------------------------------------------
 

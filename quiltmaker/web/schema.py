@@ -64,6 +64,16 @@ class ClockRow(Base):
     deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, index=True)
 
 
+class BeatRow(Base):
+    """Each server process's last sign of life, written every second: a span in which no process was alive
+    is the service's downtime, which no clock is charged for (:mod:`..timeouts`)."""
+
+    __tablename__ = "beats"
+
+    process: Mapped[str] = mapped_column(String(32), primary_key=True)
+    seen: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 class ChatRow(Base):
     """A line of a game's chat between its players: kept apart from the event log, so it never makes a move stale."""
 

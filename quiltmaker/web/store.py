@@ -13,10 +13,10 @@ import hmac
 import json
 import secrets
 from collections.abc import Iterator, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, ProgrammingError
 
 from ..core.errors import QuiltmakerError
@@ -28,7 +28,7 @@ from .round import log
 from .round.clocks import Clock, TimeControl
 from .round.game import Event, StoredGame, secret_hash
 from .round.rules import Rematch
-from .schema import Base, ChatRow, ClockRow, EventRow, GameRow, LessonRow, PuzzleGameRow, RatingChangeRow
+from .schema import Base, BeatRow, ChatRow, ClockRow, EventRow, GameRow, LessonRow, PuzzleGameRow, RatingChangeRow
 
 MODES = ("ai", "local", "online", "lesson", "puzzle")  # a lesson: against the tutor from a lesson's start; a puzzle: one move to find
 
@@ -341,6 +341,27 @@ class GameStore:
         """Stop watching a game's clock (one that cannot be loaded)."""
         with self.writing() as session:
             session.execute(update(ClockRow).where(ClockRow.game_id == game_id).values(deadline=None))
+
+    def beat(self, process: str, now: datetime) -> None:
+        """Note that server process ``process`` is alive at ``now`` (and forget processes silent for a day)."""
+        with self.writing() as session:
+            row = session.get(BeatRow, process)
+            if row is None:
+                session.add(BeatRow(process=process, seen=now))
+            else:
+                row.seen = now
+            session.execute(delete(BeatRow).where(BeatRow.seen < now - timedelta(days=1)))
+
+    def last_beat(self) -> datetime | None:
+        """When a server process was last alive, by its heartbeat (None: no process ever beat)."""
+        with self._sessions() as session:
+            seen = session.scalar(select(func.max(BeatRow.seen)))
+        return None if seen is None else as_utc(seen)
+
+    def watched(self) -> list[str]:
+        """The games whose real-time clock is running and watched (each with a deadline)."""
+        with self._sessions() as session:
+            return list(session.scalars(select(ClockRow.game_id).where(ClockRow.deadline.is_not(None))))
 
     def due(self, now: datetime, limit: int = 100) -> list[str]:
         """The games whose real-time clock's deadline has come by ``now``, earliest first."""

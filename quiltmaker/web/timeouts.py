@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
+import time
 from typing import Any
 
 from ..i18n import _
@@ -17,10 +19,13 @@ from .database import utc_now
 from .live import LiveGames
 from .protocol import Connection, ProtocolError
 from .round import rules
+from .round.game import credit_value
 from .round.rules import Refusal
 from .store import StoreError
 
 CLOCK_WATCH = 0.25  # seconds between looks at the real-time deadlines: how late past its time a game may end
+BEAT_SECONDS = 1.0  # how often each process says it is alive
+DOWNTIME = 3.0  # seconds with no process alive that count as the service's downtime (beats come every second)
 log = logging.getLogger("quiltmaker.web")
 
 
@@ -29,16 +34,60 @@ class Timeouts:
 
     def __init__(self, server: LiveGames) -> None:
         self.server = server
+        self.process = secrets.token_hex(8)  # this process's name in the heartbeats
 
     async def run(self) -> None:
-        """End real-time games on time: every CLOCK_WATCH seconds, look at the games whose deadline has come."""
+        """End real-time games on time: every CLOCK_WATCH seconds, look at the games whose deadline has come.
+
+        First, give back the time no server process ran (:meth:`give_back_downtime`), then say each
+        second that this process is alive.
+        """
+        try:
+            await self.give_back_downtime()
+        except Exception:  # the database is away: the clocks stand as they are
+            log.exception("giving the clocks back the downtime failed")
+        beaten = 0.0
         while True:
             try:
-                for game_id in await asyncio.to_thread(self.server.store.due, utc_now()):
+                now = utc_now()
+                if time.monotonic() - beaten >= BEAT_SECONDS:
+                    await asyncio.to_thread(self.server.store.beat, self.process, now)
+                    beaten = time.monotonic()
+                for game_id in await asyncio.to_thread(self.server.store.due, now):
                     await self.end_on_time(game_id)
             except Exception:  # the database is away: look again soon
                 log.exception("watching the clocks failed")
             await asyncio.sleep(CLOCK_WATCH)
+
+    async def give_back_downtime(self) -> int:
+        """At start-up: if no server process was alive for a while (the service was down), give every running
+        real-time clock back the part of its turn that fell in that time, before any game is ended on time.
+        Returns how many games got time back.
+
+        With several processes, the first to start after the downtime does it; one that starts while
+        another is alive finds no downtime, and two starting at once write each credit once (the event
+        log's unique numbers).
+        """
+        server = self.server
+        last = await asyncio.to_thread(server.store.last_beat)
+        now = utc_now()
+        if last is None or (now - last).total_seconds() < DOWNTIME:
+            return 0
+        log.info("no server ran for %.1f s: the clocks running then get that time back", (now - last).total_seconds())
+        given = 0
+        for game_id in await asyncio.to_thread(server.store.watched):
+            async with server.locks[game_id]:
+                try:
+                    stored = await server.load(game_id)
+                    clock = stored.clock_at(now)
+                    if clock is None or clock.running is None or stored.is_finished or not stored.move_times:
+                        continue
+                    lost = (now - max(last, stored.move_times[-1])).total_seconds()
+                    await server.record(stored, stored.version, "credit", credit_value(clock.running, lost), None, None, now)
+                    given += 1
+                except (ProtocolError, StoreError):  # gone, damaged, or another process just gave it back
+                    continue
+        return given
 
     async def claim(self, game_id: str, connection: Connection) -> dict[str, Any]:
         """A correspondence game's player claims the win: the opponent, to move, is past their days."""

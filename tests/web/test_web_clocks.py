@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from web_client import TEST_QUOTAS, connect, create, game_count, get_state, join
-from web_helpers import migrated_store, play_in_the_past
+from web_helpers import migrated_store, play_in_the_past, poll
 
 from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.round.clocks import TimeControl
 from quiltmaker.web.store import GameStore, StoreError
+from quiltmaker.web.timeouts import CLOCK_WATCH, DOWNTIME
 
 
 def clocked_game(client: TestClient, clock: str) -> dict[str, Any]:
@@ -180,3 +181,29 @@ def test_the_computers_clock_runs_while_it_thinks_not_while_its_move_waits_for_a
         assert state["clock"]["remaining"][1] > 13.0, state["clock"]  # charged its thinking, not the 16.5 s wait
         replayed = server_store(own_client).load(game["id"])  # the log, credit and all, replays through the rules
         assert len(replayed.credits) == 1 and replayed.credits[0][0] == 1 and replayed.credits[0][1] > 15.5, replayed.credits
+
+
+@pytest.mark.parametrize("down_for", [19.0, 1.0])
+def test_time_no_server_ran_is_given_back_to_the_clocks_at_restart(tmp_path: Any, down_for: float) -> None:
+    """Issue 26: a 25 s restart cost the player to move 25.5 s, and a 15 s game was lost on time at the restart.
+    Each process beats every second; at start, the time no process beat is given back to the running clocks."""
+    from datetime import datetime, timedelta, timezone
+
+    from quiltmaker.core.position import Position
+
+    url = f"sqlite:///{tmp_path / 'clocks.sqlite3'}"
+    store = migrated_store(url)
+    game_id, _, _ = store.create("online", Position.initial(3, first_player=0), ["A", "B"], control=TimeControl.parse("0.25+0"))
+    play_in_the_past(store, game_id, [("A", 30), ("A", 25), ("A", 20)])  # seat 1's 15 s ran out 5 s ago...
+    store.beat("a process now gone", datetime.now(timezone.utc) - timedelta(seconds=down_for))  # ... while no server ran, or for 1 s only
+    store.close()
+    with TestClient(create_app(Settings(database_url=url), executor=ThreadPoolExecutor(1))) as client:
+        poll(lambda: client.app.state.server.store.last_beat() > datetime.now(timezone.utc) - timedelta(seconds=5), what="this process's beat")  # type: ignore[attr-defined]
+        time.sleep(2 * CLOCK_WATCH)
+        state = get_state(client, game_id)
+        ended = client.app.state.server.store.load(game_id).ended  # type: ignore[attr-defined]
+    if down_for > DOWNTIME:
+        assert state["status"] == "playing", "the game was not lost on time for the service's downtime"
+        assert 11.0 < state["clock"]["remaining"][1] < 14.5, state["clock"]  # 15 s less the one second before the service went down
+    else:
+        assert state["status"] == "over" and ended == ("timeout", 1), "a second's gap is no downtime: the time ran out"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -173,6 +174,11 @@ class StoredGame:
         if self.mode == "online" and self.invite_open:
             return "waiting"
         return "playing"
+
+
+def credit_value(seat: int, seconds: float) -> str:
+    """A ``credit`` event's value: whole milliseconds, rounded down, so that it never exceeds the time it gives back."""
+    return f"{seat} {math.floor(seconds * 1000) / 1000:.3f}"
 
 
 def parse_credit(value: str) -> tuple[int, float]:
