@@ -8,6 +8,7 @@ says how long to wait. Several server processes each count their own share.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from limits import RateLimitItem, parse_many
 from limits.storage import MemoryStorage
@@ -33,16 +34,15 @@ class Quotas:
 
     def wait(self, kind: str, client: str) -> float | None:
         """Count one ``kind`` of request by ``client``; ``None`` when allowed, else the seconds until it would be."""
-        for item in self.kinds[kind]:
-            if not self.limiter.hit(item, kind, client):
-                reset = self.limiter.get_window_stats(item, kind, client).reset_time
-                return max(reset - time.time(), 0.1)
-        return None
+        return self._until_allowed(kind, client, self.limiter.hit)
 
     def exhausted(self, kind: str, key: str) -> float | None:
         """Whether ``key``'s quota of ``kind`` is used up, without counting: ``None`` when not, else the seconds to wait."""
+        return self._until_allowed(kind, key, self.limiter.test)
+
+    def _until_allowed(self, kind: str, key: str, allows: Callable[[RateLimitItem, str, str], bool]) -> float | None:
         for item in self.kinds[kind]:
-            if not self.limiter.test(item, kind, key):
+            if not allows(item, kind, key):
                 reset = self.limiter.get_window_stats(item, kind, key).reset_time
                 return max(reset - time.time(), 0.1)
         return None
