@@ -183,15 +183,15 @@ class AIService:
                 if stored.version != version:
                     return  # the game moved on (an undo) while the AI thought
                 now = datetime.now(timezone.utc)
-                version = await self._give_back_the_wait(stored, version, thinking, now)
+                after_credit = await self._give_back_the_wait(stored, version, thinking, now)
                 try:
                     rules.check_move(stored, None, move, now)  # the rules check the AI like anyone else
                 except Refusal as refusal:
                     if refusal.code == "time":  # its own thinking ran its clock out: it loses on time
-                        await server.record(stored, version, "timeout", str(stored.ai_seat), None, None, now)
+                        await server.record(stored, after_credit, "timeout", str(stored.ai_seat), None, None, now)
                         return
                     raise
-                await server.record(stored, version, "move", move, None, None, now)
+                await server.record(stored, after_credit, "move", move, None, None, now)
         except Exception as error:  # a broken worker, the database: log it; the AI tries again below
             log.warning("AI move in game %s at version %d failed: %s", game_id, version, error)
         finally:
