@@ -6,16 +6,15 @@ Every write here comes from the server's own pages (:data:`.dependencies.SameSit
 from __future__ import annotations
 
 import asyncio
-from math import ceil
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
-from ..i18n import N_, _
+from ..i18n import N_
 from . import contract
 from .accounts import SESSION_COOKIE, SESSION_DAYS, Account
-from .dependencies import SameSite, Server, SignedIn, Viewer, quota
+from .dependencies import SameSite, Server, SignedIn, Viewer, quota, too_many
 from .languages import set_language_cookie
 from .protocol import GAME_ID, ProtocolError
 from .store import StoreError
@@ -78,9 +77,7 @@ async def sign_in(request: Request, response: Response, credentials: Credentials
     account_key = credentials.name.lower()
     wait = server.quotas.exhausted("sign_in_failure", account_key)
     if wait is not None:
-        raise HTTPException(
-            429, _("too many failed sign-ins to this account: wait {seconds} s").format(seconds=ceil(wait)), headers={"Retry-After": str(int(wait) + 1)}
-        )
+        raise too_many(wait, N_("too many failed sign-ins to this account: wait {seconds} s"))
     try:
         account, token = await server.password_work.run(server.accounts.sign_in, credentials.name, credentials.password)
     except StoreError as error:

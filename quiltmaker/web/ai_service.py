@@ -208,7 +208,7 @@ class AIService:
         seat = stored.ai_seat
         if clock is None or clock.control.kind != "realtime" or seat is None or clock.running != seat or not stored.move_times:
             return version
-        waited = (now - stored.move_times[-1]).total_seconds() - thinking
+        waited = (now - stored.move_times[-1]).total_seconds() - thinking - stored.credited_this_turn()
         if waited < LAG_CHARGED:
             return version
         return await self.server.record(stored, version, "credit", credit_value(seat, waited), None, None, now)

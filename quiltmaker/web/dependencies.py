@@ -10,16 +10,18 @@ server's own pages: the ``Origin`` is checked (:data:`SameSite`, or
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from math import ceil
 from typing import Annotated, Any
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Request, WebSocket
 from starlette.requests import HTTPConnection
 
 from ..i18n import _
 from .accounts import SESSION_COOKIE, Account, same_origin
 from .games import GameServer
+from .protocol import TOO_MANY_SOCKETS
 
 
 def _server(connection: HTTPConnection) -> GameServer:
@@ -65,13 +67,45 @@ async def _signed_in(viewer: Viewer) -> Account:
 SignedIn = Annotated[Account, Depends(_signed_in)]
 
 
+def address_of(connection: HTTPConnection) -> str:
+    """The client's address (a request's or a socket's), by which its quotas are counted."""
+    return connection.client.host if connection.client else ""
+
+
+@contextlib.asynccontextmanager
+async def admitted(socket: WebSocket, server: GameServer) -> AsyncIterator[bool]:
+    """Whether a socket is let in, counted among its client's open sockets while it is (:class:`.protocol.OpenSockets`).
+
+    Refused before the handshake completes: another site's page (closed with 4403), or a client that
+    holds its share of sockets already (closed with TOO_MANY_SOCKETS).
+    """
+    if not same_origin(socket.headers.get("origin"), socket.headers.get("host"), server.settings.allowed_origins):
+        await socket.close(code=4403)
+        yield False
+        return
+    client = address_of(socket)
+    if not server.open_sockets.take(client):
+        await socket.close(code=TOO_MANY_SOCKETS)
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        server.open_sockets.give_back(client)
+
+
+def too_many(wait: float, refusal: str) -> HTTPException:
+    """429 with Retry-After: ``refusal`` (marked with N_, ``{seconds}`` filled) for a quota used up for ``wait`` seconds more."""
+    return HTTPException(429, _(refusal).format(seconds=ceil(wait)), headers={"Retry-After": str(int(wait) + 1)})
+
+
 def quota(kind: str, refusal: str) -> Any:
-    """A dependency that counts the request against its address's quota of ``kind``: past it, 429 with Retry-After and ``refusal`` (marked with N_, ``{seconds}`` filled)."""
+    """A dependency that counts the request against its address's quota of ``kind``: past it, :func:`too_many`."""
 
     def count(request: Request, server: Server) -> None:
-        wait = server.quotas.wait(kind, request.client.host if request.client else "")
+        wait = server.quotas.wait(kind, address_of(request))
         if wait is not None:
-            raise HTTPException(429, _(refusal).format(seconds=ceil(wait)), headers={"Retry-After": str(int(wait) + 1)})
+            raise too_many(wait, refusal)
 
     counted: Callable[..., None] = count
     return Depends(counted)

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import functools
 import random
-from math import ceil
 from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request
@@ -23,7 +22,7 @@ from ..tutorial import LEARNER, LESSONS, TUTOR, setup
 from . import contract
 from .accounts import seat_name_refusal
 from .catalogue import catalogue
-from .dependencies import Server, Writer, quota
+from .dependencies import Server, Writer, address_of, quota, too_many
 from .games import GameServer
 from .lobby import MAX_WAITING, MAX_WAITING_NEW
 from .protocol import GAME_ID, ProtocolError
@@ -158,11 +157,9 @@ async def create_game(new: NewGame, account: Writer, server: Server, request: Re
                     "you have {n} challenges waiting already: abort one, or wait for someone to accept",
                     most,
                 ).format(n=most))
-        wait = server.quotas.wait("offer", request.client.host if request.client else "")
+        wait = server.quotas.wait("offer", address_of(request))
         if wait is not None:
-            raise HTTPException(
-                429, _("too many challenges from your address: wait {seconds} s").format(seconds=ceil(wait)), headers={"Retry-After": str(int(wait) + 1)}
-            )
+            raise too_many(wait, N_("too many challenges from your address: wait {seconds} s"))
     if new.opponent is not None:
         challenged = await asyncio.to_thread(server.accounts.find, new.opponent)
         if challenged is None:
@@ -336,6 +333,6 @@ async def get_positions(game_id: str, server: Server) -> dict[str, Any]:
 
 @router.get("/games/{game_id}/analysis", response_model=contract.Analysis)
 async def get_analysis(game_id: str, server: Server, request: Request) -> Response:
-    status, body = await server.ai.analysis(await _load_or_404(server, game_id), request.client.host if request.client else "")
+    status, body = await server.ai.analysis(await _load_or_404(server, game_id), address_of(request))
     # 202 while it is computed: a response model would answer 200, so the contract is checked here.
     return Response(contract.ANALYSIS.dump_json(contract.ANALYSIS.validate_python(body)), status_code=status, media_type="application/json")

@@ -24,10 +24,10 @@ from ..core.errors import QuiltmakerError
 from ..core.position import Position
 from ..i18n import N_, _
 from . import contract
-from .accounts import SESSION_COOKIE, Account, same_origin
-from .dependencies import Server, Writer, quota
+from .accounts import SESSION_COOKIE, Account
+from .dependencies import Server, Writer, admitted, quota
 from .games import GameServer
-from .protocol import GAME_ID, SEND_SECONDS, TOO_MANY_SOCKETS, ProtocolError
+from .protocol import GAME_ID, SEND_SECONDS, ProtocolError
 from .quickmatch import QuickMatch, nearest_level
 from .ratings import family_of
 from .round.clocks import TimeControl
@@ -108,17 +108,9 @@ class LobbySocket:
 
 @router.websocket("/ws/lobby")
 async def lobby_socket(socket: WebSocket, server: Server) -> None:
-    if not same_origin(socket.headers.get("origin"), socket.headers.get("host"), server.settings.allowed_origins):
-        await socket.close(code=4403)
-        return
-    client = socket.client.host if socket.client else ""
-    if not server.open_sockets.take(client):
-        await socket.close(code=TOO_MANY_SOCKETS)
-        return
-    try:
-        await _lobby_socket(socket, server)
-    finally:
-        server.open_sockets.give_back(client)
+    async with admitted(socket, server) as let_in:
+        if let_in:
+            await _lobby_socket(socket, server)
 
 
 async def _lobby_socket(socket: WebSocket, server: GameServer) -> None:

@@ -11,10 +11,10 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from .. import i18n
 from . import contract
-from .accounts import SESSION_COOKIE, same_origin
-from .dependencies import Server
+from .accounts import SESSION_COOKIE
+from .dependencies import Server, address_of, admitted
 from .games import GameServer
-from .protocol import TOO_MANY_SOCKETS, Connection, ProtocolError, read_message
+from .protocol import Connection, ProtocolError, read_message
 
 router = APIRouter()
 log = logging.getLogger("quiltmaker.web")
@@ -22,17 +22,9 @@ log = logging.getLogger("quiltmaker.web")
 
 @router.websocket("/ws/games/{game_id}")
 async def play(socket: WebSocket, game_id: str, server: Server) -> None:
-    if not same_origin(socket.headers.get("origin"), socket.headers.get("host"), server.settings.allowed_origins):
-        await socket.close(code=4403)  # before the handshake completes: another site's page gets a refusal
-        return
-    client = socket.client.host if socket.client else ""
-    if not server.open_sockets.take(client):
-        await socket.close(code=TOO_MANY_SOCKETS)
-        return
-    try:
-        await _play(socket, game_id, server, client)
-    finally:
-        server.open_sockets.give_back(client)
+    async with admitted(socket, server) as let_in:
+        if let_in:
+            await _play(socket, game_id, server, address_of(socket))
 
 
 async def _play(socket: WebSocket, game_id: str, server: GameServer, client: str) -> None:

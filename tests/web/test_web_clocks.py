@@ -161,6 +161,21 @@ def test_a_log_whose_credit_the_turn_does_not_allow_is_corrupt(tmp_path: Any, va
     store.close()
 
 
+def test_the_credits_of_one_turn_together_never_exceed_it(tmp_path: Any) -> None:
+    from quiltmaker.core.position import Position
+
+    store = migrated_store(f"sqlite:///{tmp_path / 'clocks.sqlite3'}")
+    game_id, _, _ = store.create("online", Position.initial(3, first_player=0), ["A", "B"], control=TimeControl.parse("5+0"))
+    play_in_the_past(store, game_id, [("A", 10), ("A", 5), ("A", 2)])  # seat 1 to move, for two seconds now
+    store.append(game_id, 3, "credit", "1 1.500", None, None)
+    assert store.load(game_id).credited_this_turn() == 1.5  # one credit within the turn loads
+    store.append(game_id, 4, "credit", "1 1.000", None, None)  # each alone within the turn, together past it
+    with pytest.raises(StoreError) as refused:
+        store.load(game_id)
+    assert refused.value.code == "corrupt" and "given back already" in str(refused.value), str(refused.value)
+    store.close()
+
+
 @pytest.mark.slow  # the AI's move is held for longer than its whole clock: 16 seconds
 def test_the_computers_clock_runs_while_it_thinks_not_while_its_move_waits_for_a_worker(tmp_path: Any) -> None:
     """Issue 26: a player flooded the AI's workers until the AI's move, waiting in the queue, lost on time, and the

@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from babel.numbers import format_decimal
 
@@ -117,6 +117,14 @@ def _decimal(amount: float) -> str:
     return format_decimal(amount, locale=i18n.locale())
 
 
+class Credit(NamedTuple):
+    """Time given back to a real-time side (a ``credit`` event): ``seconds`` to ``seat``, in the turn after move ``ply``."""
+
+    seat: int
+    seconds: float
+    ply: int
+
+
 @dataclass(frozen=True)
 class Clock:
     """Both sides' time at a moment.
@@ -148,10 +156,10 @@ def clock_at(
     times: Sequence[datetime],
     to_move: int | None,
     now: datetime,
-    credits: Sequence[tuple[int, float]] = (),
+    credits: Sequence[Credit] = (),
 ) -> Clock:
     """The clock at ``now`` of a game whose moves were made by ``movers`` at ``times``, ``to_move`` next (None: over),
-    with ``credits``, (seat, seconds) given back to a real-time side, added to its time."""
+    with the time ``credits`` give back added."""
     assert len(movers) == len(times)
     # The clocks start with the move that completes "each side has moved".
     seen: set[int] = set()
@@ -174,8 +182,8 @@ def clock_at(
         for index in range(start + 1, len(movers)):
             mover = movers[index]
             left[mover] += control.increment - (times[index] - times[index - 1]).total_seconds()
-        for seat, seconds in credits:
-            left[seat] += seconds
+        for credit in credits:
+            left[credit.seat] += credit.seconds
     if start is None or to_move is None:
         return Clock(control, (left[0], left[1]), None, None, start is not None)
     deadline = times[-1] + timedelta(seconds=left[to_move])

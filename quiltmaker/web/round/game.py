@@ -24,7 +24,7 @@ from typing import Any
 from ...core.game import Game
 from ...core.moves import Move
 from ...tutorial import LESSONS, Lesson, lesson_of
-from .clocks import Clock, TimeControl, clock_at
+from .clocks import Clock, Credit, TimeControl, clock_at
 
 BOTH_SEATS = "both"  # the seat of pass-and-play's one token
 
@@ -69,7 +69,7 @@ class StoredGame:
     rating: dict[str, Any] | None = None  # a rated game's family and rating changes (ratings.Ratings.game_view); None: casual
     offer: dict[str, Any] | None = None  # a game offered in the lobby: {"kind": "open" or "named", "for": name}
     puzzle: dict[str, Any] | None = None  # a puzzle game's puzzle and, once answered, the answer (puzzles.Puzzles.state_of)
-    credits: list[tuple[int, float]] = field(default_factory=list)  # (seat, seconds) given back to a real-time clock
+    credits: list[Credit] = field(default_factory=list)  # time given back to a real-time clock
 
     def __post_init__(self) -> None:
         self._find_lesson()
@@ -87,7 +87,7 @@ class StoredGame:
         elif event.kind == "rematch":
             self.rematch = event.value
         elif event.kind == "credit":
-            self.credits.append(parse_credit(event.value))
+            self.credits.append(Credit(*parse_credit(event.value), len(self.game.moves)))
         else:  # resign, abort or timeout
             self.ended = ({"resign": "resigned", "abort": "aborted"}.get(event.kind, event.kind), int(event.value))
             self.ended_at = event.at
@@ -123,7 +123,7 @@ class StoredGame:
             return None
         position = self.game.position
         if kind == "credit" and position.to_move is not None:
-            clock = clock_at(self.control, self.game.movers, self.move_times, position.to_move, at, [*self.credits, parse_credit(value)])
+            clock = clock_at(self.control, self.game.movers, self.move_times, position.to_move, at, [*self.credits, Credit(*parse_credit(value), len(self.game.moves))])
         elif kind != "move" or position.to_move is None:
             return clock_at(self.control, self.game.movers, self.move_times, None, at, self.credits)  # the game ends, or is over
         else:
@@ -132,6 +132,10 @@ class StoredGame:
         if self.against_ai and clock.running == self.ai_seat:
             return replace(clock, deadline=None)
         return clock
+
+    def credited_this_turn(self) -> float:
+        """Seconds given back to the side to move since the last move."""
+        return sum(credit.seconds for credit in self.credits if credit.ply == len(self.game.moves))
 
     @property
     def against_ai(self) -> bool:

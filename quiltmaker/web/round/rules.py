@@ -177,7 +177,8 @@ def ended_by_the_server(game: StoredGame, at: datetime) -> int | None:
 
 
 def may_credit(game: StoredGame, value: str, seat: int | None, at: datetime) -> None:
-    """The server may give back to the real-time side to move the time it took from it in this turn (never more)."""
+    """The server may give back to the real-time side to move the time it took from it in this turn (never more, all
+    of this turn's credits together)."""
     try:
         credited, seconds = parse_credit(value)
     except ValueError:
@@ -185,9 +186,9 @@ def may_credit(game: StoredGame, value: str, seat: int | None, at: datetime) -> 
     clock = game.clock_at(at)
     if seat is not None or clock is None or clock.control.kind != "realtime" or clock.running != credited or game.is_finished:
         raise Refusal("not_allowed", "only the server gives time back, to the real-time side to move")
-    turn_started = game.move_times[-1]
-    if seconds > (at - turn_started).total_seconds():
-        raise Refusal("not_allowed", f"a credit of {seconds:g} s for a turn of {(at - turn_started).total_seconds():g} s")
+    turn = (at - game.move_times[-1]).total_seconds()
+    if game.credited_this_turn() + seconds > turn:
+        raise Refusal("not_allowed", f"a credit of {seconds:g} s, {game.credited_this_turn():g} s given back already, for a turn of {turn:g} s")
 
 
 def may_time_out(game: StoredGame, loser: int, by: int | None, at: datetime) -> None:
