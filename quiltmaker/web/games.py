@@ -98,7 +98,7 @@ class GameServer:
 
     async def start(self) -> None:
         await self.ai.start()
-        await self.broker.start(self.on_change, self.catch_up, self.presence.on_presence)
+        await self.broker.start(self)
         self.chores = [
             asyncio.create_task(self._hourly()),
             asyncio.create_task(self.timeouts.run()),
@@ -197,11 +197,32 @@ class GameServer:
         with contextlib.suppress(ProtocolError):
             await self.broadcast(await self.load(game_id))
 
+    async def on_presence(self, game_id: str, origin: str, seats: list[int]) -> None:
+        await self.presence.on_presence(game_id, origin, seats)
+
     async def catch_up(self) -> None:
         """News from other processes may have been missed: reload every game with sockets here, and send what changed."""
         for game_id in list(self.connections):
             await self.on_change(game_id, 0)  # sockets that have the version already are skipped
             await self.chat.deliver(game_id)
+
+    async def poll(self) -> None:
+        """The broker hears nothing (Redis is away): read the database for what changed in the games with sockets
+        here (two queries for all of them), send it, and give a player the time the news of their turn took."""
+        game_ids = list(self.connections)
+        heads = await asyncio.to_thread(self.store.heads, game_ids) if game_ids else {}
+        for game_id, (version, last_chat) in heads.items():
+            connections = self.connections.get(game_id, set())
+            known = self.cache.get(game_id)
+            # A waiting game may have been joined elsewhere, which changes its seats, not its version.
+            if connections and (known is None or version > known.version or known.status == "waiting"):
+                with contextlib.suppress(ProtocolError):
+                    stored = await self.timeouts.give_back_late_news(game_id, len(known.game.moves) if known else 1 << 30)
+                    await self.broadcast(stored)
+                    if stored.version > version:  # a credit written here: news for the other processes, when they hear
+                        await self.broker.publish(stored.id, stored.version)
+            if any(isinstance(c.seat, int) and c.chat_seen < last_chat for c in connections):
+                await self.chat.deliver(game_id)
 
     async def send_state(self, connection: Connection, stored: StoredGame) -> None:
         with i18n.using(connection.language):

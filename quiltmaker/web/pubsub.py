@@ -10,6 +10,11 @@ and the others keep what they hear for PRESENCE_FOR seconds, so a process
 that dies stops counting within a minute. The default broker serves a lone
 server process (there is no one to tell); the Redis broker lets several
 processes share a database.
+
+While Redis is away, nothing is heard through it: each process then reads
+the database every POLL_SECONDS for the games it has sockets for
+(:meth:`Subscriber.poll`), so a move still reaches the other process within
+about a second, and its player's clock is given that delay back.
 """
 
 from __future__ import annotations
@@ -20,17 +25,14 @@ import contextlib
 import json
 import logging
 import uuid
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from typing import Any, Protocol
 
-Listener = Callable[[str, int], Coroutine[Any, Any, None]]
-CatchUp = Callable[[], Coroutine[Any, Any, None]]
-# Who is here, heard from another process: game id, that process's id, the seats it has sockets for.
-PresenceListener = Callable[[str, str, list[int]], Coroutine[Any, Any, None]]
 PRESENCE_EVERY = 20.0
 PRESENCE_FOR = 60.0
 OUTBOX = 100_000  # messages waiting to be published (while Redis is away) before the oldest are dropped
 BATCH = 500  # messages a pipelined publish sends at once
+POLL_SECONDS = 1.0  # how often a process reads the database for news while Redis is away
 
 CHANNEL = "quiltmaker:games"
 CHAT = -1  # the "version" of news that is a chat line: the listener fetches the game's new lines
@@ -38,14 +40,26 @@ PRESENCE = -2  # the "version" of news that is who is here (its "seats")
 log = logging.getLogger("quiltmaker.web")
 
 
+class Subscriber(Protocol):
+    """What a broker tells: the server process it serves."""
+
+    async def on_change(self, game_id: str, version: int) -> None:
+        """Another process changed a game (``version``), or its chat (CHAT)."""
+
+    async def on_presence(self, game_id: str, origin: str, seats: list[int]) -> None:
+        """Process ``origin`` has sockets for these seats of a game."""
+
+    async def catch_up(self) -> None:
+        """News may have been missed (a subscription back after a failure): reload the games served here."""
+
+    async def poll(self) -> None:
+        """Nothing can be heard (Redis is away): find in the database what changed in the games served here."""
+
+
 class Broker(Protocol):
-    """Publish game changes; deliver the changes other processes publish to the listener.
+    """Publish game changes; deliver the changes other processes publish to the subscriber."""
 
-    ``catch_up`` is called when news may have been missed (a subscription that
-    came back after a failure): the server then reloads the games it serves.
-    """
-
-    async def start(self, listener: Listener, catch_up: CatchUp, presence: PresenceListener | None = None) -> None: ...
+    async def start(self, subscriber: Subscriber) -> None: ...
 
     async def publish(self, game_id: str, version: int) -> None: ...
 
@@ -59,7 +73,7 @@ class Broker(Protocol):
 class LocalBroker:
     """The broker of a lone server process: no other process to tell (the default)."""
 
-    async def start(self, listener: Listener, catch_up: CatchUp, presence: PresenceListener | None = None) -> None:
+    async def start(self, subscriber: Subscriber) -> None:
         pass
 
     async def publish(self, game_id: str, version: int) -> None:
@@ -82,8 +96,8 @@ class RedisBroker:
         import redis.asyncio as redis  # optional: only servers run with --redis need it
 
         self._client: Any = redis.from_url(url)
-        self._task: asyncio.Task[None] | None = None
-        self._sender: asyncio.Task[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._deaf = False  # the subscription is down: news comes only by polling the database
         self._origin = uuid.uuid4().hex  # to skip our own messages: our sockets have the state already
         self._listeners: set[asyncio.Task[None]] = set()
         # Everything this process publishes goes out in order through one sender and one connection:
@@ -92,9 +106,8 @@ class RedisBroker:
         self._outbox: collections.deque[str] = collections.deque(maxlen=OUTBOX)
         self._waiting = asyncio.Event()
 
-    async def start(self, listener: Listener, catch_up: CatchUp, presence: PresenceListener | None = None) -> None:
-        self._task = asyncio.create_task(self._pump(listener, catch_up, presence))
-        self._sender = asyncio.create_task(self._send())
+    async def start(self, subscriber: Subscriber) -> None:
+        self._tasks = [asyncio.create_task(self._pump(subscriber)), asyncio.create_task(self._send()), asyncio.create_task(self._poll(subscriber))]
 
     def _post(self, message: dict[str, Any]) -> None:
         if len(self._outbox) == OUTBOX:
@@ -122,21 +135,21 @@ class RedisBroker:
                         log.exception("publishing to Redis failed; trying again in a second")
                         await asyncio.sleep(1.0)
 
-    async def _pump(self, listener: Listener, catch_up: CatchUp, presence: PresenceListener | None) -> None:
+    async def _pump(self, subscriber: Subscriber) -> None:
         """Deliver other processes' changes for as long as the server runs, reconnecting after failures.
 
-        While the subscription was down, changes went unheard: once it is back,
-        ``catch_up`` reloads what this process serves.
+        While the subscription is down, changes go unheard: the database is
+        polled meanwhile (:meth:`_poll`), and once it is back, ``catch_up``
+        reloads what this process serves.
         """
-        missed = False
         while True:
             try:
                 pubsub = self._client.pubsub()
                 await pubsub.subscribe(CHANNEL)
-                if missed:
-                    missed = False
+                if self._deaf:
+                    self._deaf = False
                     log.warning("the Redis subscription is back: catching up with the games served here")
-                    self._spawn(catch_up())
+                    self._spawn(subscriber.catch_up())
                 async for message in pubsub.listen():
                     if message.get("type") != "message":
                         continue
@@ -150,16 +163,28 @@ class RedisBroker:
                     if origin == self._origin:
                         continue
                     if version == PRESENCE:
-                        if presence is not None:
-                            self._spawn(presence(game_id, origin, seats))
+                        self._spawn(subscriber.on_presence(game_id, origin, seats))
                     else:
-                        self._spawn(listener(game_id, version))  # a task each: one slow game never holds up the others
+                        self._spawn(subscriber.on_change(game_id, version))  # a task each: one slow game never holds up the others
             except asyncio.CancelledError:
                 raise
             except Exception:
-                missed = True
-                log.exception("the Redis subscription failed; reconnecting in a second")
+                if not self._deaf:
+                    log.exception("the Redis subscription failed: reading the database every %g s until it is back", POLL_SECONDS)
+                self._deaf = True
                 await asyncio.sleep(1.0)
+
+    async def _poll(self, subscriber: Subscriber) -> None:
+        """While the subscription is down, have the server read the database for news every POLL_SECONDS."""
+        while True:
+            await asyncio.sleep(POLL_SECONDS)
+            if self._deaf:
+                try:
+                    await subscriber.poll()
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # the database is away too: try again next time
+                    log.exception("polling the database for news failed")
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)
@@ -176,11 +201,10 @@ class RedisBroker:
         self._post({"game": game_id, "version": PRESENCE, "seats": seats})
 
     async def close(self) -> None:
-        for task in (self._task, self._sender):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+        for task in self._tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
         await self._client.aclose()
 
 

@@ -286,6 +286,20 @@ class GameStore:
             query = select(EventRow).where(EventRow.game_id == stored.id, EventRow.number >= stored.version)
             return [_event(e) for e in session.scalars(query.order_by(EventRow.number))]
 
+    def heads(self, game_ids: list[str]) -> dict[str, tuple[int, int]]:
+        """Each game's version and its last chat line's id (0 for none): two indexed queries for any number of games."""
+        heads = dict.fromkeys(game_ids, (0, 0))
+        with self._sessions() as session:
+            for start in range(0, len(game_ids), 500):  # a bounded IN list
+                some = game_ids[start : start + 500]
+                events = select(EventRow.game_id, func.max(EventRow.number)).where(EventRow.game_id.in_(some)).group_by(EventRow.game_id)
+                for game_id, last in session.execute(events):
+                    heads[game_id] = (last + 1, 0)
+                chat = select(ChatRow.game_id, func.max(ChatRow.id)).where(ChatRow.game_id.in_(some)).group_by(ChatRow.game_id)
+                for game_id, last in session.execute(chat):
+                    heads[game_id] = (heads[game_id][0], last)
+        return heads
+
     def exists(self, game_id: str) -> bool:
         with self._sessions() as session:
             return session.get(GameRow, game_id) is not None

@@ -9,6 +9,7 @@ run out is the round's rule (:func:`.round.rules.flagged`, :func:`.round.rules.m
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import time
@@ -19,7 +20,7 @@ from .database import utc_now
 from .live import LiveGames
 from .protocol import Connection, ProtocolError
 from .round import rules
-from .round.game import credit_value
+from .round.game import BOTH_SEATS, StoredGame, credit_value
 from .round.rules import Refusal
 from .store import StoreError
 
@@ -88,6 +89,31 @@ class Timeouts:
                 except (ProtocolError, StoreError):  # gone, damaged, or another process just gave it back
                     continue
         return given
+
+    async def give_back_late_news(self, game_id: str, moves_known: int) -> StoredGame:
+        """Redis is away, and polling the database brought this process news of a game it knew with
+        ``moves_known`` moves: if the news began the turn of a real-time player seated here, that player could not see
+        the move until now, so their clock gets the whole turn so far back (once a turn: a credit is news
+        too, and the other process must not answer it with one). Returns the game as it is now.
+        """
+        server = self.server
+        async with server.locks[game_id]:
+            stored = await server.load(game_id)
+            now = utc_now()
+            clock = stored.clock_at(now)
+            if clock is None or clock.control.kind != "realtime" or clock.running is None or stored.is_finished:
+                return stored
+            turn_began = stored.move_times[-1] if stored.move_times else None
+            seated = {connection.seat for connection in server.connections.get(game_id, ())}
+            if turn_began is None or stored.credited_this_turn() > 0 or not seated & {clock.running, BOTH_SEATS}:
+                return stored
+            if len(stored.game.moves) <= moves_known:
+                return stored  # the move was heard here in time: what came late is something else
+            late = (now - turn_began).total_seconds()
+            if late >= 0.001:  # (credits are whole milliseconds)
+                with contextlib.suppress(StoreError):  # another writer came first: its news comes next poll
+                    await server.record(stored, stored.version, "credit", credit_value(clock.running, late), None, None, now)
+            return stored
 
     async def claim(self, game_id: str, connection: Connection) -> dict[str, Any]:
         """A correspondence game's player claims the win: the opponent, to move, is past their days."""

@@ -205,3 +205,37 @@ def test_exactly_one_server_ends_a_game_on_time_also_one_whose_time_ran_out_whil
     for index in range(2):
         log = (tmp_path / f"server-{index}.log").read_text()
         assert "Traceback" not in log and "failed" not in log, log[-3000:]
+
+
+def test_with_the_broker_dead_a_move_still_reaches_the_other_server_within_seconds_and_its_delay_is_given_back(
+    two_servers: list[str], redis: RedisServer, tmp_path: Path
+) -> None:
+    a, b = two_servers
+    created = httpx.post(f"http://{a}/api/games", json={"mode": "online", "seat": 0, "clock": "1+0"}).json()
+    guest = httpx.post(f"http://{b}/api/games/{created['id']}/join", json={"invite": created["invite"]}).json()
+    with connect(f"ws://{a}/ws/games/{created['id']}") as host, connect(f"ws://{b}/ws/games/{created['id']}") as other:
+        _take_seat(host, created["token"])
+        _take_seat(other, guest["token"])
+        host.send(json.dumps({"type": "move", "move": "A", "version": 0, "id": "h1"}))
+        assert _receive(host, "ack")["version"] == 1
+        other.send(json.dumps({"type": "move", "move": "A", "version": 1, "id": "g1"}))
+        assert _receive(other, "ack")["version"] == 2
+        _state_from(host, 2)
+        redis.stop()
+        time.sleep(1.5)  # both servers notice: their subscriptions fail, and they read the database instead
+        for turn, (mover, waiter) in enumerate([(host, other), (other, host)]):
+            version = 2 + 2 * turn
+            left = _state_from(waiter, version)["clock"]["remaining"]
+            started = time.monotonic()
+            mover.send(json.dumps({"type": "move", "move": "A", "version": version, "id": f"down-{turn}"}))
+            assert _receive(mover, "ack")["version"] == version + 1
+            seen = _state_from(waiter, version + 1, seconds=10)
+            assert time.monotonic() - started < 3.0, "the move waited for the broker to come back"
+            # The news was late (the poll's second at most): the waiting player's clock got the delay back.
+            if seen["version"] == version + 1:
+                seen = _state_from(waiter, version + 2, seconds=10)
+            waiting_seat = 1 - turn
+            assert seen["clock"]["running"] == waiting_seat
+            assert seen["clock"]["remaining"][waiting_seat] >= left[waiting_seat] - 0.2
+    kinds = _events(database_url_for(tmp_path), created["id"])
+    assert kinds == ["move", "move", "move", "credit", "move", "credit"], kinds
