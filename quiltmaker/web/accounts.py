@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from ..i18n import _
 from .database import Database, as_utc, utc_now
 from .round.game import secret_hash
-from .schema import AccountGameRow, AccountRow, GameRow, SessionRow
+from .schema import AccountGameRow, AccountRow, GameRow, SessionRow, public_game
 from .store import StoreError
 
 NAME = re.compile(r"[A-Za-z0-9_-]{3,24}")
@@ -222,16 +222,18 @@ class Accounts:
             row = session.get(AccountGameRow, (account.id, game_id))
             return None if row is None else row.seat
 
-    def recent_games(self, account: Account, limit: int) -> list[tuple[str, str]]:
-        """The (game id, seat) pairs of the account's newest ``limit`` games, lessons left out, newest first."""
+    def recent_games(self, account: Account, limit: int, private: bool = False) -> list[tuple[str, str]]:
+        """The (game id, seat) pairs of the account's newest ``limit`` games, lessons left out, newest first; games by
+        private invitation only if ``private`` (its player's own list)."""
         with self._sessions() as session:
-            rows = session.execute(
+            query = (
                 select(AccountGameRow.game_id, AccountGameRow.seat)
                 .join(GameRow, GameRow.id == AccountGameRow.game_id)
                 .where(AccountGameRow.account_id == account.id, GameRow.mode != "lesson")
-                .order_by(GameRow.created.desc())
-                .limit(limit)
             )
+            if not private:
+                query = query.where(public_game(AccountGameRow.game_id))
+            rows = session.execute(query.order_by(GameRow.created.desc()).limit(limit))
             return [(row.game_id, row.seat) for row in rows]
 
     def games(self, account: Account) -> list[tuple[str, str]]:

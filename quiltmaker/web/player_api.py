@@ -9,7 +9,7 @@ from fastapi import APIRouter, HTTPException
 
 from ..i18n import N_, _
 from . import contract
-from .dependencies import Server, quota
+from .dependencies import Server, Viewer, quota
 from .protocol import ProtocolError
 from .ratings import FAMILIES, ai_ratings, rating_view
 from .views import held_seat, summary_view
@@ -19,15 +19,17 @@ PROFILE_GAMES = 100  # the most recent games a profile lists
 
 
 @router.get("/players/{name}", response_model=contract.Profile, dependencies=[quota("intent", N_("too many requests from your address: wait {seconds} s"))])  # each loads up to PROFILE_GAMES games
-async def profile(name: str, server: Server) -> dict[str, Any]:
-    """A player's page: each family's rating (provisional while uncertain), its history, and their latest games."""
+async def profile(name: str, server: Server, viewer: Viewer) -> dict[str, Any]:
+    """A player's page: each family's rating (provisional while uncertain), its history, and their latest games
+    (games by private invitation only on the player's own page: a game's id is enough to watch it)."""
     account = await asyncio.to_thread(server.accounts.find, name[:64])
     if account is None:
         raise HTTPException(404, _("no player named {name}").format(name=repr(name[:40])))
+    own = viewer is not None and viewer.id == account.id
     ratings = await asyncio.to_thread(server.ratings.ratings_of, account.id)
-    history = await asyncio.to_thread(server.ratings.history, account.id)
+    history = await asyncio.to_thread(server.ratings.history, account.id, private=own)
     games = []
-    for game_id, seat in await asyncio.to_thread(server.accounts.recent_games, account, PROFILE_GAMES):
+    for game_id, seat in await asyncio.to_thread(server.accounts.recent_games, account, PROFILE_GAMES, private=own):
         try:
             stored = await server.load(game_id)
         except ProtocolError:

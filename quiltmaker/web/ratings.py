@@ -36,7 +36,7 @@ from sqlalchemy import select, update
 from . import glicko2
 from .database import Database, as_utc
 from .round.game import StoredGame
-from .schema import AccountRow, RatedGameRow, RatingChangeRow, RatingRow
+from .schema import AccountRow, RatedGameRow, RatingChangeRow, RatingRow, public_game
 from .views import result_view
 
 FAMILIES = ("realtime", "correspondence")
@@ -259,14 +259,15 @@ class Ratings:
             rows = session.scalars(select(RatingRow).where(RatingRow.account_id == account_id))
             return {row.family: Rating(row.rating, row.rd, row.volatility, row.games) for row in rows}
 
-    def history(self, account_id: int, limit: int = 500) -> list[dict[str, Any]]:
-        """The account's rating after each rated game, oldest first."""
+    def history(self, account_id: int, limit: int = 500, private: bool = False) -> list[dict[str, Any]]:
+        """The account's rating after each rated game, oldest first; a game by private invitation named only if
+        ``private`` (its player's own history)."""
         with self._sessions() as session:
-            query = select(RatingChangeRow).where(RatingChangeRow.account_id == account_id).order_by(RatingChangeRow.id.desc()).limit(limit)
-            rows = list(session.scalars(query))
+            query = select(RatingChangeRow, public_game(RatingChangeRow.game_id)).where(RatingChangeRow.account_id == account_id)
+            rows = list(session.execute(query.order_by(RatingChangeRow.id.desc()).limit(limit)))
         return [
-            {"game": row.game_id, "family": row.family, "before": round(row.before), "after": round(row.after), "rd": round(row.rd), "at": as_utc(row.at).isoformat()}
-            for row in reversed(rows)
+            {"game": row.game_id if public or private else None, "family": row.family, "before": round(row.before), "after": round(row.after), "rd": round(row.rd), "at": as_utc(row.at).isoformat()}
+            for row, public in reversed(rows)
         ]
 
     def leaderboard(self, family: str, limit: int = 50) -> list[dict[str, Any]]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy import JSON, Boolean, ColumnElement, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, and_, exists, not_, select
+from sqlalchemy.orm import DeclarativeBase, InstrumentedAttribute, Mapped, aliased, mapped_column
 
 
 # Games ---------------------------------------------------------------------------
@@ -275,3 +275,13 @@ class PuzzlePlayerRow(Base):
     attempts: Mapped[int] = mapped_column(Integer)
     solved: Mapped[int] = mapped_column(Integer)
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+def public_game(game_id: InstrumentedAttribute[str]) -> ColumnElement[bool]:
+    """Whether the game of ``game_id`` may be listed to anyone: every game but an online one by private invitation
+    or by a named challenge (an online game is public when it started from the lobby's open challenges or the
+    quick match, as the lobby's "being played" lists them)."""
+    from_the_lobby = exists(select(ChallengeRow.game_id).where(ChallengeRow.game_id == game_id, ChallengeRow.kind.in_(("open", "quick"))))
+    game = aliased(GameRow)  # its own: a query that joins the games already must not correlate this one with it
+    online = exists(select(game.id).where(game.id == game_id, game.mode == "online"))
+    return not_(and_(online, not_(from_the_lobby)))

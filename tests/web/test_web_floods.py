@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 from starlette.websockets import WebSocketDisconnect
-from web_client import connect, create, new_account
+from web_client import act_as, age_account, connect, create, new_account
 from web_helpers import migrated_store
 
 from quiltmaker.web.accounts import PasswordWork
@@ -179,3 +179,24 @@ def test_one_client_holds_a_bounded_number_of_sockets(limited: TestClient) -> No
             assert someone_else.first["type"] == "state"
     with connect(limited, game["id"]) as again:  # closed sockets are given back
         assert again.first["type"] == "state"
+
+
+def test_a_profile_shows_games_by_private_invitation_to_their_player_alone(fresh: TestClient) -> None:
+    """`GET /api/players/NAME` listed private invitation games, which anyone could then watch."""
+    ada = new_account(fresh, "Ada")
+    private = create(fresh, mode="online", seat=0, clock="10+5", rated=True)
+    age_account(fresh, "Ada")
+    public = create(fresh, mode="online", seat=0, clock="10+5", rated=True, offer="open")
+    bob = new_account(fresh, "Bob")
+    for game in (private, public):
+        taken = fresh.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]}) if game is private else fresh.post(f"/api/games/{game['id']}/accept")
+        assert taken.status_code == 200, taken.text
+        with connect(fresh, game["id"], taken.json()["token"]) as player:
+            assert player.intent("resign")["type"] == "ack"
+    carol = new_account(fresh, "Carol")
+    for viewer, listed in ((carol, [public["id"]]), (None, [public["id"]]), (bob, [public["id"]]), (ada, [public["id"], private["id"]])):
+        act_as(fresh, viewer)
+        profile = fresh.get("/api/players/Ada").json()
+        assert [g["id"] for g in profile["games"]] == listed, viewer
+        assert sorted(filter(None, (h["game"] for h in profile["history"]))) == sorted(listed), "the rating history names no private game either"
+        assert len(profile["history"]) == 2

@@ -57,6 +57,7 @@ def test_the_end_of_a_rated_game_moves_both_ratings_once_and_shows_on_the_profil
     server = fresh.app.state.server  # type: ignore[attr-defined]
     stored = server.cache[game["id"]]
     assert server.ratings.settle(stored) is None, "settled once: a second call (another process) changes nothing"
+    act_as(fresh, ada)  # a game by invitation is on its players' own pages only (tests/web/test_web_floods.py)
     profile = fresh.get("/api/players/ada").json()  # any case
     assert profile["name"] == "Ada" and profile["ratings"]["realtime"] == {"rating": ada_after, "rd": profile["ratings"]["realtime"]["rd"], "games": 1, "provisional": True}
     assert profile["ratings"]["correspondence"]["games"] == 0

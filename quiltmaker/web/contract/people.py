@@ -87,7 +87,7 @@ class Rating(Model):
 
 
 class RatingChange(Model):
-    game: str
+    game: str | None  # None: a game by private invitation, on another player's page
     family: str
     before: int
     after: int

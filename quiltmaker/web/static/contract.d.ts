@@ -604,7 +604,7 @@ export interface RatingChange {
   at: string;
   before: number;
   family: string;
-  game: string;
+  game: string | null;
   rd: number;
 }
 export interface Rating {
