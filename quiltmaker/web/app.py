@@ -113,8 +113,18 @@ def run_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000) ->
     print(f"quiltmaker: the AI is ready ({time.perf_counter() - started:.1f} s)", flush=True)
     app = create_app(settings)
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
-    print(f"quiltmaker is running: open http://{shown}:{port}/ in your browser (Ctrl+C stops it)", flush=True)
-    uvicorn.Server(uvicorn_config(app)).run(sockets=[listening])
+    address = f"http://{shown}:{port}/"
+
+    class Announcing(uvicorn.Server):
+        """Says where to open the server once it answers there (the app started, the port listening), so that
+        whoever reads the address, a person or a program starting servers, can use it at once."""
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if not self.should_exit:
+                print(f"quiltmaker is running: open {address} in your browser (Ctrl+C stops it)", flush=True)
+
+    Announcing(uvicorn_config(app)).run(sockets=[listening])
 
 
 def uvicorn_config(app: FastAPI) -> uvicorn.Config:

@@ -9,10 +9,12 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import httpx
+import pytest
 from fastapi.testclient import TestClient
 from web_client import TEST_QUOTAS, connect
 
-from web_helpers import migrated_store
+from web_helpers import RUNNING, migrated_store
 
 from quiltmaker.core.position import Position
 from quiltmaker.web.app import Settings, create_app
@@ -88,3 +90,24 @@ def test_a_port_in_use_stops_the_server_at_once_with_a_clear_message(tmp_path: P
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "--port" in done.stderr
     assert "preparing the AI" not in done.stdout, "the port is taken before the AI's preparation"
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_the_address_is_printed_once_the_server_answers_there(tmp_path: Path) -> None:
+    """The address was printed 127-187 ms before the port listened: a program reading it met a refused connection."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "quiltmaker", "serve", "--port", "0", "--data", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if running := RUNNING.search(line):
+                # At once (a bare connection: a client's own start-up must not give the server time), and once.
+                socket.create_connection(("127.0.0.1", int(running[1])), timeout=10).close()
+                assert httpx.get(f"http://127.0.0.1:{running[1]}/api/catalogue", timeout=10, trust_env=False).status_code == 200
+                break
+        else:
+            raise AssertionError(f"the server exited with code {process.wait()} without saying where it runs")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
