@@ -30,10 +30,14 @@ SECURITY_HEADERS = [
     # An invitation link carries its secret code: never send it on as a referrer.
     (b"referrer-policy", b"no-referrer"),
 ]
+# Over HTTPS (TLS at the proxy, which says so in X-Forwarded-Proto), the browser is told to come back by HTTPS only,
+# for a year: a later plain-HTTP visit could otherwise be intercepted and its session cookie read or its page rewritten.
+# Sent only over HTTPS, where it counts (browsers ignore it over HTTP), so a server tried on plain HTTP is not pinned.
+HSTS = (b"strict-transport-security", b"max-age=31536000")
 
 
 class SecurityHeaders:
-    """Add :data:`SECURITY_HEADERS` to every HTTP response."""
+    """Add :data:`SECURITY_HEADERS` to every HTTP response, and :data:`HSTS` to every one over HTTPS."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -43,10 +47,12 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
+        headers = [*SECURITY_HEADERS, HSTS] if scope.get("scheme") == "https" else SECURITY_HEADERS
+
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 names = {name.lower() for name, _ in message.get("headers", [])}
-                message["headers"] = [*message.get("headers", []), *(h for h in SECURITY_HEADERS if h[0] not in names)]
+                message["headers"] = [*message.get("headers", []), *(h for h in headers if h[0] not in names)]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

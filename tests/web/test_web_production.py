@@ -239,3 +239,36 @@ def test_nginx_closes_a_half_sent_request_and_serves_whole_ones_and_sockets(tmp_
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)  # its own process group: its AI workers too
         process.wait()
+
+
+def test_behind_nginx_each_client_is_counted_by_its_own_address_whatever_it_forwards_and_https_is_pinned(tmp_path: Path) -> None:
+    """X-Forwarded-For is believed from the proxy alone (docs/web.md, "In production"): a client that forges one
+    to look like many addresses still spends its own quota. Over HTTPS the browser is told to stay on HTTPS."""
+    process, port = start_server(["--data", str(tmp_path), *TEST_LIMITS], tmp_path / "server.log")
+    front = tmp_path / "nginx"
+    front.mkdir()
+    try:
+        with nginx(front, [f"127.0.0.1:{port}"]) as (http_port, https_port):
+            base = f"http://127.0.0.1:{http_port}"
+
+            def client_at(address: str) -> httpx.Client:  # another loopback address: not the proxy's own
+                return httpx.Client(base_url=base, transport=httpx.HTTPTransport(local_address=address), timeout=20)
+
+            def attempt(n: int) -> dict[str, str]:  # each for another account: an account's own limit is not what is tried
+                return {"name": f"Nobody{n}", "password": "not the password"}
+
+            with client_at("127.0.0.2") as forger:
+                answers = [
+                    forger.post("/api/account/signin", json=attempt(n), headers={"X-Forwarded-For": f"203.0.113.{n}", "Origin": base}).status_code
+                    for n in range(11)
+                ]
+            assert 429 not in answers[:10] and answers[10] == 429, answers
+            with client_at("127.0.0.3") as other:
+                assert other.post("/api/account/signin", json=attempt(0), headers={"Origin": base}).status_code != 429, "another client's quota is its own"
+            assert "strict-transport-security" not in httpx.get(f"{base}/").headers
+            pinned = httpx.get(f"https://127.0.0.1:{https_port}/", verify=False).headers
+            assert pinned["strict-transport-security"] == "max-age=31536000"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
