@@ -33,6 +33,10 @@ def extract(template: Path) -> None:
     )
 
 
+def _creation_date(catalogue: str) -> str:
+    return next(line for line in catalogue.splitlines() if line.startswith('"POT-Creation-Date:'))
+
+
 def main(argv: list[str]) -> None:
     command, *rest = argv or ["update"]
     locales = str(ROOT / "quiltmaker" / "locales")
@@ -43,7 +47,12 @@ def main(argv: list[str]) -> None:
         template = Path(folder) / "quiltmaker.pot"
         extract(template)
         if command == "update":
+            catalogues = sorted(Path(locales).glob("*/LC_MESSAGES/quiltmaker.po"))
+            dates = {path: _creation_date(path.read_text(encoding="utf-8")) for path in catalogues}
             subprocess.run([*PYBABEL, "-q", "update", "-i", str(template), "-d", locales, "-D", "quiltmaker", "--no-wrap", "--ignore-obsolete"], check=True)
+            for path, date in dates.items():  # the template's date of today would make every update a change
+                text = path.read_text(encoding="utf-8")
+                path.write_text(text.replace(_creation_date(text), date, 1), encoding="utf-8")
         elif command == "init" and rest:
             subprocess.run([*PYBABEL, "init", "-i", str(template), "-d", locales, "-D", "quiltmaker", "-l", rest[0], "--no-wrap"], check=True)
         else:

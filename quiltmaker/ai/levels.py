@@ -32,6 +32,16 @@ class Level:
     spec: str
     description: str
 
+    @property
+    def seconds(self) -> float | None:
+        """The thinking time its moves are given (None: bounded by playouts instead, a fraction of a second)."""
+        _kind, _, options = self.spec.partition(":")
+        for option in options.split(","):
+            key, _, value = option.partition("=")
+            if key == "time":
+                return float(value)
+        return None
+
 
 LEVELS: dict[str, Level] = {
     level.name: level

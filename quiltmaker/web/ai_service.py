@@ -32,6 +32,7 @@ from .ai_queue import MoveQueue
 from .live import LiveGames
 from .protocol import ProtocolError
 from .round import rules
+from .round.clocks import thinking_cap
 from .round.game import StoredGame, credit_value
 from .round.rules import Refusal
 from .settings import Settings
@@ -157,13 +158,11 @@ class AIService:
 
     @staticmethod
     def _time_cap(stored: StoredGame) -> float | None:
-        """On a clock, the AI thinks at most a share of what it has left (a fortieth, plus most of its
-        increment), so that its level's usual time never runs its clock out."""
+        """On a real-time clock, the AI thinks at most a share of what it has left (:func:`.round.clocks.thinking_cap`)."""
         clock = stored.clock_at(datetime.now(timezone.utc))
         if clock is None or clock.control.kind != "realtime" or stored.ai_seat is None:
             return None
-        left = clock.remaining[stored.ai_seat]
-        return max(0.05, left / 40 + clock.control.increment * 0.8)
+        return thinking_cap(clock.remaining[stored.ai_seat], clock.control)
 
     def retry(self, stored: StoredGame) -> None:
         """Someone (re)connected: forget past failures at this version, and move if it is the AI's turn."""

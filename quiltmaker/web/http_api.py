@@ -26,9 +26,9 @@ from .dependencies import Server, Writer, address_of, quota, too_many
 from .games import GameServer
 from .lobby import MAX_WAITING, MAX_WAITING_NEW
 from .protocol import GAME_ID, ProtocolError
-from .ratings import ai_ratings, family_of
+from .ratings import ai_ratings, family_of, level_rated_on
 from .round import rules
-from .round.clocks import TimeControl
+from .round.clocks import TimeControl, thinking_cap
 from .round.game import BOTH_SEATS, StoredGame
 from .store import StoreError
 from .views import replay_view, summary_view
@@ -145,6 +145,11 @@ async def get_catalogue() -> dict[str, Any]:
 async def create_game(new: NewGame, account: Writer, server: Server, request: Request) -> dict[str, Any]:
     if new.rated and account is None:
         raise HTTPException(403, _("sign in to play a rated game: a rating belongs to an account"))
+    if new.rated and new.mode == "ai" and new.clock is not None and not level_rated_on(new.level, control := TimeControl.parse(new.clock)):
+        raise HTTPException(422, _(
+            "quiltmaker {level} is rated only on a clock that leaves it its {seconds:g} s a move (a fortieth of the starting time "
+            "and most of the increment; {clock} leaves {cap:.1f} s): choose a longer clock, or a casual game"
+        ).format(level=new.level, seconds=LEVELS[new.level].seconds, clock=new.clock, cap=thinking_cap(control.initial, control)))
     challenged = None
     if new.offer != "invite":
         if account is None:

@@ -256,12 +256,12 @@ async def play_the_computer(seek_id: str, body: SeekSecret, account: Writer, ser
     paired = await asyncio.to_thread(_cancel_or_404, quickmatch, seek_id, body.secret)
     if paired is not None:
         return paired  # a person came after all
-    level, _rating = nearest_level(seek["rating"])
+    control = TimeControl.parse(seek["control"])
+    level, _rating = nearest_level(seek["rating"], control, seek["rated"])
     seat = random.randrange(2)
     names = ["", ""]
     names[seat] = account.name if account else _("Player")
     names[1 - seat] = f"quiltmaker {level}"
-    control = TimeControl.parse(seek["control"])
     start = Position.initial(random.randrange(2**63), first_player=0)
     game_id, token, _invite = await asyncio.to_thread(
         functools.partial(server.store.create, "ai", start, names, ai_level=level, ai_seat=1 - seat, creator_seat=seat, control=control)

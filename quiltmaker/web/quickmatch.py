@@ -28,7 +28,7 @@ from ..i18n import _
 from .accounts import Account
 from .database import as_utc, utc_now
 from .lobby import Lobby
-from .ratings import Ratings, ai_ratings, family_of
+from .ratings import Ratings, ai_ratings, family_of, level_rated_on
 from .round.clocks import TimeControl
 from .round.game import secret_hash
 from .schema import AccountGameRow, ChallengeRow, SeekRow
@@ -46,9 +46,10 @@ def seek_range(waited: float) -> float:
     return min(MAX_RANGE, BASE_RANGE + RANGE_PER_SECOND * max(0.0, waited))
 
 
-def nearest_level(rating: float) -> tuple[str, float]:
-    """The AI level whose fixed rating is nearest ``rating``."""
-    return min(ai_ratings().items(), key=lambda item: abs(item[1] - rating))
+def nearest_level(rating: float, control: TimeControl, rated: bool) -> tuple[str, float]:
+    """The AI level whose fixed rating is nearest ``rating`` (for a rated game, of those rated on ``control``)."""
+    levels = [(level, fixed) for level, fixed in ai_ratings().items() if not rated or level_rated_on(level, control)]
+    return min(levels, key=lambda item: abs(item[1] - rating))
 
 
 class QuickMatch:
@@ -114,7 +115,7 @@ class QuickMatch:
             with self._writing() as session:
                 session.execute(update(SeekRow).where(SeekRow.id == seek_id).values(polled=now))
         waited = (now - as_utc(row.created)).total_seconds()
-        level, level_rating = nearest_level(row.rating)
+        level, level_rating = nearest_level(row.rating, TimeControl.parse(row.control), row.rated)
         return {
             "matched": False,
             "control": row.control,

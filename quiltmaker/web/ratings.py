@@ -18,7 +18,9 @@ What is decided here:
   :data:`BEGINNER_RATING`, each level above it by the Elo its matches
   measured (docs/strength.md; a test holds the two equal). Glicko-2 and Elo
   share the logistic scale, so the differences carry over. A game against a
-  level moves only the person's rating.
+  level moves only the person's rating, and is rated only on a clock that
+  leaves the level the thinking time its rating was measured at
+  (:func:`level_rated_on`).
 """
 
 from __future__ import annotations
@@ -33,8 +35,10 @@ from typing import Any
 
 from sqlalchemy import select, update
 
+from ..ai.levels import LEVELS
 from . import glicko2
 from .database import Database, as_utc
+from .round.clocks import TimeControl, thinking_cap
 from .round.game import StoredGame
 from .schema import AccountRow, RatedGameRow, RatingChangeRow, RatingRow, public_game
 from .views import result_view
@@ -51,6 +55,14 @@ DAYS_PER_PERIOD = 4.665  # a rating period's length for the deviation's growth w
 LADDER_STEPS = {"casual": 576, "strong": 372, "expert": 478, "max": 156}
 BEGINNER_RATING = 1200.0  # below a new player's 1500: a newcomer who knows the rules should beat a player that never plans ahead
 AI_RD = 50.0  # the levels' ratings are known to about this (the matches' intervals are ±50 to ±130 Elo)
+
+
+def level_rated_on(level: str, control: TimeControl) -> bool:
+    """Whether a game against ``level`` on ``control`` may be rated: where the clock leaves it the time a move its
+    fixed rating was measured at (at the start: :func:`.round.clocks.thinking_cap` of the whole clock). On a shorter
+    clock it searches less and is weaker than its rating says (max on 0.25+0 lost to expert 2 games of 10)."""
+    seconds = LEVELS[level].seconds
+    return control.kind != "realtime" or seconds is None or seconds <= thinking_cap(control.initial, control)
 
 
 def ai_ratings() -> dict[str, float]:

@@ -200,3 +200,24 @@ def test_a_profile_shows_games_by_private_invitation_to_their_player_alone(fresh
         assert [g["id"] for g in profile["games"]] == listed, viewer
         assert sorted(filter(None, (h["game"] for h in profile["history"]))) == sorted(listed), "the rating history names no private game either"
         assert len(profile["history"]) == 2
+
+
+def test_a_level_is_rated_only_on_a_clock_that_leaves_it_its_thinking_time(fresh: TestClient) -> None:
+    """max kept its fixed rating on any clock, though on 0.25+0 it searched 2k playouts a move and lost to expert 2 of 10."""
+    new_account(fresh, "Ada")
+    for level, clock, rated, allowed in [
+        ("max", "0.25+0", True, False),
+        ("max", "1+0", True, False),  # a fortieth of a minute: 1.5 s of its 5
+        ("max", "2+2", True, False),  # 3 s + 1.6 s: 4.6 s
+        ("max", "3+2", True, True),  # 4.5 s + 1.6 s
+        ("max", "5+0", True, True),
+        ("expert", "0.25+0", True, False),
+        ("expert", "0.5+1", True, True),
+        ("strong", "0.25+0", True, True),  # bounded by playouts: a fraction of a second
+        ("max", "0.25+0", False, True),  # casual: any clock
+        ("max", "1d", True, True),
+    ]:
+        answer = fresh.post("/api/games", json={"mode": "ai", "level": level, "seat": 0, "clock": clock, "rated": rated})
+        assert (answer.status_code == 200) == allowed, (level, clock, rated, answer.text)
+        if not allowed:
+            assert f"quiltmaker {level} is rated only on a clock" in answer.json()["detail"]

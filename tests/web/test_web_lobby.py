@@ -153,6 +153,17 @@ def test_the_range_widens_while_a_player_waits_and_a_seek_nobody_polls_is_droppe
     assert poll(fresh, gone).status_code == 404, "not polled for 15 s: dropped"
 
 
+def test_a_rated_seek_falls_back_to_the_nearest_level_rated_on_its_clock(fresh: TestClient) -> None:
+    """max is rated only on a clock that leaves it its 5 s a move (issue 26, finding 10): a strong player's rated
+    1+0 seek is offered expert instead; casual, it is offered max."""
+    new_account(fresh, "Ada")
+    give_rating(fresh, "Ada", 2800.0)
+    rated = poll(fresh, seek(fresh, clock="1+0", rated=True)).json()["fallback"]
+    casual = poll(fresh, seek(fresh, clock="1+0")).json()["fallback"]
+    longer = poll(fresh, seek(fresh, clock="5+0", rated=True)).json()["fallback"]
+    assert (rated["level"], casual["level"], longer["level"]) == ("expert", "max", "max")
+
+
 def test_nobody_came_so_the_computer_level_nearest_your_rating_plays_you_with_the_same_clock(fresh: TestClient) -> None:
     ticket = seek(fresh, clock="10+5")
     fallback = poll(fresh, ticket).json()["fallback"]

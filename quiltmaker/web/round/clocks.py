@@ -191,6 +191,12 @@ def clock_at(
     return Clock(control, (left[0], left[1]), to_move, deadline, True)
 
 
+def thinking_cap(left: float, control: TimeControl) -> float:
+    """The most the computer thinks a move with ``left`` seconds on a real-time clock: a fortieth of it plus most
+    of the increment, so that its level's usual time never runs its clock out."""
+    return max(0.05, left / 40 + control.increment * 0.8)
+
+
 def clock_view(clock: Clock, now: datetime) -> dict[str, Any]:
     """The clock as the page draws it: seconds left as of the state's sending, whose runs, the control in words."""
     control = clock.control
