@@ -179,7 +179,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--data", type=Path, default=Path("quiltmaker-data"), help="folder of the default SQLite database")
     serve.add_argument("--database", help="SQLAlchemy database URL (default: SQLite in --data), e.g. postgresql+psycopg://...")
     serve.add_argument("--redis", help="Redis URL for pub/sub between several server processes, e.g. redis://localhost:6379/0")
-    serve.add_argument("--ai-workers", type=int, default=1, help="worker processes for the AI's moves")
+    serve.add_argument("--ai-workers", type=int, default=1, help="worker processes for the moves of the levels that think for seconds (expert, max)")
+    serve.add_argument("--quick-workers", type=int, default=1, help="worker processes for the quick levels' moves (beginner, casual, strong), apart from the long searches'")
     serve.add_argument("--advice-workers", type=int, default=1, help="worker processes for hints and analyses, apart from the moves'")
     serve.add_argument(
         "--create-limit", default=None, help="games one address may create, e.g. '30/minute;300/day' (the default)"
@@ -684,7 +685,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     url = args.database or database_url_for(args.data)
     settings = Settings(
-        database_url=url, broker=broker_from_url(args.redis), ai_workers=max(1, args.ai_workers), advice_workers=max(1, args.advice_workers)
+        database_url=url, broker=broker_from_url(args.redis), ai_workers=max(1, args.ai_workers), quick_workers=max(1, args.quick_workers),
+        advice_workers=max(1, args.advice_workers)
     )
     try:
         from limits import parse_many

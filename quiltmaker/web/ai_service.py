@@ -1,11 +1,14 @@
 """The AI's side of a server process: its worker pools, its moves, hints and analyses.
 
 The search runs in worker processes (:mod:`.ai_worker`), never on the event
-loop. Moves are the AI's turn in an ``ai`` game and have a pool of their own;
-hints and analyses (advice) have another, so that no amount of advice delays
-anyone's AI move. Each pool serves its clients in turn (:class:`.ai_queue.MoveQueue`),
-an analysis goes to its pool a few positions at a time, so a hint waits for
-one piece of it at most, and advice waiting or running is bounded.
+loop, in three lanes, each a pool of its own: the moves of the levels that
+think for seconds (``expert``, ``max``), the quick moves of those bounded by
+playouts (a fraction of a second: ``beginner``, ``casual``, ``strong``, the
+tutor), and advice (hints and analyses). So no amount of advice delays
+anyone's AI move, and no flood of long searches delays a quick one. Each
+lane serves its clients in turn (:class:`.ai_queue.MoveQueue`), an analysis
+goes to its lane a few positions at a time, so a hint waits for one piece of
+it at most, and advice waiting or running is bounded.
 """
 
 from __future__ import annotations
@@ -19,12 +22,14 @@ import zlib
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 from cachetools import LRUCache
 
 from .. import tutorial
+from ..ai.levels import LEVELS
 from ..i18n import _
 from . import ai_worker
 from .advice import hint_view, review_view
@@ -44,6 +49,20 @@ AI_ATTEMPTS = 3  # tries at one version before the AI waits for someone to recon
 log = logging.getLogger("quiltmaker.web")
 
 
+@dataclass
+class Lane:
+    """One kind of AI work: its worker pool, and the queue that takes its clients in turn."""
+
+    workers: int
+    queue: MoveQueue
+    executor: Executor | None = None  # started by AIService.start (or handed in: tests run every lane in one thread)
+
+
+def lane_of(level: str) -> str:
+    """Which lane a level's moves run in: "moves" for a level that thinks for seconds, "quick" for one bounded by playouts."""
+    return "quick" if LEVELS[level].seconds is None else "moves"
+
+
 def seed_for(game_id: str, version: int) -> int:
     # The AI's seed follows from the game and its version: a replayed game replays the same AI.
     return zlib.crc32(f"{game_id}:{version}".encode())
@@ -55,27 +74,26 @@ class AIService:
     def __init__(self, server: LiveGames, settings: Settings, executor: Executor | None = None) -> None:
         self.server = server
         self.settings = settings
-        # The moves' pool and the advice's; an executor handed in (tests: a thread) serves both.
-        self.executor = executor
-        self.advice_executor = executor
+        # "moves": the levels that think for seconds; "quick": the moves bounded by playouts; "advice": hints and analyses.
+        self.lanes = {
+            name: Lane(workers, MoveQueue(workers), executor)
+            for name, workers in (("moves", settings.ai_workers), ("quick", settings.quick_workers), ("advice", settings.advice_workers))
+        }
         self.in_flight: dict[str, int] = {}  # game id -> the version the AI is thinking about
         self.attempts: LRUCache[tuple[str, int], int] = LRUCache(CACHED)
         self.analysing: set[str] = set()
         # One hint per game and version, shared by everyone in this process who asks for it.
         self.hints: LRUCache[tuple[str, int], asyncio.Task[Any]] = LRUCache(CACHED)
         self.optional_work = 0  # hints and analyses in the worker queue
-        self.moves = MoveQueue(settings.ai_workers)  # which game's AI move goes to a free worker next
-        self.advice = MoveQueue(settings.advice_workers)  # which client's hint or piece of analysis next
         self.pool_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # The worker pool ---------------------------------------------------------
 
     async def start(self) -> None:
-        if self.executor is None:
-            self.executor = self._new_pool(self.settings.ai_workers)
-        if self.advice_executor is None:
-            self.advice_executor = self._new_pool(self.settings.advice_workers)
+        for lane in self.lanes.values():
+            if lane.executor is None:
+                lane.executor = self._new_pool(lane.workers)
 
     @staticmethod
     def _new_pool(workers: int) -> Executor:
@@ -92,28 +110,29 @@ class AIService:
     def stop(self) -> None:
         for task in list(self._tasks):
             task.cancel()
-        for pool in {self.executor, self.advice_executor}:
+        for pool in {lane.executor for lane in self.lanes.values()}:
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
 
-    async def in_worker(self, function: Any, *args: Any, advice: bool = False) -> Any:
-        """Run ``function(*args)`` in the moves' worker pool (the advice's, with ``advice``); a broken pool is
-        replaced once, for every caller."""
-        executor = self.advice_executor if advice else self.executor
+    async def run(self, lane_name: str, client: str, urgent: Callable[[], bool], function: Any, *args: Any) -> Any:
+        """Run ``function(*args)`` in a lane's pool when the lane's queue lets ``client`` in (see
+        :class:`.ai_queue.MoveQueue`); a broken pool is replaced once, for every caller."""
+        lane = self.lanes[lane_name]
+        return await lane.queue.run(client, urgent, lambda: self._in_worker(lane, function, *args))
+
+    async def _in_worker(self, lane: Lane, function: Any, *args: Any) -> Any:
+        executor = lane.executor
         try:
             return await asyncio.get_running_loop().run_in_executor(executor, function, *args)
         except BrokenProcessPool:
             # A worker died (killed, out of memory). Whoever sees it first swaps
             # in a fresh pool; the others find it already swapped.
             async with self.pool_lock:
-                if executor in (self.executor, self.advice_executor):
+                if lane.executor is executor:
                     log.error("an AI worker pool broke; starting a new one")
                     if executor is not None:
                         executor.shutdown(wait=False, cancel_futures=True)
-                    if executor is self.executor:
-                        self.executor = None
-                    if executor is self.advice_executor:
-                        self.advice_executor = None
+                    lane.executor = None
                     await self.start()
             raise ProtocolError("internal", _("the AI's worker stopped; please ask again")) from None
 
@@ -172,10 +191,11 @@ class AIService:
     async def _move(self, game_id: str, version: int, position_text: str, level: str, time_cap: float | None = None) -> None:
         server = self.server
         try:
-            move, thinking = await self.moves.run(
+            move, thinking = await self.run(
+                lane_of(level),
                 server.players.get(game_id, ""),
                 lambda: any(c.seat is not None for c in server.connections.get(game_id, ())),
-                lambda: self.in_worker(ai_worker.choose_move, position_text, level, seed_for(game_id, version), time_cap),
+                ai_worker.choose_move, position_text, level, seed_for(game_id, version), time_cap,
             )
             async with server.locks[game_id]:
                 stored = await server.load(game_id)
@@ -228,7 +248,7 @@ class AIService:
         if hint is None:
             text, seed = position.text(), seed_for(stored.id, version)
             hint = self._spawn_optional(
-                lambda: self.advice.run(client, lambda: True, lambda: self.in_worker(ai_worker.hint, text, self.settings.hint_seconds, seed, advice=True))
+                lambda: self.run("advice", client, lambda: True, ai_worker.hint, text, self.settings.hint_seconds, seed)
             )
             if hint is None:
                 raise ProtocolError("busy", _("the AI is busy with other requests; ask again in a moment"))
@@ -286,13 +306,9 @@ class AIService:
             evaluations: list[dict[str, Any]] = []
             for at in range(0, len(texts), ANALYSIS_PIECE):
                 # A piece at a time, each taking its turn in the queue: another client's hint waits for one piece at most.
-                piece = texts[at : at + ANALYSIS_PIECE]
-
-                async def evaluate(piece: list[str] = piece) -> list[dict[str, Any]]:
-                    return list(await self.in_worker(ai_worker.analyse_positions, piece, self.settings.analysis_iterations, 0, advice=True))
-
                 # (Not urgent: a hint, for a player thinking now, goes first among equals.)
-                evaluations += await self.advice.run(client, lambda: False, evaluate)
+                piece = texts[at : at + ANALYSIS_PIECE]
+                evaluations += await self.run("advice", client, lambda: False, ai_worker.analyse_positions, piece, self.settings.analysis_iterations, 0)
             await asyncio.to_thread(self.server.store.save_analysis, stored.id, {"version": version, "positions": evaluations})
         except Exception as error:
             log.warning("analysis of game %s failed: %s", stored.id, error)

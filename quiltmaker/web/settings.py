@@ -14,7 +14,9 @@ class Settings:
     Attributes:
         database_url: SQLAlchemy URL of the games database.
         broker: Pub/sub between server processes (in-process by default).
-        ai_workers: Worker processes for the AI's moves.
+        ai_workers: Worker processes for the moves of the levels that think for seconds (expert, max).
+        quick_workers: Worker processes for the moves bounded by playouts (beginner, casual, strong, the
+            tutor: a fraction of a second each), so that no flood of long searches delays them.
         advice_workers: Worker processes for hints and analyses, apart from the moves' own, so
             that advice never holds up anyone's AI move.
         hint_seconds: Search time of a hint.
@@ -44,6 +46,7 @@ class Settings:
     database_url: str
     broker: Broker | None = None
     ai_workers: int = 1
+    quick_workers: int = 1
     advice_workers: int = 1
     hint_seconds: float = 1.0
     analysis_iterations: int = 20000

@@ -29,7 +29,7 @@ def test_a_worker_killed_under_the_server_is_replaced(tmp_path: Path) -> None:
         with connect(own_client, game["id"], game["token"]) as player:
             assert player.intent("hint")["type"] == "hint"
             server = own_client.app.state.server  # type: ignore[attr-defined]
-            for process in list(server.ai.advice_executor._processes.values()):  # hints are the advice pool's work
+            for process in list(server.ai.lanes["advice"].executor._processes.values()):  # hints are the advice pool's work
                 process.kill()
                 process.join()
             player.play_first_legal()  # a new version: the hint before is not reused
@@ -98,11 +98,26 @@ def test_a_hint_running_never_holds_up_another_players_ai_move(tmp_path: Path) -
         victim = create(own_client, mode="ai", level="beginner", seat=0, seed=3)
         with connect(own_client, helped["id"], helped["token"]) as asker, connect(own_client, victim["id"], victim["token"]) as player:
             asker.ws.send_text(json.dumps({"type": "hint", "version": asker.state["version"], "id": "long"}))  # not waited for
-            poll(lambda: server.ai.advice.running, timeout=30, what="the hint to start")
+            poll(lambda: server.ai.lanes['advice'].queue.running, timeout=30, what="the hint to start")
             player.play_first_legal()
             player.wait_for(lambda s: s["to_move"] == 0 and s["version"] >= 2, "the AI's reply")
-            assert server.ai.advice.running, "the AI moved while the hint was still being searched"
+            assert server.ai.lanes['advice'].queue.running, "the AI moved while the hint was still being searched"
             assert asker.reply()["type"] == "hint"
+
+
+def test_long_searches_never_hold_up_a_quick_levels_move(tmp_path: Path) -> None:
+    """Issue 26: one client's dozen max games made another player's casual reply wait 59 s. The levels bounded by
+    playouts have a lane of their own: a casual reply comes while a max move is still being searched."""
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", **TEST_QUOTAS)
+    with TestClient(create_app(settings)) as own_client:  # the real pools
+        server = own_client.app.state.server  # type: ignore[attr-defined]
+        long = create(own_client, mode="ai", level="max", seat=1, seed=3)  # the computer moves first: 5 s
+        victim = create(own_client, mode="ai", level="casual", seat=0, seed=4)
+        with connect(own_client, long["id"], long["token"]), connect(own_client, victim["id"], victim["token"]) as player:
+            poll(lambda: server.ai.lanes["moves"].queue.running, timeout=30, what="max to start thinking")
+            player.play_first_legal()
+            player.wait_for(lambda s: s["to_move"] == 0 and s["version"] >= 2, "casual's reply")
+            assert server.ai.lanes["moves"].queue.running, "casual moved while max was still thinking"
 
 
 class RecordingExecutor(ThreadPoolExecutor):
