@@ -294,6 +294,30 @@ def test_ai_moves_after_a_restart_on_its_turn(server: Server) -> None:
         assert reply["type"] == "ack", reply
 
 
+def test_a_clock_is_given_back_the_time_the_server_was_killed_for(server: Server) -> None:
+    """A 25 s restart cost the player to move 25.5 s (issue 26, finding 8): killed with SIGKILL and started again 8 s
+    later, the server gives the running clock those seconds back before it ends anything on time."""
+    server.start()
+    with server.http() as http:
+        game = http.post("/api/games", json={"mode": "ai", "level": "beginner", "seat": 0, "seed": 0, "clock": "0.25+0"}).json()
+    with open_socket(server, game["id"], game["token"]) as ws:
+        state = json.loads(ws.recv(timeout=30))["state"]
+        ws.send(json.dumps({"type": "move", "move": first_legal_move(state), "version": state["version"], "id": "h1"}))
+        # The computer replies (perhaps with more than one move): the person's turn, both clocks started.
+        while not ((m := json.loads(ws.recv(timeout=60)))["type"] == "state" and m["state"]["version"] >= 2 and m["state"]["to_move"] == 0):
+            pass
+        state = m["state"]
+    assert state["clock"]["running"] == 0
+    left = state["clock"]["remaining"][0]
+    server.kill()
+    time.sleep(8.0)  # no server runs: more than half of what the person has left
+    server.start()
+    with server.http() as http:
+        after = http.get(f"/api/games/{game['id']}").json()
+    assert after["result"] is None, "not lost on time"
+    assert after["clock"]["remaining"][0] > left - 4.0, (left, after["clock"]["remaining"])
+
+
 # Worker processes -----------------------------------------------------------------
 
 
