@@ -6,13 +6,41 @@ import asyncio
 import logging
 from typing import Any
 
+from sqlalchemy import select
+
 from ..i18n import N_, _
 from . import contract
+from .database import Database, utc_now
 from .live import LiveGames
 from .protocol import Connection, ProtocolError
+from .schema import ChatRow
 
 MAX_CHAT = 300  # characters of a chat line
 log = logging.getLogger("quiltmaker.web")
+
+
+class ChatLines:
+    """The chat lines in the database (thread-safe; blocking calls)."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
+    def add(self, game_id: str, seat: int, text: str) -> dict[str, Any]:
+        """Store a chat line; return it as sent to the players."""
+        row = ChatRow(game_id=game_id, seat=seat, text=text, created=utc_now())
+        with self.database.writing() as session:
+            session.add(row)
+        return _line_view(row)
+
+    def since(self, game_id: str, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+        """The game's chat lines with an id above ``after``, the last ``limit`` of them, oldest first."""
+        with self.database.reading() as session:
+            query = select(ChatRow).where(ChatRow.game_id == game_id, ChatRow.id > after).order_by(ChatRow.id.desc()).limit(limit)
+            return [_line_view(row) for row in reversed(list(session.scalars(query)))]
+
+
+def _line_view(row: ChatRow) -> dict[str, Any]:
+    return {"id": row.id, "seat": row.seat, "text": row.text, "at": row.created.isoformat()}
 
 
 class Chat:
@@ -20,6 +48,7 @@ class Chat:
 
     def __init__(self, server: LiveGames) -> None:
         self.server = server
+        self.lines = ChatLines(server.store.database)
 
     async def say(self, game_id: str, connection: Connection, text: Any) -> dict[str, Any]:
         """A line from a player to the other: checked, stored, and sent to the players only."""
@@ -34,7 +63,7 @@ class Chat:
         if any(not c.isprintable() for c in line):
             raise ProtocolError("malformed", _("a chat line holds printable characters only"))
         self.server.count(connection, "chat", N_("too many chat lines from your address: wait {seconds} s"))
-        await asyncio.to_thread(self.server.store.add_chat, game_id, connection.seat, line)
+        await asyncio.to_thread(self.lines.add, game_id, connection.seat, line)
         self.server.in_background(self._announce(game_id))
         return {"type": "sent"}
 
@@ -52,7 +81,7 @@ class Chat:
         if not targets:
             return
         since = min(c.chat_seen for c in targets)
-        lines = await asyncio.to_thread(self.server.store.chat, game_id, since)
+        lines = await asyncio.to_thread(self.lines.since, game_id, since)
         for connection in targets:
             fresh = [line for line in lines if line["id"] > connection.chat_seen]
             if fresh:

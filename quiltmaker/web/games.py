@@ -98,6 +98,7 @@ class GameServer:
 
     async def start(self) -> None:
         await self.ai.start()
+        await self.timeouts.recover()  # (the app's start-up: no request is served before it)
         await self.broker.start(self)
         self.chores = [
             asyncio.create_task(self._hourly()),

@@ -81,10 +81,6 @@ def _watched(clock: Clock) -> datetime | None:
     return clock.deadline if clock.control.kind == "realtime" and clock.running is not None else None
 
 
-def _chat_view(row: ChatRow) -> dict[str, Any]:
-    return {"id": row.id, "seat": row.seat, "text": row.text, "at": row.created.isoformat()}
-
-
 class GameStore:
     """Create, load and extend games in one database (thread-safe; blocking calls)."""
 
@@ -382,19 +378,6 @@ class GameStore:
         with self._sessions() as session:
             query = select(ClockRow.game_id).where(ClockRow.deadline <= now).order_by(ClockRow.deadline).limit(limit)
             return list(session.scalars(query))
-
-    def add_chat(self, game_id: str, seat: int, text: str) -> dict[str, Any]:
-        """Store a chat line; return it as sent to the players."""
-        row = ChatRow(game_id=game_id, seat=seat, text=text, created=utc_now())
-        with self.writing() as session:
-            session.add(row)
-        return _chat_view(row)
-
-    def chat(self, game_id: str, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
-        """The game's chat lines with an id above ``after``, the last ``limit`` of them, oldest first."""
-        with self._sessions() as session:
-            query = select(ChatRow).where(ChatRow.game_id == game_id, ChatRow.id > after).order_by(ChatRow.id.desc()).limit(limit)
-            return [_chat_view(row) for row in reversed(list(session.scalars(query)))]
 
     def analysis(self, game_id: str) -> Any:
         with self._sessions() as session:

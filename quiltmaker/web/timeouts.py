@@ -37,16 +37,17 @@ class Timeouts:
         self.server = server
         self.process = secrets.token_hex(8)  # this process's name in the heartbeats
 
-    async def run(self) -> None:
-        """End real-time games on time: every CLOCK_WATCH seconds, look at the games whose deadline has come.
-
-        First, give back the time no server process ran (:meth:`give_back_downtime`), then say each
-        second that this process is alive.
-        """
+    async def recover(self) -> None:
+        """At start-up, before the server answers anyone: give back the time no server process ran
+        (:meth:`give_back_downtime`), so that no move is refused, and no game ended, on time that was the server's."""
         try:
             await self.give_back_downtime()
         except Exception:  # the database is away: the clocks stand as they are
             log.exception("giving the clocks back the downtime failed")
+
+    async def run(self) -> None:
+        """End real-time games on time: every CLOCK_WATCH seconds, look at the games whose deadline has come, and say
+        each second that this process is alive."""
         beaten = 0.0
         while True:
             try:

@@ -578,7 +578,7 @@ def test_a_bad_chat_line_is_refused_and_stores_nothing(client: TestClient, start
     game, tokens = started_online_game["id"], started_online_game["tokens"]
     with connect(client, game, tokens[0]) as host:
         assert host.send({"type": "chat", "text": text})["code"] == "malformed"
-    assert client.app.state.server.store.chat(game) == []  # type: ignore[attr-defined]
+    assert client.app.state.server.chat.lines.since(game) == []  # type: ignore[attr-defined]
 
 
 def test_chat_is_for_online_games(client: TestClient, local_game: dict[str, Any]) -> None:

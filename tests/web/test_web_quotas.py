@@ -57,7 +57,7 @@ def test_chat_past_its_limit_is_refused(tmp_path: Path) -> None:
         with connect(client, game["id"], guest["token"]) as player:
             replies = [player.send({"type": "chat", "text": f"line {n}"}) for n in range(3)]
         assert [r.get("code", r["type"]) for r in replies] == ["sent", "sent", "rate_limited"]
-        assert len(client.app.state.server.store.chat(game["id"])) == 2  # type: ignore[attr-defined]
+        assert len(client.app.state.server.chat.lines.since(game["id"])) == 2  # type: ignore[attr-defined]
 
 
 def test_games_nobody_started_are_deleted_after_their_days_and_the_others_kept(tmp_path: Path) -> None:
