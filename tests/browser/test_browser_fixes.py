@@ -182,6 +182,7 @@ def test_offers_ask_for_the_special_patch_first_while_one_is_to_place(pages: Pag
     open_seat(page, game["id"], game["token"], "both")
     expect(page.get_by_test_id("special-banner")).to_be_visible()
     offered = page.locator(".offer").first
+    expect(offered).to_contain_text("Place your special patch first")  # once the seat is taken (the welcome after the state)
     label = offered.text_content() or ""  # its accessible name: the button's own text
     assert "Place your special patch first" in label and "Not your turn" not in label, label
     page.keyboard.press("a")
