@@ -36,7 +36,7 @@ from quiltmaker.core.errors import (
     InvalidRecordError,
     QuiltmakerError,
 )
-from quiltmaker.core.game import Game
+from quiltmaker.core.game import Ending, Game
 from quiltmaker.core.moves import ACTION_COUNT, ACTIONS, ADVANCE, BUY, SPECIAL, Move, parse_square, square_name
 from quiltmaker.ai.players import GreedyPlayer, RandomPlayer, play_game
 from quiltmaker.core.position import Position
@@ -600,7 +600,7 @@ def test_record_formats_are_documented() -> None:
     game = sample_games()[0]
     data = record.to_json(game)
     assert data["format"] == record.FORMAT and set(data) == set(RECORD_KEYS) - {"start"}
-    assert data["result"] == {"scores": list(game.position.scores), "winner": game.position.winner}
+    assert data["result"] == {"by": "score", "scores": list(game.position.scores), "winner": game.position.winner}
     assert {m["type"] for m in data["moves"]} <= {ADVANCE, BUY, SPECIAL}
     lines = record.to_text(game).splitlines()
     assert lines[0] == f'[Format "{record.FORMAT}"]'
@@ -609,6 +609,35 @@ def test_record_formats_are_documented() -> None:
     commented = "; a comment\n" + "\n".join(f"{line}  ; note" for line in lines) + "\n\n"
     assert record.from_text(commented).moves == game.moves
     assert record.from_json({**data, "extra": [1, 2]}).moves == game.moves
+
+
+@pytest.mark.parametrize(("by", "loser"), [("resignation", 1), ("time", 0), ("claim", 1), ("abort", None)])
+def test_a_record_says_how_a_game_ended_before_it_was_played_out(by: str, loser: int | None) -> None:
+    game = record.from_json(record.to_json(random_games()[0]))
+    while len(game.moves) > 20:
+        game.undo()
+    game.end(Ending(by, loser))
+    data = record.to_json(game)
+    assert data["result"] == {"by": by, "scores": list(game.position.scores), "winner": None if loser is None else 1 - loser}
+    text = record.to_text(game)
+    assert f'[Ending "{by}"]' in text and ("[Winner" in text) == (loser is not None)
+    for again in (record.from_json(data), record.from_text(text)):
+        assert again.ending == Ending(by, loser) and record.to_json(again) == data and record.to_text(again) == text
+    with pytest.raises(QuiltmakerError):
+        again.play(again.legal_moves()[0])  # an ended game takes no more moves
+    # What replay checks: the stated scores, a winner for all but an abort, and no early ending for a game played out.
+    bad = [
+        {**data["result"], "scores": [s + 1 for s in data["result"]["scores"]]},
+        {**data["result"], "winner": 0 if loser is None else None},
+        {**data["result"], "by": "forfeit"},
+        {"scores": data["result"]["scores"], "winner": 0},  # by score, but the game is not over
+    ]
+    for result in bad:
+        with pytest.raises(InvalidRecordError):
+            record.from_json({**data, "result": result})
+    played_out = record.to_json(random_games()[0])
+    with pytest.raises(InvalidRecordError, match="played out"):
+        record.from_json({**played_out, "result": {**played_out["result"], "by": by}})
 
 
 @PROPERTY

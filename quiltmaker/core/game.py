@@ -3,11 +3,40 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from .components import DEFAULT_VARIANT
 from .errors import QuiltmakerError
 from .moves import Move
 from .position import Position
+
+
+ENDINGS = ("resignation", "time", "claim", "abort")
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a game ended before it was played out (one played out ends by its score, and has no ending).
+
+    Attributes:
+        by: "resignation" (``loser`` resigned), "time" (``loser``'s clock ran out), "claim" (the opponent claimed
+            the win of ``loser``, past their days for a move in a correspondence game) or "abort" (called off
+            before it really began: no result).
+        loser: The seat that resigned or ran out of time; None for an abort.
+    """
+
+    by: str
+    loser: int | None
+
+    def __post_init__(self) -> None:
+        if self.by not in ENDINGS:
+            raise QuiltmakerError(f"unknown ending {self.by!r}: expected one of {', '.join(ENDINGS)}")
+        if (self.loser is None) != (self.by == "abort") or self.loser not in (None, 0, 1):
+            raise QuiltmakerError("an abort has no loser, and every other ending has one: seat 0 or 1")
+
+    @property
+    def winner(self) -> int | None:
+        return None if self.loser is None else 1 - self.loser
 
 
 class Game:
@@ -24,12 +53,14 @@ class Game:
         start: The starting position.
         moves: The moves played, in order.
         players: A name for each seat, written into records.
+        ending: How it ended before it was played out (a resignation, say; see :meth:`end`), or None.
     """
 
     def __init__(self, start: Position, players: Sequence[str] = ("player 0", "player 1")) -> None:
         self.start = start
         self.moves: list[Move] = []
         self.players = list(players)
+        self.ending: Ending | None = None
         self._positions = [start]
 
     @classmethod
@@ -71,10 +102,22 @@ class Game:
             InvalidMoveError: Text that is not a move.
             IllegalMoveError: The rules forbid it; the game is unchanged.
         """
+        if self.ending is not None:
+            raise QuiltmakerError(f"the game has ended ({self.ending.by})")
         if isinstance(move, str):
             move = Move.from_text(move)
         self._positions.append(self.position.play(move))
         self.moves.append(move)
+
+    def end(self, ending: Ending) -> None:
+        """End the game before it is played out: by resignation, time, claim or abort.
+
+        Raises:
+            QuiltmakerError: The game is over already (played out, or ended before).
+        """
+        if self.position.is_over or self.ending is not None:
+            raise QuiltmakerError("the game is over already")
+        self.ending = ending
 
     def undo(self) -> Move:
         """Take back the last move and return it.
@@ -84,6 +127,8 @@ class Game:
         """
         if not self.moves:
             raise QuiltmakerError("there is no move to undo")
+        if self.ending is not None:
+            raise QuiltmakerError(f"the game has ended ({self.ending.by})")
         self._positions.pop()
         return self.moves.pop()
 

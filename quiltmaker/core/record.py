@@ -9,14 +9,21 @@ can replay it without our conventions::
      "moves": [{"player": 0, "type": "advance"},
                {"player": 1, "type": "buy", "patch": 12, "cells": [[0, 0], [0, 1], [1, 1]]},
                {"player": 1, "type": "special", "cell": [4, 4]}],
-     "result": {"scores": [12, -3], "winner": 0}}
+     "result": {"by": "score", "scores": [12, -3], "winner": 0}}
 
-``result`` is ``null`` for an unfinished game; ``players`` is optional and
+``result`` is ``null`` for an unfinished game. ``by`` says how it ended:
+``"score"`` when it was played out, or ``"resignation"``, ``"time"``,
+``"claim"`` (a correspondence player past their days, claimed against) and
+``"abort"`` (called off: ``winner`` is ``null``) when it ended before, with
+the ``scores`` as they stood; a record without ``by`` ended by score.
+``players`` is optional and
 unknown keys are ignored. A game that begins from a position other than a
 setup (an endgame study, say) adds ``"start"``: that position's one-line text,
 which replay then starts from. The text form, in the spirit of PGN, has one
 ``[Tag "value"]`` header a line, then one move a line as
-``<number>. <player> <move text>``; ``;`` starts a comment.
+``<number>. <player> <move text>``; ``;`` starts a comment. An ending
+before the game was played out is the header ``[Ending "resignation"]``
+beside ``Scores`` and ``Winner`` (no ``Winner`` for an abort).
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from typing import Any
 
 from .components import DEFAULT_VARIANT, time_track
 from .errors import InvalidRecordError, QuiltmakerError
-from .game import Game
+from .game import ENDINGS, Ending, Game
 from .moves import ADVANCE, BUY, SPECIAL, Move
 from .position import Position
 
@@ -48,7 +55,6 @@ def to_json(game: Game) -> dict[str, Any]:
         elif move.kind == SPECIAL:
             entry["cell"] = list(move.cells[0])
         moves.append(entry)
-    final = game.position
     result: dict[str, Any] = {
         "format": FORMAT,
         "variant": game.start.variant,
@@ -59,8 +65,15 @@ def to_json(game: Game) -> dict[str, Any]:
         result["start"] = game.start.text()
     result["players"] = list(game.players)
     result["moves"] = moves
-    result["result"] = {"scores": list(final.scores), "winner": final.winner} if final.is_over else None
+    result["result"] = _result_of(game)
     return result
+
+
+def _result_of(game: Game) -> dict[str, Any] | None:
+    final = game.position
+    if game.ending is not None:
+        return {"by": game.ending.by, "scores": list(final.scores), "winner": game.ending.winner}
+    return {"by": "score", "scores": list(final.scores), "winner": final.winner} if final.is_over else None
 
 
 def from_json(record: Any) -> Game:
@@ -110,9 +123,13 @@ def to_text(game: Game) -> str:
     ]
     if not _is_setup(game.start):
         lines.insert(4, f'[Start "{game.start.text()}"]')
-    if final.is_over:
+    result = _result_of(game)
+    if result is not None:
+        if result["by"] != "score":
+            lines.append(f'[Ending "{result["by"]}"]')
         lines.append(f'[Scores "{final.scores[0]} {final.scores[1]}"]')
-        lines.append(f'[Winner "{final.winner}"]')
+        if result["winner"] is not None:
+            lines.append(f'[Winner "{result["winner"]}"]')
     lines.append("")
     lines.extend(f"{n}. {player} {move.text()}" for n, (player, move) in enumerate(zip(game.movers, game.moves), 1))
     return "\n".join(lines) + "\n"
@@ -164,10 +181,11 @@ def from_text(text: str) -> Game:
             raise InvalidRecordError(f"move {number} (line {line_number}): {error}") from None
         _play(game, number, int(player_text) if player_text in ("0", "1") else player_text, move)
     result = None
-    if "Scores" in tags or "Winner" in tags:
+    if "Scores" in tags or "Winner" in tags or "Ending" in tags:
         scores = _int_list(tags.get("Scores", "").split(), "Scores", signed=True)
-        winner = _int_list([tags.get("Winner", "")], "Winner")
-        result = {"scores": scores, "winner": winner[0]}
+        by = tags.get("Ending", "score")
+        winner = _int_list([tags.get("Winner", "")], "Winner")[0] if by != "abort" or "Winner" in tags else None
+        result = {"by": by, "scores": scores, "winner": winner}
     _check_result(game, result)
     return game
 
@@ -259,22 +277,31 @@ def _play(game: Game, number: int, player: Any, move: Move) -> None:
 
 
 def _check_result(game: Game, result: Any) -> None:
+    """Check the stated result against the replayed game, and give the game the ending it states."""
     if result is None:
         return
     final = game.position
     if not isinstance(result, Mapping):
         raise InvalidRecordError("'result' must be an object with 'scores' and 'winner', or null")
-    if not final.is_over:
-        raise InvalidRecordError(f"the record gives a result, but the game is not over after {len(game.moves)} moves")
-    scores, winner = result.get("scores"), result.get("winner")
+    by, scores, winner = result.get("by", "score"), result.get("scores"), result.get("winner")
+    if by != "score" and by not in ENDINGS:
+        raise InvalidRecordError(f"the record's result must say 'by' score or one of {', '.join(ENDINGS)}, not {by!r}")
+    if by == "score" and not final.is_over:
+        raise InvalidRecordError(f"the record gives a result by score, but the game is not over after {len(game.moves)} moves")
+    if by != "score" and final.is_over:
+        raise InvalidRecordError(f"the game was played out, so it ended by score, not {by}")
     if not isinstance(scores, list) or not all(type(score) is int for score in scores):
         raise InvalidRecordError("the record's result must give 'scores' as a list of two integers")
-    if type(winner) is not int:
+    if by == "abort" and winner is not None:
+        raise InvalidRecordError(f"an aborted game has no winner, not {winner!r}")
+    if by != "abort" and (type(winner) is not int or winner not in (0, 1)):
         raise InvalidRecordError(f"the record's result must give 'winner' as 0 or 1, not {winner!r}")
     stated = (scores, winner)
-    replayed = (list(final.scores), final.winner)
+    replayed = (list(final.scores), final.winner if by == "score" else winner)
     if stated != replayed:
         raise InvalidRecordError(f"the record's result {stated} differs from the replayed result {replayed}")
+    if by != "score":
+        game.end(Ending(by, None if winner is None else 1 - winner))
 
 
 def _int_list(values: list[str], tag: str, signed: bool = False) -> list[int]:

@@ -97,18 +97,18 @@ def score_breakdown(position: Position) -> list[dict[str, int]]:
 
 
 def result_view(stored: StoredGame) -> dict[str, Any] | None:
-    """How the game ended: the winner, ``by`` score (with the tie-break), resignation or time, and the scoring.
+    """How the game ended: the winner, ``by`` score (with the tie-break), resignation, time or claim, and the scoring.
 
     ``None`` while it is played, and for an aborted game (no result).
     """
     position = stored.game.position
-    if stored.ended is not None:
-        how, seat = stored.ended
-        if how == "aborted":
-            return None
+    ending = stored.ended
+    if ending is not None:
+        if ending.winner is None:
+            return None  # aborted
         return {
-            "winner": 1 - seat,
-            "by": "resignation" if how == "resigned" else "time",
+            "winner": ending.winner,
+            "by": ending.by,
             "tiebreak": False,
             "scores": list(position.scores),  # as they stood when the game was resigned or its time ran out
             "breakdown": score_breakdown(position),

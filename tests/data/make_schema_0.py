@@ -160,7 +160,7 @@ def expected(stored: Any) -> dict[str, Any]:
         "position": stored.game.position.text(),
         "moves": [move.text() for move in stored.game.moves],
         "status": stored.status,
-        "ended": None if stored.ended is None else list(stored.ended),
+        "ended": None if stored.ended is None else [stored.ended.by, stored.ended.loser],
         "rematch": stored.rematch,
         "names": stored.names,
         "lesson": None if stored.lesson is None else stored.lesson.number,

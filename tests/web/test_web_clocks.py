@@ -16,6 +16,8 @@ from fastapi.testclient import TestClient
 from web_client import TEST_QUOTAS, connect, create, game_count, get_state, join
 from web_helpers import migrated_store, play_in_the_past, poll
 
+from quiltmaker.core import record
+from quiltmaker.core.game import Ending
 from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.round.clocks import TimeControl
 from quiltmaker.web.store import GameStore, StoreError
@@ -81,7 +83,7 @@ def test_the_server_ends_a_real_time_game_whose_time_ran_out_and_a_late_move_is_
         host.wait_for(lambda s: s["result"] is not None)
         assert host.move("A")["code"] == "game_over"
     stored = server_store(client).load(game["id"])
-    assert stored.ended == ("timeout", 0) and stored.version == 3, "one timeout, after the two moves"
+    assert stored.ended == Ending("time", 0) and stored.version == 3, "one timeout, after the two moves"
     # The rematch keeps the time control.
     with connect(client, game["id"], game["tokens"][1]) as guest:
         assert guest.intent("rematch")["type"] == "ack"
@@ -104,10 +106,15 @@ def test_a_correspondence_player_past_their_days_may_still_move_until_the_oppone
         assert late.intent("claim")["code"] == "not_allowed", "the late side cannot claim"
         assert waiting.intent("claim")["type"] == "ack"
         result = waiting.state["result"]
-        assert result == {**result, "winner": 1, "by": "time"} and waiting.state["claimable_by"] is None
+        assert result == {**result, "winner": 1, "by": "claim"} and waiting.state["claimable_by"] is None
         assert waiting.intent("claim")["code"] == "game_over"
     client.app.state.server.cache.clear()  # type: ignore[attr-defined]  # replayed from the log, as after a restart
-    assert get_state(client, game["id"])["result"]["by"] == "time"
+    assert get_state(client, game["id"])["result"]["by"] == "claim"
+    # The records say so too (issue 25): a claim, the scores as they stood.
+    saved = client.get(f"/api/games/{game['id']}/record.json").json()
+    assert saved["result"] == {"by": "claim", "winner": 1, "scores": saved["result"]["scores"]}
+    assert '[Ending "claim"]' in client.get(f"/api/games/{game['id']}/record.txt").text
+    assert record.from_json(saved).ending == Ending("claim", 0)
 
 
 def test_a_claim_is_refused_while_the_other_side_still_has_time_and_in_a_real_time_game(client: TestClient) -> None:
@@ -221,4 +228,4 @@ def test_time_no_server_ran_is_given_back_to_the_clocks_at_restart(tmp_path: Any
         assert state["status"] == "playing", "the game was not lost on time for the service's downtime"
         assert 11.0 < state["clock"]["remaining"][1] < 14.5, state["clock"]  # 15 s less the one second before the service went down
     else:
-        assert state["status"] == "over" and ended == ("timeout", 1), "a second's gap is no downtime: the time ran out"
+        assert state["status"] == "over" and ended == Ending("time", 1), "a second's gap is no downtime: the time ran out"

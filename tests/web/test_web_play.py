@@ -20,6 +20,7 @@ from web_client import (
 )
 from web_helpers import first_legal_move, legal_moves, poll
 
+from quiltmaker.core.game import Ending
 from quiltmaker.ai.judgement import LABELS, classify
 from quiltmaker.core import record
 from quiltmaker.core.moves import Move
@@ -534,6 +535,8 @@ def test_resigning_gives_the_other_seat_the_win_and_survives_a_reload(client: Te
     client.app.state.server.cache.clear()  # type: ignore[attr-defined]  # as after a restart: replayed from the log
     reloaded = get_state(client, game)
     assert reloaded["result"] == result and reloaded["status"] == "over"
+    saved = record.from_json(client.get(f"/api/games/{game}/record.json").text)  # the record says how it ended (issue 25)
+    assert saved.ending == Ending("resignation", 1) and saved.moves == [Move.from_text(m["move"]) for m in reloaded["moves"]]
 
 
 def test_resigning_against_the_ai_stops_it_and_pass_and_play_has_no_resignation(client: TestClient, local_game: dict[str, Any]) -> None:

@@ -13,6 +13,7 @@ from services import BINARIES, postgres
 from web_client import TEST_QUOTAS
 from web_helpers import migrated_store, play_in_the_past
 
+from quiltmaker.core.game import Ending
 from quiltmaker.core.position import Position
 from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.round.clocks import TimeControl
@@ -52,7 +53,7 @@ def test_a_clock_deadline_is_stored_and_found_due_and_its_timeout_replays(postgr
     clock = stored.clock_at(datetime.now(timezone.utc))
     assert clock is not None and clock.flagged == 0
     store.append(game_id, 2, "timeout", "0", None, None, clock=stored.clock_after("timeout", "0", datetime.now(timezone.utc)))
-    assert game_id not in store.due(datetime.now(timezone.utc)) and store.load(game_id).ended == ("timeout", 0)
+    assert game_id not in store.due(datetime.now(timezone.utc)) and store.load(game_id).ended == Ending("time", 0)
     store.close()
 
 

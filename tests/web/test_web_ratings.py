@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 from web_client import act_as, connect, create, new_account
 from web_helpers import play_in_the_past
 
+from quiltmaker.core.game import Ending
 from quiltmaker.web.ratings import ai_ratings
 
 
@@ -120,7 +121,8 @@ def test_the_computer_thinks_within_its_clock_and_its_loss_on_time_is_not_rated(
     assert cap is not None and 1.6 < cap < 2.0, "a fortieth of what is left, and most of the increment"
     # A game the computer lost on time rates nobody.
     lost = server.store.load(game["id"])
-    lost.ended, lost.ended_at = ("timeout", 1), datetime.now(timezone.utc)
+    lost.game.end(Ending("time", 1))
+    lost.ended_at = datetime.now(timezone.utc)
     assert server.ratings.settle(lost) is None and fresh.get("/api/players/Ada").json()["history"] == []
 
 

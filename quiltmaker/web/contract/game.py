@@ -187,7 +187,7 @@ class MoveEntry(Model):
 
 class Result(Model):
     winner: Seat
-    by: Literal["score", "resignation", "time"]
+    by: Literal["score", "resignation", "time", "claim"]  # claim: a correspondence player past their days, claimed against
     tiebreak: bool
     scores: list[int]
     breakdown: list[ScoreRows]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from ...core.game import Game
+from ...core.game import Ending, Game
 from ...core.moves import Move
 from ...tutorial import LESSONS, Lesson, lesson_of
 from .clocks import Clock, Credit, TimeControl, clock_at
@@ -62,7 +62,6 @@ class StoredGame:
     # The views' move list, kept between states, in each language it was worded in.
     move_entries: dict[str, list[tuple[Move, dict[str, Any]]]] = field(default_factory=dict)
     rematch: str | None = None  # the id of the next game between the same seats
-    ended: tuple[str, int] | None = None  # ("resigned", "aborted" or "timeout", the seat that did it or ran out): over before its end
     lesson: Lesson | None = None  # the lesson a "lesson" game is (None when no lesson of this version starts there)
     move_times: list[datetime] = field(default_factory=list)  # when each move of the game was made
     ended_at: datetime | None = None  # when it was resigned, aborted or lost on time
@@ -88,8 +87,9 @@ class StoredGame:
             self.rematch = event.value
         elif event.kind == "credit":
             self.credits.append(Credit(*parse_credit(event.value), len(self.game.moves)))
-        else:  # resign, abort or timeout
-            self.ended = ({"resign": "resigned", "abort": "aborted"}.get(event.kind, event.kind), int(event.value))
+        else:  # resign, abort or timeout: the game's ending (a timeout a player sent is a correspondence claim)
+            by = {"resign": "resignation", "abort": "abort"}.get(event.kind) or ("time" if event.seat is None else "claim")
+            self.game.end(Ending(by, None if by == "abort" else int(event.value)))
             self.ended_at = event.at
         self.version += 1
         if event.client_id:
@@ -138,6 +138,11 @@ class StoredGame:
         return sum(credit.seconds for credit in self.credits if credit.ply == len(self.game.moves))
 
     @property
+    def ended(self) -> Ending | None:
+        """How it ended before it was played out (resignation, time, claim or abort), or None."""
+        return self.game.ending
+
+    @property
     def against_ai(self) -> bool:
         """Whether seat ``ai_seat`` is played by the server: the computer, or the tutor of a lesson."""
         return self.mode in ("ai", "lesson")
@@ -171,7 +176,7 @@ class StoredGame:
 
     @property
     def status(self) -> str:
-        if self.ended is not None and self.ended[0] == "aborted":
+        if self.ended is not None and self.ended.by == "abort":
             return "aborted"
         if self.is_finished:
             return "over"

@@ -106,7 +106,7 @@ export interface GameRating {
 }
 export interface Result {
   breakdown: ScoreRows[];
-  by: "score" | "resignation" | "time";
+  by: "score" | "resignation" | "time" | "claim";
   scores: number[];
   tiebreak: boolean;
   winner: 0 | 1;

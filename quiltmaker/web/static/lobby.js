@@ -251,9 +251,9 @@ function describeStatus(game) {
   if (game.result) {
     const { winner, scores, by } = game.result; // the winner's score first: "Gus won, −56 to −77"
     const name = (game.names || [])[winner] ?? t("player {seat}", { seat: winner });
-    if (by === "resignation") return t("finished: {name} won by resignation", { name });
-    if (by === "time") return t("finished: {name} won on time", { name });
-    if (!scores) return t("finished: {name} won", { name });
+    const early = /** @type {Record<string, string>} */ ({ resignation: t("finished: {name} won by resignation", { name }), time: t("finished: {name} won on time", { name }),
+      claim: t("finished: {name} won by claim (the opponent went past the days for a move)", { name }) })[by];
+    if (early || !scores) return early || t("finished: {name} won", { name });
     return t("finished: {name} won, {score} to {other}", { name, score: formatNumber(scores[winner]), other: formatNumber(scores[1 - winner]) });
   }
   if (game.status === "waiting") return t("waiting for your friend to join");

@@ -139,7 +139,8 @@ function renderTurn(v) {
     const w = s.result.winner;
     const names = { name: ui.seat === w ? t("{name} (you)", { name: nameOf(w) }) : nameOf(w), loser: nameOf(1 - w) };
     const words = s.result.by === "resignation" ? t("Game over: {name} wins: {loser} resigned.", names)
-      : s.result.by === "time" ? t("Game over: {name} wins on time: {loser} ran out of time.", names) : t("Game over: {name} wins.", names);
+      : s.result.by === "time" ? t("Game over: {name} wins on time: {loser} ran out of time.", names)
+      : s.result.by === "claim" ? t("Game over: {name} wins: {loser} went past the days for a move.", names) : t("Game over: {name} wins.", names);
     fill(node, el("p", { class: "turn-main" }, tokenBadge(w), ` ${words}`));
   } else if (s.lesson?.done) {
     fill(node, el("p", { class: "turn-main" }, t("This lesson is done.")), el("p", { class: "turn-reason" },
@@ -296,6 +297,7 @@ function renderResult() {
     el("p", { class: "winner" }, tokenBadge(r.winner), ` ${
       r.by === "time" ? t("{name} wins: {loser} ran out of time. The scores as they stood:", names)
       : r.by === "resignation" ? t("{name} wins: {loser} resigned. The scores as they stood:", names)
+      : r.by === "claim" ? t("{name} wins: {loser} went past the days for a move. The scores as they stood:", names)
       : (r.scores || []).length === 2 ? t("{name} wins, {score} to {other}.", { ...names, score: formatNumber(r.scores[r.winner]), other: formatNumber(r.scores[1 - r.winner]) })
       : t("{name} wins.", names)}`),
     ratingChanges(s),

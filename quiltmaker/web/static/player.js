@@ -100,6 +100,7 @@ function resultText(game, seat) {
   const won = game.result.winner === mine;
   if (game.result.by === "time") return won ? t("won on time") : t("lost on time");
   if (game.result.by === "resignation") return won ? t("won by resignation") : t("lost by resignation");
+  if (game.result.by === "claim") return won ? t("won by claim") : t("lost: past the days for a move");
   return won ? t("won") : t("lost");
 }
 
