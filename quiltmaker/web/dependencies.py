@@ -50,9 +50,13 @@ Viewer = Annotated[Account | None, Depends(_viewer)]  # the signed-in account, o
 
 
 async def _writer(request: Request, server: Server) -> Account | None:
-    if request.cookies.get(SESSION_COOKIE):
-        _same_site(request, server)  # a signed-in player's write: the cookie must not be ridden from another site
-    return await _viewer(request, server)
+    if not request.cookies.get(SESSION_COOKIE):
+        return None
+    _same_site(request, server)  # a signed-in player's write: the cookie must not be ridden from another site
+    account = await _viewer(request, server)
+    if account is not None:
+        await asyncio.to_thread(server.addresses.note, account.id, address_of(request))  # where it was seen (fair_ratings)
+    return account
 
 
 Writer = Annotated[Account | None, Depends(_writer)]  # the account of a write a guest may make too (None: a guest)

@@ -32,6 +32,7 @@ from .accounts import Accounts, PasswordWork
 from .ai_service import AIService
 from .chat import Chat
 from .database import Database, utc_now
+from .fair_ratings import AccountAddresses
 from .lobby import Lobby
 from .presence import Presence
 from .protocol import GAME_ID, SEND_SECONDS, Connection, OpenSockets, ProtocolError, client_id_of, move_of
@@ -86,6 +87,7 @@ class GameServer:
         self.accounts = Accounts(self.database)
         self.password_work = PasswordWork(settings.password_queue)
         self.ratings = Ratings(self.database)
+        self.addresses = AccountAddresses(self.database)
         self.puzzles = Puzzles(self.database)
         self.lobby = Lobby(self.store, self.ratings)
         self.quickmatch = QuickMatch(self.store, self.ratings, self.lobby)
@@ -124,6 +126,7 @@ class GameServer:
                 if deleted:
                     log.info("deleted %d games nobody started in %g days", deleted, self.settings.unstarted_days)
                 await asyncio.to_thread(self.accounts.purge_sessions)
+                await asyncio.to_thread(self.addresses.purge)
                 await self.ratings.settle_missed(self.load)
             except Exception:  # the database is away: try again next hour
                 log.exception("the hourly upkeep failed")

@@ -29,7 +29,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -38,6 +38,7 @@ from sqlalchemy import select, update
 from ..ai.levels import LEVELS
 from . import glicko2
 from .database import Database, as_utc
+from .fair_ratings import why_unrated
 from .round.clocks import TimeControl, thinking_cap
 from .round.game import StoredGame
 from .schema import AccountRow, RatedGameRow, RatingChangeRow, RatingRow, public_game
@@ -48,6 +49,7 @@ log = logging.getLogger("quiltmaker.web")
 NEW_RATING, NEW_RD, NEW_VOLATILITY = 1500.0, 350.0, 0.06
 TAU = 0.75  # Glicko-2's system constant: how fast volatility may change (Lichess's choice)
 PROVISIONAL_RD = 110.0
+PROVISIONAL_OPPONENT = 0.5  # the share of its usual change an established rating takes from a provisional opponent's game
 MIN_RD = 45.0  # a floor, so that a long-settled rating still moves (Lichess keeps one too)
 DAYS_PER_PERIOD = 4.665  # a rating period's length for the deviation's growth when idle (Lichess: 0.21436 periods a day)
 
@@ -181,6 +183,7 @@ class Ratings:
         return {
             "family": row.family,
             "settled": row.settled,
+            "unrated": row.unrated,
             "changes": [
                 [round(changes[a].before), round(changes[a].after)] if a is not None and a in changes else None for a in accounts
             ],
@@ -213,13 +216,17 @@ class Ratings:
                 return None  # not rated, or another process settled it
             if result is None:
                 return None  # aborted: settled without a result
-            if result["by"] == "time" and stored.ai_seat is not None and result["winner"] != stored.ai_seat:
-                return None  # the computer ran out of time: the server's doing, not the player's skill
             row = session.get(RatedGameRow, stored.id)
             assert row is not None
             family, accounts = row.family, list(row.accounts)
             if stored.mode == "online" and None in accounts:
                 log.warning("rated game %s has a seat without its account: left unrated", stored.id)
+                return None
+            if result["by"] == "time" and stored.ai_seat is not None and result["winner"] != stored.ai_seat:
+                row.unrated = "computer_time"  # the server's doing, not the player's skill
+                return None
+            row.unrated = why_unrated(session, stored, accounts, now)  # (fair_ratings: no farming)
+            if row.unrated is not None:
                 return None
             level_rating = ai_ratings().get(stored.ai_level or "", None)
             current: list[Rating] = []
@@ -244,6 +251,9 @@ class Ratings:
                 if account_id is None:
                     continue
                 new = rated(current[seat], current[1 - seat], 1.0 if result["winner"] == seat else 0.0)
+                if current[1 - seat].provisional and not current[seat].provisional:
+                    # An established rating moves less for a provisional opponent's result, whose rating says little yet.
+                    new = replace(new, rating=current[seat].rating + PROVISIONAL_OPPONENT * (new.rating - current[seat].rating))
                 rating_row = session.get(RatingRow, (account_id, family))
                 if rating_row is None:
                     rating_row = RatingRow(account_id=account_id, family=family)

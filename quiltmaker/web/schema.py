@@ -122,6 +122,17 @@ class SessionRow(Base):
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)  # the hourly purge finds the expired by it
 
 
+class AccountAddressRow(Base):
+    """An address an account was seen from (signing up or in, taking a seat of a rated game): a digest, never the
+    address itself. Two accounts seen from one address do not rate each other (:mod:`..ratings`)."""
+
+    __tablename__ = "account_addresses"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    address_key: Mapped[str] = mapped_column(String(64), primary_key=True, index=True)
+    seen: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 class AccountGameRow(Base):
     """A seat of a game that an account holds (claimed from this browser's guest games, or played signed in)."""
 
@@ -166,7 +177,8 @@ class RatingChangeRow(Base):
 
 
 class RatedGameRow(Base):
-    """A rated game: its family, the account of each seat (None: the AI's), and whether its ratings are settled."""
+    """A rated game: its family, the account of each seat (None: the AI's), whether its ratings are settled, and if it
+    was settled without rating anyone, why (:data:`..ratings.UNRATED`)."""
 
     __tablename__ = "rated_games"
 
@@ -174,6 +186,7 @@ class RatedGameRow(Base):
     family: Mapped[str] = mapped_column(String(16))
     accounts: Mapped[Any] = mapped_column(JSON)  # [account id or None, account id or None], by seat
     settled: Mapped[bool] = mapped_column(Boolean, default=False, index=True)
+    unrated: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
 
 # The lobby -----------------------------------------------------------------------

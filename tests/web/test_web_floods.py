@@ -16,8 +16,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 from starlette.websockets import WebSocketDisconnect
-from web_client import act_as, age_account, connect, create, new_account
-from web_helpers import migrated_store
+from web_client import act_as, age_account, apart, connect, create, new_account
+from web_helpers import migrated_store, play_in_the_past
 
 from quiltmaker.web.accounts import PasswordWork
 from quiltmaker.web.app import Settings, create_app
@@ -191,6 +191,8 @@ def test_a_profile_shows_games_by_private_invitation_to_their_player_alone(fresh
     for game in (private, public):
         taken = fresh.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]}) if game is private else fresh.post(f"/api/games/{game['id']}/accept")
         assert taken.status_code == 200, taken.text
+        play_in_the_past(fresh.app.state.server.store, game["id"], [("A", 3), ("A", 2)])  # type: ignore[attr-defined]  # both moved: rated
+        apart(fresh)
         with connect(fresh, game["id"], taken.json()["token"]) as player:
             assert player.intent("resign")["type"] == "ack"
     carol = new_account(fresh, "Carol")

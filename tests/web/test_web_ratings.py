@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from fastapi.testclient import TestClient
-from web_client import act_as, connect, create, new_account
+from web_client import act_as, apart, connect, create, new_account
 from web_helpers import play_in_the_past
 
 from quiltmaker.core.game import Ending
@@ -42,7 +42,7 @@ def test_a_rated_game_needs_a_clock_and_accounts_on_both_seats(fresh: TestClient
     joined = fresh.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]})
     assert joined.status_code == 200, "the refusals spent nothing: the invitation still works"
     state = fresh.get(f"/api/games/{game['id']}").json()
-    assert state["rating"] == {"family": "realtime", "settled": False, "changes": [None, None]} and ada
+    assert state["rating"] == {"family": "realtime", "settled": False, "unrated": None, "changes": [None, None]} and ada
     assert state["names"] == ["Ada", "Bob"], "each plays under their account's name"
 
 
@@ -51,6 +51,7 @@ def test_the_end_of_a_rated_game_moves_both_ratings_once_and_shows_on_the_profil
     game = create(fresh, mode="online", seat=0, clock="10+5", rated=True)
     new_account(fresh, "Bob")
     bob_seat = fresh.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]}).json()
+    apart(fresh)  # Ada and Bob in two places (one address: tests/web/test_web_farming.py)
     over = both_move_then(fresh, game, {0: game["token"], 1: bob_seat["token"]}, (1, "resign"))
     assert over["result"]["winner"] == 0
     (ada_before, ada_after), (bob_before, bob_after) = over["rating"]["changes"]
@@ -135,8 +136,10 @@ def test_the_hourly_sweep_rates_every_finished_game_it_missed_a_page_at_a_time(f
         fresh.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]})
     ids = sorted(g["id"] for g in games)
     assert server.ratings.unsettled("", 2) == ids[:2] and server.ratings.unsettled(ids[1], 2) == ids[2:]
-    for game in games:  # resigned, written past the server as a crash would leave it: unrated
-        server.store.append(game["id"], 0, "resign", "0", 0, None)
+    apart(fresh)
+    for game in games:  # played, then resigned, written past the server as a crash would leave it: unrated
+        play_in_the_past(server.store, game["id"], [("A", 3), ("A", 2)])
+        server.store.append(game["id"], 2, "resign", "0", 0, None)
     server.cache.clear()
     fresh.portal.call(server.ratings.settle_missed, server.load)
     assert len(fresh.get("/api/players/Ada").json()["history"]) == 3 and ada

@@ -18,13 +18,13 @@ from typing import Any
 
 import anyio
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 from web_helpers import first_legal_move
 
 from quiltmaker.web.accounts import SESSION_COOKIE
 from quiltmaker.web.app import Settings, create_app
-from quiltmaker.web.schema import AccountRow, GameRow
+from quiltmaker.web.schema import AccountAddressRow, AccountRow, GameRow
 
 # No rate limits to speak of: a test plays from one address much faster than any person.
 TEST_QUOTAS = {"create_limit": "100000/minute", "intent_limit": "100000/second", "hello_limit": "100000/second", "offer_limit": "100000/second"}
@@ -193,6 +193,14 @@ def age_account(client: TestClient, name: str, days: float = 2.0) -> None:
         session.execute(
             update(AccountRow).where(AccountRow.name_key == name.lower()).values(created=datetime.now(timezone.utc) - timedelta(days=days))
         )
+
+
+def apart(client: TestClient) -> None:
+    """Forget the addresses accounts were seen from: the test's one client stands for players in different places,
+    whose rated games count (tests/web/test_web_ratings.py has the rule for one address)."""
+    store = client.app.state.server.store  # type: ignore[attr-defined]
+    with Session(store.engine) as session, session.begin():
+        session.execute(delete(AccountAddressRow))
 
 
 def act_as(client: TestClient, token: str | None) -> None:

@@ -103,6 +103,10 @@ export interface GameRating {
   changes: ([number, number] | null)[];
   family: string;
   settled: boolean;
+  /**
+   * settled without rating anyone, and why (quiltmaker/web/fair_ratings.py)
+   */
+  unrated?: ("moves" | "address" | "pair" | "computer_time") | null;
 }
 export interface Result {
   breakdown: ScoreRows[];

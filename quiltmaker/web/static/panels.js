@@ -78,9 +78,18 @@ function renderHeader() {
   );
 }
 
+/** Why a rated game rated nobody (the server's rules: quiltmaker/web/fair_ratings.py), in words. */
+const UNRATED_WORDS = () => ({
+  moves: t("Not rated: a side never moved."),
+  address: t("Not rated: the two players were seen from one address."),
+  pair: t("Not rated: the two players have had their rated games together for today."),
+  computer_time: t("Not rated: the computer ran out of time."),
+});
+
 /** A rated game's result: each person's rating before and after, as the server settled it. @param {Readonly<import("./contract").GameState>} s */
 function ratingChanges(s) {
   const changes = s.rating?.changes;
+  if (s.rating?.unrated) return el("p", { class: "hint-text", "data-testid": "rating-changes" }, UNRATED_WORDS()[s.rating.unrated]);
   if (!changes || !changes.some((c) => c)) return s.rating && !s.rating.settled ? el("p", { class: "hint-text" }, t("Rating the game…")) : null;
   return el("p", { class: "rating-changes", "data-testid": "rating-changes" },
     [0, 1].filter((seat) => changes[seat]).flatMap((seat, index) => {
