@@ -12,6 +12,7 @@ from .position import Position
 
 
 ENDINGS = ("resignation", "time", "claim", "abort")
+"""The ways a game ends before it is played out (see :class:`Ending`)."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class Ending:
 
     @property
     def winner(self) -> int | None:
+        """The other seat than the loser's; None for an abort."""
         return None if self.loser is None else 1 - self.loser
 
 

@@ -221,10 +221,8 @@ class GameServer:
             # A waiting game may have been joined elsewhere, which changes its seats, not its version.
             if connections and (known is None or version > known.version or known.status == "waiting"):
                 with contextlib.suppress(ProtocolError):
-                    stored = await self.timeouts.give_back_late_news(game_id, len(known.game.moves) if known else 1 << 30)
-                    await self.broadcast(stored)
-                    if stored.version > version:  # a credit written here: news for the other processes, when they hear
-                        await self.broker.publish(stored.id, stored.version)
+                    # (A credit written here is news the other processes find by their own polling.)
+                    await self.broadcast(await self.timeouts.give_back_late_news(game_id, len(known.game.moves) if known else 1 << 30))
             if any(isinstance(c.seat, int) and c.chat_seen < last_chat for c in connections):
                 await self.chat.deliver(game_id)
 

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import signal
 import subprocess
 import time
@@ -74,6 +75,12 @@ class Server:
     process: subprocess.Popen[bytes]
     log: Path
     catalogue: dict[str, Any] = field(default_factory=dict)
+
+    def forget_addresses(self) -> None:
+        """Forget where accounts were seen from: the test's pages, all on this machine, stand for people in different
+        places, whose rated games count (the rule for one address: tests/web/test_web_farming.py)."""
+        with sqlite3.connect(self.log.parent / "quiltmaker.sqlite3") as database:
+            database.execute("DELETE FROM account_addresses")
 
     def patch(self, patch_id: int) -> dict[str, Any]:
         return next(p for p in self.catalogue["patches"] if p["id"] == patch_id)

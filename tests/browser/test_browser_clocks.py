@@ -108,6 +108,6 @@ def test_a_correspondence_player_past_their_days_can_be_claimed_against(pages: P
     screenshot(waiting, "clocks-04-claimable-phone")
     waiting.get_by_test_id("claim").click()
     for page in (late, waiting):
-        expect(page.locator("#turn")).to_contain_text("on time: Hana ran out of time")
+        expect(page.locator("#turn")).to_contain_text("wins: Hana went past the days for a move")
     expect(waiting.get_by_test_id("claim")).to_be_hidden()
     pages.assert_no_script_errors()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from browser_helpers import PHONE, Pages, accessibility_violations, screenshot, sign_up_in_lobby
+from browser_helpers import PHONE, Pages, Server, accessibility_violations, screenshot, sign_up_in_lobby
 from playwright.sync_api import Page, expect
 
 
@@ -17,7 +17,7 @@ def advance(page: Page) -> None:
     confirm.click()
 
 
-def test_a_rated_game_between_two_accounts_moves_both_ratings_and_fills_the_profile(pages: Pages) -> None:
+def test_a_rated_game_between_two_accounts_moves_both_ratings_and_fills_the_profile(pages: Pages, server: Server) -> None:
     ada = pages.open("ada")
     page = ada
     page.goto("/")
@@ -45,6 +45,7 @@ def test_a_rated_game_between_two_accounts_moves_both_ratings_and_fills_the_prof
     expect(bob.get_by_test_id("advance")).to_be_enabled()
     advance(bob)
     expect(ada.get_by_test_id("resign")).to_be_visible()
+    server.forget_addresses()  # Ada and Bob in two places
     ada.get_by_test_id("resign").click()
     ada.locator("#ending-yes").click()
     for page in (ada, bob):
