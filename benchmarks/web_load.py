@@ -105,7 +105,7 @@ def main() -> None:
             port = _free_port()
             url = f"127.0.0.1:{port}"
             # Every simulated player comes from this one address: lift the per-address rate limits.
-            limits = ["--create-limit", "100000/minute", "--intent-limit", "100000/second"]
+            limits = ["--create-limit", "100000/minute", "--intent-limit", "100000/second", "--hello-limit", "100000/second", "--sockets-per-client", "100000"]
             server = subprocess.Popen([sys.executable, "-m", "quiltmaker", "serve", "--port", str(port), "--data", data, *limits])
             deadline = time.monotonic() + 60
             while True:

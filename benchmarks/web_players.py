@@ -44,7 +44,10 @@ import httpx
 from web_load import legal_texts  # the page's way of listing moves: from the state, no rules
 from websockets.asyncio.client import connect
 
-LIMITS = ["--create-limit", "1000000/minute", "--intent-limit", "1000000/second", "--chat-limit", "1000000/minute"]  # one address for all
+LIMITS = [  # one address for all
+    "--create-limit", "1000000/minute", "--intent-limit", "1000000/second", "--chat-limit", "1000000/minute",
+    "--hello-limit", "1000000/second", "--offer-limit", "1000000/second", "--sockets-per-client", "1000000",
+]
 RUNNING = re.compile(r"quiltmaker is running: open http://[^/]+:(\d+)/")
 
 

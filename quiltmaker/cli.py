@@ -193,6 +193,7 @@ def _parser() -> argparse.ArgumentParser:
         "--hello-limit", default=None, help="socket greetings (pages opening a game) one address may send, e.g. '10/second;120/minute' (the default)"
     )
     serve.add_argument("--offer-limit", default=None, help="lobby challenges one address may offer, e.g. '6/hour;20/day' (the default)")
+    serve.add_argument("--sockets-per-client", type=int, default=None, help="sockets one address may hold open at once (default 64)")
     serve.set_defaults(run=_serve)
 
     migrate = commands.add_parser(
@@ -697,6 +698,8 @@ def _serve(args: argparse.Namespace) -> int:
                 setattr(settings, name, getattr(args, name))
     except ValueError as error:
         raise QuiltmakerError(f"not a rate limit: {error}") from None
+    if args.sockets_per_client is not None:
+        settings.sockets_per_client = max(1, args.sockets_per_client)
     run_server(settings, args.host, args.port)
     return 0
 

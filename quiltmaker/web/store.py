@@ -279,6 +279,7 @@ class GameStore:
             stored.token_hashes = list(row.token_hashes)
             stored.invite_open = row.invite_hash is not None
             stored.names = list(row.names)  # a signed-in player who joined plays under their account's name
+            stored.game.players = list(row.names)  # (and the records say so)
             query = select(EventRow).where(EventRow.game_id == stored.id, EventRow.number >= stored.version)
             return [_event(e) for e in session.scalars(query.order_by(EventRow.number))]
 

@@ -54,6 +54,7 @@ def test_the_end_of_a_rated_game_moves_both_ratings_once_and_shows_on_the_profil
     apart(fresh)  # Ada and Bob in two places (one address: tests/web/test_web_farming.py)
     over = both_move_then(fresh, game, {0: game["token"], 1: bob_seat["token"]}, (1, "resign"))
     assert over["result"]["winner"] == 0
+    assert fresh.get(f"/api/games/{game['id']}/record.json").json()["players"] == ["Ada", "Bob"], "the record names who joined"
     (ada_before, ada_after), (bob_before, bob_after) = over["rating"]["changes"]
     assert ada_before == bob_before == 1500 and ada_after > 1500 > bob_after and over["rating"]["settled"]
     server = fresh.app.state.server  # type: ignore[attr-defined]
