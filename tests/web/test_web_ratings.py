@@ -49,6 +49,7 @@ def test_a_rated_game_needs_a_clock_and_accounts_on_both_seats(fresh: TestClient
 def test_the_end_of_a_rated_game_moves_both_ratings_once_and_shows_on_the_profiles(fresh: TestClient) -> None:
     ada = new_account(fresh, "Ada")
     game = create(fresh, mode="online", seat=0, clock="10+5", rated=True)
+    assert fresh.get(f"/api/games/{game['id']}").status_code == 200  # in the server's memory before Bob joins
     new_account(fresh, "Bob")
     bob_seat = fresh.post(f"/api/games/{game['id']}/join", json={"invite": game["invite"]}).json()
     apart(fresh)  # Ada and Bob in two places (one address: tests/web/test_web_farming.py)
