@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, select, update
+from sqlalchemy import and_, delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..i18n import _
@@ -222,9 +222,10 @@ class Accounts:
             row = session.get(AccountGameRow, (account.id, game_id))
             return None if row is None else row.seat
 
-    def recent_games(self, account: Account, limit: int, private: bool = False) -> list[tuple[str, str]]:
-        """The (game id, seat) pairs of the account's newest ``limit`` games, lessons left out, newest first; games by
-        private invitation only if ``private`` (its player's own list)."""
+    def recent_games(self, account: Account, limit: int, private: bool = False, before: str | None = None) -> list[tuple[str, str]]:
+        """The (game id, seat) pairs of the account's newest ``limit`` games, lessons left out, newest first, from
+        the one after game ``before`` on (a page: a game's id is the cursor); games by private invitation only if
+        ``private`` (its player's own list)."""
         with self._sessions() as session:
             query = (
                 select(AccountGameRow.game_id, AccountGameRow.seat)
@@ -233,7 +234,9 @@ class Accounts:
             )
             if not private:
                 query = query.where(public_game(AccountGameRow.game_id))
-            rows = session.execute(query.order_by(GameRow.created.desc()).limit(limit))
+            if before is not None and (cursor := session.scalar(select(GameRow.created).where(GameRow.id == before))) is not None:
+                query = query.where(or_(GameRow.created < cursor, and_(GameRow.created == cursor, GameRow.id < before)))
+            rows = session.execute(query.order_by(GameRow.created.desc(), GameRow.id.desc()).limit(limit))
             return [(row.game_id, row.seat) for row in rows]
 
     def games(self, account: Account) -> list[tuple[str, str]]:

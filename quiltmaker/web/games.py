@@ -36,7 +36,8 @@ from .fair_ratings import AccountAddresses
 from .lobby import Lobby
 from .presence import Presence
 from .protocol import GAME_ID, SEND_SECONDS, Connection, OpenSockets, ProtocolError, client_id_of, move_of
-from .pubsub import CHAT, Broker, LocalBroker
+from .news import News
+from .pubsub import Broker, LocalBroker
 from .puzzles import Puzzles
 from .quickmatch import QuickMatch
 from .quotas import Quotas
@@ -46,6 +47,7 @@ from .round.game import BOTH_SEATS, Event, StoredGame
 from .round.rules import Refusal
 from .settings import Settings
 from .store import GameStore, StoreError, replay
+from .summaries import Summaries
 from .timeouts import Timeouts
 from .views import state_view
 
@@ -88,6 +90,7 @@ class GameServer:
         self.password_work = PasswordWork(settings.password_queue)
         self.ratings = Ratings(self.database)
         self.addresses = AccountAddresses(self.database)
+        self.summaries = Summaries(self.database)
         self.puzzles = Puzzles(self.database)
         self.lobby = Lobby(self.store, self.ratings)
         self.quickmatch = QuickMatch(self.store, self.ratings, self.lobby)
@@ -101,7 +104,7 @@ class GameServer:
     async def start(self) -> None:
         await self.ai.start()
         await self.timeouts.recover()  # (the app's start-up: no request is served before it)
-        await self.broker.start(self)
+        await self.broker.start(News(self))
         self.chores = [
             asyncio.create_task(self._hourly()),
             asyncio.create_task(self.timeouts.run()),
@@ -142,11 +145,13 @@ class GameServer:
         Raises:
             StoreError: ``stale`` when another writer took the version first.
         """
-        at = at or utc_now()
+        at, finished = at or utc_now(), stored.is_finished
         clock = stored.clock_after(kind, value, at)
         new_version = await asyncio.to_thread(self.store.append, stored.id, version, kind, value, seat, client_id, at, clock)
         if stored.version == version:  # (a refresh meanwhile may have brought it in already)
             stored.apply(Event(version, kind, value, seat, client_id, at))  # the caller checked it by the same rules
+        if stored.is_finished and not finished:
+            await asyncio.to_thread(self.summaries.keep, stored)  # its line in every list, once (summaries)
         if stored.rating is not None and stored.is_finished and not stored.rating["settled"]:
             await self.ratings.settle_now(stored)
         if kind == "abort":
@@ -190,41 +195,6 @@ class GameServer:
 
     def state(self, stored: StoredGame) -> dict[str, Any]:
         return state_view(stored, ai_thinking=self.ai.is_thinking(stored), presence=self.presence.of(stored), now=utc_now())
-
-    async def on_change(self, game_id: str, version: int) -> None:
-        """Another server process changed a game (or its chat): send its state (or the new lines) to our sockets."""
-        if not self.connections.get(game_id):
-            return
-        if version == CHAT:
-            await self.chat.deliver(game_id)
-            return
-        with contextlib.suppress(ProtocolError):
-            await self.broadcast(await self.load(game_id))
-
-    async def on_presence(self, game_id: str, origin: str, seats: list[int]) -> None:
-        await self.presence.on_presence(game_id, origin, seats)
-
-    async def catch_up(self) -> None:
-        """News from other processes may have been missed: reload every game with sockets here, and send what changed."""
-        for game_id in list(self.connections):
-            await self.on_change(game_id, 0)  # sockets that have the version already are skipped
-            await self.chat.deliver(game_id)
-
-    async def poll(self) -> None:
-        """The broker hears nothing (Redis is away): read the database for what changed in the games with sockets
-        here (two queries for all of them), send it, and give a player the time the news of their turn took."""
-        game_ids = list(self.connections)
-        heads = await asyncio.to_thread(self.store.heads, game_ids) if game_ids else {}
-        for game_id, (version, last_chat) in heads.items():
-            connections = self.connections.get(game_id, set())
-            known = self.cache.get(game_id)
-            # A waiting game may have been joined elsewhere, which changes its seats, not its version.
-            if connections and (known is None or version > known.version or known.status == "waiting"):
-                with contextlib.suppress(ProtocolError):
-                    # (A credit written here is news the other processes find by their own polling.)
-                    await self.broadcast(await self.timeouts.give_back_late_news(game_id, len(known.game.moves) if known else 1 << 30))
-            if any(isinstance(c.seat, int) and c.chat_seen < last_chat for c in connections):
-                await self.chat.deliver(game_id)
 
     async def send_state(self, connection: Connection, stored: StoredGame) -> None:
         with i18n.using(connection.language):

@@ -10,36 +10,35 @@ from fastapi import APIRouter, HTTPException
 from ..i18n import N_, _
 from . import contract
 from .dependencies import Server, Viewer, quota
-from .protocol import ProtocolError
 from .ratings import FAMILIES, ai_ratings, rating_view
-from .views import held_seat, summary_view
+from .summaries import lines_of
+from .views import held_seat
 
 router = APIRouter(prefix="/api")
-PROFILE_GAMES = 100  # the most recent games a profile lists
+PROFILE_GAMES = 50  # the games a profile lists at once: a page (the next from ``before``, the last game's id)
 
 
-@router.get("/players/{name}", response_model=contract.Profile, dependencies=[quota("intent", N_("too many requests from your address: wait {seconds} s"))])  # each loads up to PROFILE_GAMES games
-async def profile(name: str, server: Server, viewer: Viewer) -> dict[str, Any]:
-    """A player's page: each family's rating (provisional while uncertain), its history, and their latest games
-    (games by private invitation only on the player's own page: a game's id is enough to watch it)."""
+@router.get("/players/{name}", response_model=contract.Profile, dependencies=[quota("intent", N_("too many requests from your address: wait {seconds} s"))])
+async def profile(name: str, server: Server, viewer: Viewer, before: str | None = None) -> dict[str, Any]:
+    """A player's page: each family's rating (provisional while uncertain), its history, and their latest games, a
+    page at a time (games by private invitation only on the player's own page: a game's id is enough to watch it).
+    Finished games are read from their kept lines (:mod:`.summaries`), never replayed."""
     account = await asyncio.to_thread(server.accounts.find, name[:64])
     if account is None:
         raise HTTPException(404, _("no player named {name}").format(name=repr(name[:40])))
     own = viewer is not None and viewer.id == account.id
     ratings = await asyncio.to_thread(server.ratings.ratings_of, account.id)
     history = await asyncio.to_thread(server.ratings.history, account.id, private=own)
-    games = []
-    for game_id, seat in await asyncio.to_thread(server.accounts.recent_games, account, PROFILE_GAMES, private=own):
-        try:
-            stored = await server.load(game_id)
-        except ProtocolError:
-            continue  # damaged: the profile lists what it can
-        games.append({**summary_view(stored), "seat": held_seat(seat), "rating": stored.rating})
+    page = await asyncio.to_thread(server.accounts.recent_games, account, PROFILE_GAMES + 1, own, before[:32] if before else None)
+    seats = dict(page[:PROFILE_GAMES])
+    lines = [line for line in await lines_of(server, list(seats)) if line["status"] != "corrupt"]  # a damaged one is left out
+    rated = await asyncio.to_thread(server.ratings.game_views, list(seats))
     return {
         "name": account.name,
         "ratings": {family: rating_view(ratings.get(family)) for family in FAMILIES},
         "history": history,
-        "games": games,
+        "games": [{**line, "seat": held_seat(seats[line["id"]]), "rating": rated.get(line["id"])} for line in lines],
+        "more": page[PROFILE_GAMES - 1][0] if len(page) > PROFILE_GAMES else None,
     }
 
 

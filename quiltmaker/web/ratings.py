@@ -174,19 +174,23 @@ class Ratings:
     def game_view(self, game_id: str) -> dict[str, Any] | None:
         """What a game's state says of its rating: None for a casual game, else its family and, once settled,
         each seat's rating before and after (None for the AI's seat)."""
+        return self.game_views([game_id]).get(game_id)
+
+    def game_views(self, game_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """:meth:`game_view` of each rated game of ``game_ids``, in two queries (a list's)."""
         with self._sessions() as session:
-            row = session.get(RatedGameRow, game_id)
-            if row is None:
-                return None
-            changes = {c.account_id: c for c in session.scalars(select(RatingChangeRow).where(RatingChangeRow.game_id == game_id))}
-            accounts = list(row.accounts)
+            rows = session.scalars(select(RatedGameRow).where(RatedGameRow.game_id.in_(game_ids))).all()
+            changes = {(c.game_id, c.account_id): c for c in session.scalars(select(RatingChangeRow).where(RatingChangeRow.game_id.in_(game_ids)))}
         return {
-            "family": row.family,
-            "settled": row.settled,
-            "unrated": row.unrated,
-            "changes": [
-                [round(changes[a].before), round(changes[a].after)] if a is not None and a in changes else None for a in accounts
-            ],
+            row.game_id: {
+                "family": row.family,
+                "settled": row.settled,
+                "unrated": row.unrated,
+                "changes": [
+                    [round(c.before), round(c.after)] if (c := changes.get((row.game_id, a))) is not None else None for a in row.accounts
+                ],
+            }
+            for row in rows
         }
 
     def rematch(self, game_id: str, rematch_id: str) -> None:

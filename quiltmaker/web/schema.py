@@ -39,6 +39,15 @@ class GameRow(Base):
     analysis: Mapped[Any] = mapped_column(JSON, nullable=True)
 
 
+class SummaryRow(Base):
+    """A finished game's line in every list, as it ended (:mod:`..summaries`): lists never replay logs."""
+
+    __tablename__ = "game_summaries"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    summary: Mapped[Any] = mapped_column(JSON)
+
+
 class LessonRow(Base):
     """Which lesson a ``lesson`` game is."""
 

@@ -102,6 +102,7 @@ class Profile(Model):
     ratings: dict[str, Rating]
     history: list[RatingChange]
     games: list[GameSummary]
+    more: str | None = None  # the next page of games: ``?before=`` this id (None: the last page)
 
 
 class LeaderboardEntry(Model):

@@ -598,6 +598,7 @@ export interface Paired {
 export interface Profile {
   games: GameSummary[];
   history: RatingChange[];
+  more?: string | null;
   name: string;
   ratings: {
     [k: string]: Rating;

@@ -145,16 +145,24 @@ function drawPlayer() {
   showRatings(profile.ratings);
   showHistory(profile.history);
   showGames(profile.games);
+  $("more-games").hidden = !profile.more;
+}
+
+/** The profile, or (``before``: the last game listed) its next page of games added to those shown. @param {string | null} before */
+async function load(before) {
+  const name = decodeURIComponent(location.pathname.split("/").pop() || "");
+  try {
+    const next = /** @type {Profile} */ ((await api(`/api/players/${encodeURIComponent(name)}${before ? `?before=${encodeURIComponent(before)}` : ""}`)).body);
+    store.update({ profile: before && page.profile ? { ...next, games: [...page.profile.games, ...next.games] } : next });
+  } catch (error) {
+    store.update({ error: errorText(error) });
+  }
 }
 
 async function main() {
   store.setRenderer(drawPlayer);
-  const name = decodeURIComponent(location.pathname.split("/").pop() || "");
-  try {
-    store.update({ profile: /** @type {Profile} */ ((await api(`/api/players/${encodeURIComponent(name)}`)).body) });
-  } catch (error) {
-    store.update({ error: errorText(error) });
-  }
+  $("more-games").addEventListener("click", () => load(page.profile?.more ?? null));
+  await load(null);
 }
 
 main();
