@@ -28,6 +28,8 @@ class Settings:
         create_limit: Games one client (address) may create, in the ``limits`` library's notation.
         intent_limit: Intents (moves, undos, hints, rematches) one client may send.
         max_events: Events a game's log may hold; past it the game takes no more.
+        game_cache_mb: The memory the games kept in memory may take (estimated, :func:`.games.game_bytes`); past it
+            the least recently used are forgotten (and read from the database again when needed).
         unstarted_days: A game nobody has made a move in is deleted after this many days.
         allowed_origins: Page origins accepted besides the server's own address (the
             ``Origin`` of cookie-authenticated writes and of WebSockets), for a reverse
@@ -54,6 +56,7 @@ class Settings:
     create_limit: str = "30/minute;300/day"
     intent_limit: str = "10/second;300/minute"
     max_events: int = 2000
+    game_cache_mb: int = 256
     unstarted_days: float = 7.0
     allowed_origins: tuple[str, ...] = ()
     account_limit: str = "10/minute;100/day"

@@ -1,14 +1,20 @@
-"""Lists never replay logs (issue 25): a finished game keeps its line when it ends (quiltmaker/web/summaries.py),
-and a profile lists its games a page at a time."""
+"""What a list costs and what memory holds (issue 25): a finished game keeps its line when it ends
+(quiltmaker/web/summaries.py), a profile lists its games a page at a time, and the games in memory keep to a budget."""
 
 from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from fastapi.testclient import TestClient
 from sqlalchemy import delete
 from sqlalchemy.orm import Session
-from web_client import connect, create, new_account, play_against_the_beginner
+from web_client import TEST_QUOTAS, connect, create, new_account, play_against_the_beginner
+from web_helpers import play_in_the_past
 
 from quiltmaker.core.position import Position
+from quiltmaker.web.app import Settings, create_app
+from quiltmaker.web.games import MOVE_BYTES, game_bytes
 from quiltmaker.web.player_api import PROFILE_GAMES
 from quiltmaker.web.schema import EventRow, SummaryRow
 
@@ -69,3 +75,20 @@ def test_a_profile_lists_its_games_a_page_at_a_time(fresh: TestClient) -> None:
     assert pages == 3 and sorted(seen) == sorted(made) and len(set(seen)) == len(made), "every game once, newest first"
     assert seen[0] == made[-1]
     assert fresh.get("/api/players/Ada", params={"before": "nonsense!"}).json()["games"][0]["id"] == made[-1], "an unknown cursor: the first page"
+
+
+def test_the_games_in_memory_keep_within_their_budget(tmp_path: Path) -> None:
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'budget.sqlite3'}", game_cache_mb=1, **TEST_QUOTAS)
+    with TestClient(create_app(settings, executor=ThreadPoolExecutor(1))) as client:
+        server = client.app.state.server  # type: ignore[attr-defined]
+        made = []
+        for seed in range(120):
+            game_id, token, _ = server.store.create("local", Position.initial(seed, first_player=0), ["Ada", "Bob"])
+            play_in_the_past(server.store, game_id, [("A", 40 - n) for n in range(10)])  # 10 moves each: some 19 KB
+            made.append(game_id)
+        for game_id in made:
+            assert client.get(f"/api/games/{game_id}").json()["version"] == 10
+        cache = server.cache
+        assert cache.currsize <= cache.maxsize == 1024 * 1024 and 0 < len(cache) < len(made), (cache.currsize, len(cache))
+        assert game_bytes(cache[made[-1]]) >= 10 * MOVE_BYTES, "the newest is kept, and counted by its moves"
+        assert client.get(f"/api/games/{made[0]}").json()["version"] == 10, "a forgotten game is read again"
