@@ -68,12 +68,14 @@ class GameCache(LRUCache[str, StoredGame]):
     """The games in memory within a budget of bytes (:func:`game_bytes`, measured again each time a game is stored
     back), the least recently used forgotten first (with their lock, when nobody holds it)."""
 
-    def __init__(self, budget: int, locks: dict[str, asyncio.Lock]) -> None:
+    def __init__(self, budget: int, locks: dict[str, asyncio.Lock], current: set[str]) -> None:
         super().__init__(budget, getsizeof=game_bytes)
         self.locks = locks
+        self.current = current
 
     def popitem(self) -> tuple[str, StoredGame]:
         game_id, stored = super().popitem()
+        self.current.discard(game_id)
         lock = self.locks.get(game_id)
         if lock is not None and not lock.locked():
             del self.locks[game_id]
@@ -91,7 +93,9 @@ class GameServer:
         self.ai = AIService(self, settings, executor)
         self.connections: dict[str, set[Connection]] = defaultdict(set)
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
-        self.cache: MutableMapping[str, StoredGame] = GameCache(settings.game_cache_mb * 1024 * 1024, self.locks)
+        # Games whose last event in the database this process wrote or read, with no news of another's since.
+        self.current: set[str] = set()
+        self.cache: MutableMapping[str, StoredGame] = GameCache(settings.game_cache_mb * 1024 * 1024, self.locks, self.current)
         self.background: set[asyncio.Task[None]] = set()
         self.players: MutableMapping[str, str] = LRUCache(CACHED_GAMES)  # game id -> the address of its player seated last (the AI's queue is fair by it)
         self.quotas = Quotas(settings)
@@ -156,7 +160,11 @@ class GameServer:
         """
         at, finished = at or utc_now(), stored.is_finished
         clock = stored.clock_after(kind, value, at)
-        new_version = await asyncio.to_thread(self.store.append, stored.id, version, kind, value, seat, client_id, at, clock)
+        try:
+            new_version = await asyncio.to_thread(self.store.append, stored.id, version, kind, value, seat, client_id, at, clock)
+        except StoreError:
+            self.current.discard(stored.id)  # another process wrote first: the next load reads what it wrote
+            raise
         if stored.version == version:  # (a refresh meanwhile may have brought it in already)
             stored.apply(Event(version, kind, value, seat, client_id, at))  # the caller checked it by the same rules
         if stored.is_finished and not finished:
@@ -169,16 +177,23 @@ class GameServer:
 
     # Loading and broadcasting ---------------------------------------------------
 
-    async def load(self, game_id: str) -> StoredGame:
+    async def load(self, game_id: str, for_intent: bool = False) -> StoredGame:
         """The game at its latest version (``not_found`` for anything that is not a game id).
 
         Games stay in memory once loaded; a load reads only the events
-        appended since (by this process or another) and replays them.
+        appended since (by this process or another) and replays them. An
+        intent (``for_intent``) skips even that read for a game still being
+        played whose last event this process wrote or read, with no news of
+        another process's since (:attr:`current`): if another wrote meanwhile,
+        the append finds its number taken and the intent is answered
+        ``stale``, as in any race.
         """
         if not GAME_ID.fullmatch(game_id):
             raise ProtocolError("not_found", _("no game {game}").format(game=repr(game_id[:40])))
         try:
             stored = self.cache.get(game_id)
+            if for_intent and stored is not None and game_id in self.current and not stored.is_finished:
+                return stored
             if stored is None:
                 stored = await asyncio.to_thread(self.store.load, game_id)
                 stored.rating = await asyncio.to_thread(self.ratings.game_view, game_id)
@@ -197,6 +212,7 @@ class GameServer:
                 if stored.puzzle is not None and stored.puzzle["answer"] is None and stored.is_finished:
                     stored.puzzle = await asyncio.to_thread(self.puzzles.state_of, stored)  # answered through another process
                 self.cache[game_id] = stored  # its size measured again
+            self.current.add(game_id)
             return stored
         except StoreError as error:
             if error.code == "corrupt":
@@ -290,7 +306,10 @@ class GameServer:
         if kind == "claim":
             return await self.timeouts.claim(game_id, connection)
         async with self.locks[game_id]:
-            stored = await self.load(game_id)
+            stored = await self.load(game_id, for_intent=True)
+            if version > stored.version:  # the client knows of a later event than this process (written by another)
+                self.current.discard(game_id)
+                stored = await self.load(game_id)
             if client_id is not None and client_id in stored.client_ids:
                 raise ProtocolError("duplicate", f"message {client_id!r} was already carried out")
             if version != stored.version and kind not in ("resign", "abort"):

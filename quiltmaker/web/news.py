@@ -27,6 +27,8 @@ class News:
     async def on_change(self, game_id: str, version: int) -> None:
         """Another server process changed a game (or its chat): send its state (or the new lines) to our sockets."""
         server = self.server
+        if version != CHAT:
+            server.current.discard(game_id)  # the next intent reads what the other process wrote
         if not server.connections.get(game_id):
             return
         if version == CHAT:
@@ -40,6 +42,7 @@ class News:
 
     async def catch_up(self) -> None:
         """News from other processes may have been missed: reload every game with sockets here, and send what changed."""
+        self.server.current.clear()
         for game_id in list(self.server.connections):
             await self.on_change(game_id, 0)  # sockets that have the version already are skipped
             await self.server.chat.deliver(game_id)
@@ -54,6 +57,8 @@ class News:
             connections = server.connections.get(game_id, set())
             known = server.cache.get(game_id)
             # A waiting game may have been joined elsewhere, which changes its seats, not its version.
+            if known is not None and version > known.version:
+                server.current.discard(game_id)
             if connections and (known is None or version > known.version or known.status == "waiting"):
                 with contextlib.suppress(ProtocolError):
                     # (A credit written here is news the other processes find by their own polling.)
