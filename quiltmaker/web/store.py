@@ -108,6 +108,8 @@ class GameStore:
         control: TimeControl | None = None,
         game_id: str | None = None,
         puzzle: tuple[str, int | None] | None = None,
+        session: Any = None,
+        both_seated: bool = False,
     ) -> tuple[str, str, str | None]:
         """Store a new game; return its id, the creator's token and (online) the invitation code.
 
@@ -115,14 +117,19 @@ class GameStore:
         the lesson (``script``, already checked by the rules) as its first events, as
         is a game played on from another's position (its moves up to there); a clocked
         game with its time control; a puzzle's with the puzzle's id and the account trying it.
+        In a caller's ``session``, it is written in the caller's transaction. ``both_seated``: an online game whose
+        two seats are taken at once (a quick match's): the third value is the other seat's token, not an invitation.
         """
         if mode not in MODES:
             raise StoreError("malformed", f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
         game_id = game_id or secrets.token_urlsafe(9)  # (the lobby picks a quick match's id before it exists)
         token = secrets.token_urlsafe(24)
-        invite = secrets.token_urlsafe(18) if mode == "online" else None
+        invite = secrets.token_urlsafe(18) if mode == "online" and not both_seated else None
         hashes: list[str | None] = [None, None]
         hashes[0 if mode == "local" else creator_seat] = secret_hash(token)
+        other = secrets.token_urlsafe(24) if both_seated else None
+        if other is not None:
+            hashes[1 - creator_seat] = secret_hash(other)
         row = GameRow(
             id=game_id,
             created=utc_now(),
@@ -134,7 +141,7 @@ class GameStore:
             token_hashes=hashes,
             invite_hash=secret_hash(invite) if invite else None,
         )
-        with self.writing() as session:
+        with contextlib.nullcontext(session) if session is not None else self.writing() as session:
             session.add(row)
             session.flush()  # the game's row first: the lesson and its events refer to it
             if lesson is not None:
@@ -146,7 +153,7 @@ class GameStore:
             created = utc_now()
             for number, move in enumerate(script):
                 session.add(EventRow(game_id=game_id, number=number, kind="move", value=move, seat=None, client_id=None, created=created))
-        return game_id, token, invite
+        return game_id, token, other if both_seated else invite
 
     def create_rematch(self, stored: StoredGame, rematch: Rematch, start: Position) -> str:
         """Store ``stored``'s rematch (:func:`.round.rules.rematch_of`) from ``start``; return its id.
