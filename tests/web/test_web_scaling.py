@@ -9,6 +9,7 @@ import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -173,6 +174,22 @@ def _events(url: str, game_id: str) -> list[str]:
         store.close()
 
 
+@contextlib.contextmanager
+def _both_moved(a: str, b: str, clock: str) -> Iterator[tuple[dict[str, Any], Any, Any]]:
+    """An online game on ``clock`` made through server ``a``, its host seated there and its guest on ``b``, each
+    having made one move (the clocks run); the game as created, and the host's and the guest's sockets."""
+    created = httpx.post(f"http://{a}/api/games", json={"mode": "online", "seat": 0, "clock": clock}).json()
+    guest = httpx.post(f"http://{b}/api/games/{created['id']}/join", json={"invite": created["invite"]}).json()
+    with connect(f"ws://{a}/ws/games/{created['id']}") as host, connect(f"ws://{b}/ws/games/{created['id']}") as other:
+        _take_seat(host, created["token"])
+        _take_seat(other, guest["token"])
+        host.send(json.dumps({"type": "move", "move": "A", "version": 0, "id": "h1"}))
+        assert _receive(host, "ack")["version"] == 1
+        other.send(json.dumps({"type": "move", "move": "A", "version": 1, "id": "g1"}))
+        assert _receive(other, "ack")["version"] == 2
+        yield created, host, other
+
+
 def test_exactly_one_server_ends_a_game_on_time_also_one_whose_time_ran_out_while_no_server_ran(tmp_path: Path, redis_url: str) -> None:
     url = database_url_for(tmp_path)
     # Games whose clocks (15 s each) started 20 s ago while no server was running: deadlines from the database.
@@ -185,15 +202,7 @@ def test_exactly_one_server_ends_a_game_on_time_also_one_whose_time_ran_out_whil
     store.close()
     with servers(tmp_path, redis_url) as (a, b):
         # And one played now, its players on different servers: its clock runs out while both servers watch it.
-        created = httpx.post(f"http://{a}/api/games", json={"mode": "online", "seat": 0, "clock": "0.25+0"}).json()
-        guest = httpx.post(f"http://{b}/api/games/{created['id']}/join", json={"invite": created["invite"]}).json()
-        with connect(f"ws://{a}/ws/games/{created['id']}") as host, connect(f"ws://{b}/ws/games/{created['id']}") as other:
-            _take_seat(host, created["token"])
-            _take_seat(other, guest["token"])
-            host.send(json.dumps({"type": "move", "move": "A", "version": 0, "id": "h1"}))
-            assert _receive(host, "ack")["version"] == 1
-            other.send(json.dumps({"type": "move", "move": "A", "version": 1, "id": "g1"}))
-            assert _receive(other, "ack")["version"] == 2
+        with _both_moved(a, b, "0.25+0") as (created, host, other):
             for ws in (host, other):
                 while (state := _receive(ws, "state", seconds=40)["state"])["result"] is None:
                     pass
@@ -211,15 +220,7 @@ def test_with_the_broker_dead_a_move_still_reaches_the_other_server_within_secon
     two_servers: list[str], redis: RedisServer, tmp_path: Path
 ) -> None:
     a, b = two_servers
-    created = httpx.post(f"http://{a}/api/games", json={"mode": "online", "seat": 0, "clock": "1+0"}).json()
-    guest = httpx.post(f"http://{b}/api/games/{created['id']}/join", json={"invite": created["invite"]}).json()
-    with connect(f"ws://{a}/ws/games/{created['id']}") as host, connect(f"ws://{b}/ws/games/{created['id']}") as other:
-        _take_seat(host, created["token"])
-        _take_seat(other, guest["token"])
-        host.send(json.dumps({"type": "move", "move": "A", "version": 0, "id": "h1"}))
-        assert _receive(host, "ack")["version"] == 1
-        other.send(json.dumps({"type": "move", "move": "A", "version": 1, "id": "g1"}))
-        assert _receive(other, "ack")["version"] == 2
+    with _both_moved(a, b, "1+0") as (created, host, other):
         _state_from(host, 2)
         redis.stop()
         time.sleep(1.5)  # both servers notice: their subscriptions fail, and they read the database instead
