@@ -9,19 +9,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from .chat import Chat
+from .live import LiveGames
+from .presence import Presence
 from .protocol import ProtocolError
 from .pubsub import CHAT
+from .timeouts import Timeouts
 
-if TYPE_CHECKING:
-    from .games import GameServer
+
+class Served(LiveGames, Protocol):
+    """What news needs of the live games (:class:`.games.GameServer`)."""
+
+    chat: Chat
+    presence: Presence
+    timeouts: Timeouts
+    current: set[str]
 
 
 class News:
     """What the broker tells (a :class:`.pubsub.Subscriber`), for the games of one server process."""
 
-    def __init__(self, server: GameServer) -> None:
+    def __init__(self, server: Served) -> None:
         self.server = server
 
     async def on_change(self, game_id: str, version: int) -> None:
