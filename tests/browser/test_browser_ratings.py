@@ -71,3 +71,18 @@ def test_a_rated_game_between_two_accounts_moves_both_ratings_and_fills_the_prof
     ada.get_by_test_id("profile-link").click()
     expect(ada.get_by_test_id("player-title")).to_have_text("Ada")
     pages.assert_no_script_errors()
+
+
+def test_a_profile_shows_fifty_games_and_the_rest_on_asking(pages: Pages, server: Server) -> None:
+    page = pages.open("many", **PHONE)
+    sign_up_in_lobby(page, "Many")
+    for seed in range(55):
+        made = page.request.post("/api/games", data={"mode": "ai", "level": "beginner", "seat": 0, "seed": seed}, headers={"Origin": server.url})
+        assert made.ok, made.text()
+    page.goto("/player/Many")
+    games = page.get_by_test_id("played").locator("li")
+    expect(games).to_have_count(50)
+    page.get_by_test_id("more-games").click()
+    expect(games).to_have_count(55)
+    expect(page.get_by_test_id("more-games")).to_be_hidden()
+    pages.assert_no_script_errors()
