@@ -157,8 +157,10 @@ def judge_every_move(
         if better != played:
             chance = max(0.0, sign * (win_probabilities_player0[ply - 1] - win_probabilities_player0[ply]))
             points = max(0.0, sign * (expected_margins_player0[ply - 1] - expected_margins_player0[ply]))
+        # Classed by the figures as shown (rounded), so that a label never disagrees with the numbers beside it.
+        chance, points = round(chance, 3), round(points, 1)
         label, by = classify(chance, points)
-        judged.append(MoveJudgement(ply, mover, played, better, round(chance, 3), round(points, 1), label, by))
+        judged.append(MoveJudgement(ply, mover, played, better, chance, points, label, by))
     return judged
 
 
