@@ -1,8 +1,9 @@
 """The server's CPU time per move, on the move path alone: intent, checks, event write, broadcast.
 
-Run: ``python benchmarks/move_cost.py [--games 20] [--moves 40] [--rounds 3] [TREE ...]``.
+Run: ``python benchmarks/move_cost.py [--games 20] [--moves 40] [--rounds 3] [--database URL] [TREE ...]``.
 
-Starts a real ``quiltmaker serve`` on a fresh SQLite database, opens
+Starts a real ``quiltmaker serve`` on a fresh SQLite database (or the
+PostgreSQL database ``--database`` names, migrated by the server), opens
 ``--games`` pass-and-play games with a socket each (created and greeted
 before the clock starts), then plays them at once, each in a closed loop (a
 random legal move as soon as the last one's state has come), and reads the
@@ -45,12 +46,12 @@ def cpu_ms(pid: int) -> tuple[float, float]:
     return int(fields[11]) * tick, int(fields[12]) * tick
 
 
-def start(tree: str | None, data: Path) -> tuple[subprocess.Popen[bytes], int]:
+def start(tree: str | None, data: Path, database: str | None) -> tuple[subprocess.Popen[bytes], int]:
     env = {**os.environ, "PYTHONPATH": tree} if tree else dict(os.environ)
     log = data / "server.log"
     with open(log, "wb") as output:
         process = subprocess.Popen(
-            [sys.executable, "-m", "quiltmaker", "serve", "--port", "0", "--data", str(data), *LIMITS],
+            [sys.executable, "-m", "quiltmaker", "serve", "--port", "0", "--data", str(data), *(["--database", database] if database else []), *LIMITS],
             stdout=output, stderr=subprocess.STDOUT, start_new_session=True, env=env, cwd=data,
         )
     deadline = time.monotonic() + 180
@@ -106,13 +107,14 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--moves", type=int, default=40)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--database", help="a PostgreSQL URL (postgresql+psycopg://...) instead of a fresh SQLite file")
     args = parser.parse_args()
     trees = args.trees or [None]
     figures: dict[str, list[float]] = {str(tree or "this tree"): [] for tree in trees}
     for round_ in range(args.rounds):
         for tree in trees:
             with tempfile.TemporaryDirectory() as folder:
-                process, port = start(tree, Path(folder))
+                process, port = start(tree, Path(folder), args.database)
                 try:
                     result = asyncio.run(play(f"127.0.0.1:{port}", process.pid, args.games, args.moves, seed=round_ * 1000))
                 finally:
