@@ -68,7 +68,7 @@ async def who(account: Viewer) -> dict[str, Any]:
 async def sign_up(request: Request, response: Response, credentials: Credentials, server: Server) -> dict[str, Any]:
     account, token = await server.password_work.run(server.accounts.sign_up, credentials.name, credentials.password)
     _set_session(request, response, token)
-    await asyncio.to_thread(server.addresses.note, account.id, address_of(request))  # (fair_ratings)
+    await server.addresses.note(account.id, address_of(request))  # (fair_ratings)
     return _view(account)
 
 
@@ -81,7 +81,7 @@ async def sign_in(request: Request, response: Response, credentials: Credentials
         raise too_many(wait, N_("too many failed sign-ins to this account: wait {seconds} s"))
     try:
         account, token = await server.password_work.run(server.accounts.sign_in, credentials.name, credentials.password)
-        await asyncio.to_thread(server.addresses.note, account.id, address_of(request))  # (fair_ratings)
+        await server.addresses.note(account.id, address_of(request))  # (fair_ratings)
     except StoreError as error:
         if error.code == "busy":
             raise  # (503, by the app's handler of StoreError)

@@ -55,7 +55,7 @@ async def _writer(request: Request, server: Server) -> Account | None:
     _same_site(request, server)  # a signed-in player's write: the cookie must not be ridden from another site
     account = await _viewer(request, server)
     if account is not None:
-        await asyncio.to_thread(server.addresses.note, account.id, address_of(request))  # where it was seen (fair_ratings)
+        await server.addresses.note(account.id, address_of(request))  # where it was seen (fair_ratings)
     return account
 
 

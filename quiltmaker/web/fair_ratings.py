@@ -21,6 +21,7 @@ provisional opponent counts, is :mod:`.ratings`'.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 from datetime import datetime, timedelta
@@ -54,14 +55,18 @@ class AccountAddresses:
         self.database = database
         self._noted: TTLCache[tuple[int, str], bool] = TTLCache(maxsize=20_000, ttl=NOTED_AGAIN)
 
-    def note(self, account_id: int, address: str) -> None:
-        """Account ``account_id`` was seen from ``address`` now (written at most every NOTED_AGAIN seconds)."""
+    async def note(self, account_id: int, address: str) -> None:
+        """Account ``account_id`` was seen from ``address`` now (written at most every NOTED_AGAIN seconds: a write
+        noted lately costs nothing more)."""
         key = (account_id, address_key(address))
         if not address or key in self._noted:
             return
         self._noted[key] = True
+        await asyncio.to_thread(self._write, account_id, key[1])
+
+    def _write(self, account_id: int, key: str) -> None:
         with contextlib.suppress(IntegrityError), self.database.writing() as session:  # (another process noted it at once)
-            session.merge(AccountAddressRow(account_id=account_id, address_key=key[1], seen=utc_now()))
+            session.merge(AccountAddressRow(account_id=account_id, address_key=key, seen=utc_now()))
 
     def purge(self) -> int:
         """Forget the addresses not seen for ADDRESS_DAYS; return how many."""

@@ -28,7 +28,7 @@ from .accounts import SESSION_COOKIE, Account
 from .dependencies import Server, Writer, admitted, quota
 from .games import GameServer
 from .protocol import GAME_ID, SEND_SECONDS, ProtocolError
-from .quickmatch import QuickMatch, nearest_level
+from .quickmatch import QuickMatch
 from .ratings import family_of
 from .round.clocks import TimeControl
 from .store import StoreError
@@ -257,7 +257,7 @@ async def play_the_computer(seek_id: str, body: SeekSecret, account: Writer, ser
     if paired is not None:
         return paired  # a person came after all
     control = TimeControl.parse(seek["control"])
-    level, _rating = nearest_level(seek["rating"], control, seek["rated"])
+    level = seek["fallback"]["level"]  # the one the poll offered (nearest the rating, rated on this clock if the seek is)
     seat = random.randrange(2)
     names = ["", ""]
     names[seat] = account.name if account else _("Player")

@@ -72,7 +72,7 @@ class News:
             if connections and (known is None or version > known.version or known.status == "waiting"):
                 with contextlib.suppress(ProtocolError):
                     # (A credit written here is news the other processes find by their own polling.)
-                    moves_known = len(known.game.moves) if known else 1 << 30
+                    moves_known = len(known.game.moves) if known else None
                     await server.broadcast(await server.timeouts.give_back_late_news(game_id, moves_known))
             if any(isinstance(c.seat, int) and c.chat_seen < last_chat for c in connections):
                 await server.chat.deliver(game_id)

@@ -31,7 +31,7 @@ from .lobby import Lobby
 from .ratings import Ratings, ai_ratings, family_of, level_rated_on
 from .round.clocks import TimeControl
 from .round.game import secret_hash
-from .schema import AccountGameRow, ChallengeRow, RatedGameRow, SeekRow
+from .schema import AccountGameRow, ChallengeRow, SeekRow
 from .store import GameStore, StoreError
 
 log = logging.getLogger("quiltmaker.web")
@@ -241,7 +241,7 @@ class QuickMatch:
                     if claimed.rowcount != 1:  # type: ignore[attr-defined]
                         raise _Paired  # rolls the whole pairing back
                 if first.rated:  # a player who opens the game at once sees it rated
-                    session.add(RatedGameRow(game_id=game_id, family=family_of(control.kind), accounts=[s.account_id for s in seats], settled=False))
+                    self.ratings.open_game(game_id, family_of(control.kind), [s.account_id for s in seats], session=session)
                 session.add(
                     ChallengeRow(
                         game_id=game_id, kind="quick", control=first.control, rated=first.rated, creator_id=seats[0].account_id,

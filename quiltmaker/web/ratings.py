@@ -34,6 +34,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 
 from ..ai.levels import LEVELS
 from . import glicko2
@@ -151,9 +152,9 @@ class Ratings:
 
     # A rated game's seats ----------------------------------------------------------
 
-    def open_game(self, game_id: str, family: str, accounts: list[int | None]) -> None:
-        """Record a new rated game and the accounts seated so far."""
-        with self._writing() as session:
+    def open_game(self, game_id: str, family: str, accounts: list[int | None], session: Session | None = None) -> None:
+        """Record a new rated game and the accounts seated so far (in a caller's ``session``: in its transaction)."""
+        with contextlib.nullcontext(session) if session is not None else self._writing() as session:
             session.add(RatedGameRow(game_id=game_id, family=family, accounts=accounts, settled=False))
 
     def seat(self, game_id: str, seat: int, account_id: int) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, ProgrammingError
+from sqlalchemy.orm import Session
 
 from ..core.errors import QuiltmakerError
 from ..core.game import Game
@@ -108,7 +109,7 @@ class GameStore:
         control: TimeControl | None = None,
         game_id: str | None = None,
         puzzle: tuple[str, int | None] | None = None,
-        session: Any = None,
+        session: Session | None = None,
         both_seated: bool = False,
     ) -> tuple[str, str, str | None]:
         """Store a new game; return its id, the creator's token and (online) the invitation code.

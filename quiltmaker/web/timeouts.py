@@ -91,9 +91,9 @@ class Timeouts:
                     continue
         return given
 
-    async def give_back_late_news(self, game_id: str, moves_known: int) -> StoredGame:
+    async def give_back_late_news(self, game_id: str, moves_known: int | None) -> StoredGame:
         """Redis is away, and polling the database brought this process news of a game it knew with
-        ``moves_known`` moves: if the news began the turn of a real-time player seated here, that player could not see
+        ``moves_known`` moves (None: one it did not have in memory, whose news it cannot date): if the news began the turn of a real-time player seated here, that player could not see
         the move until now, so their clock gets the whole turn so far back (once a turn: a credit is news
         too, and the other process must not answer it with one). Returns the game as it is now.
         """
@@ -108,7 +108,7 @@ class Timeouts:
             seated = {connection.seat for connection in server.connections.get(game_id, ())}
             if turn_began is None or stored.credited_this_turn() > 0 or not seated & {clock.running, BOTH_SEATS}:
                 return stored
-            if len(stored.game.moves) <= moves_known:
+            if moves_known is None or len(stored.game.moves) <= moves_known:
                 return stored  # the move was heard here in time: what came late is something else
             late = (now - turn_began).total_seconds()
             if late >= 0.001:  # (credits are whole milliseconds)
