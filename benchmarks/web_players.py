@@ -1,22 +1,31 @@
 """People playing online at a human pace: N players find each other by quick match, play with clocks and chat.
 
-Run: ``python benchmarks/web_players.py [--players 1000] [--think 3] [--moves 16] [--processes 1] [--direct]``.
+Run: ``python benchmarks/web_players.py [--players 1000] [--think 3] [--moves 16] [--processes 1] [--direct]
+[--clients 1] [--server-cpus 1] [--postgres] [--nginx]``.
+
 Starts ``--processes`` real ``quiltmaker serve`` processes on one fresh
-SQLite database (and, for more than one, a real Redis between them). Every
-player joins the quick-match queue for ``10+5`` at once, through the
-processes in turn, at random moments over ``--arrive`` seconds, and polls
-each second as the page does until the server
-pairs them (``--direct`` creates the games over HTTP instead); the pairing
-time is from joining the queue to holding a seat. Then each player, when the
-state says it is their turn, thinks for a random time around ``--think``
-seconds and sends a random legal move, and every ``--chat-every`` moves of
-a game says something in its chat. It measures, for every move, the time
-from sending it to its ``ack`` (checked, committed with an fsync,
-broadcast) and until the *opponent's* socket has the new state (across
-processes when the two sit on different ones), and the server processes'
-CPU time per move. Prints one JSON object; docs/web.md ("Load") quotes the
-figures. The clients run in this one process beside the servers, on the
-same cores.
+SQLite database (``--postgres``: a throwaway PostgreSQL server) and, for more
+than one, a real Redis between them; ``--nginx`` puts deploy/nginx.conf in
+front of them, and every player goes through it. Every player arrives at a
+random moment over ``--arrive`` seconds, joins the quick-match queue for
+``10+5`` and polls each second, as the page does, until the server pairs
+them (``--direct``: the games are made over HTTP first, and each player just
+opens its socket when it arrives); the pairing time is from joining the
+queue to holding a seat. Then each player, when the state says it is their
+turn, thinks for a random time around ``--think`` seconds and sends a random
+legal move, and every ``--chat-every`` moves of a game says something in its
+chat. It measures, for every move, the time from sending it to its ``ack``
+(checked, committed with an fsync, broadcast) and until the *opponent's*
+socket has the new state (across processes when the two sit on different
+ones), and the server processes' CPU time per move.
+
+The players run in ``--clients`` processes of their own (aiohttp on uvloop).
+``--server-cpus N`` keeps the servers and the services beside them (Redis,
+PostgreSQL, nginx) on the first N CPUs and the players on the others, so that
+the players' work does not count against the server's; the clients' CPU
+share is printed, to show they were not the bottleneck. ``--players 200
+--arrive 0 --moves 0`` is a burst of 200 seeks at once. Prints one JSON
+object; docs/benchmarks.md ("Capacity") quotes the figures.
 """
 
 from __future__ import annotations
@@ -25,83 +34,91 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
 import os
 import random
-import re
 import resource
-import shutil
-import signal
-import socket
 import statistics
-from collections import Counter
-import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
+from typing import Any
 
+import aiohttp
 import httpx
+import uvloop
 from web_load import legal_texts  # the page's way of listing moves: from the state, no rules
-from websockets.asyncio.client import connect
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPOSITORY / "tests"), str(REPOSITORY / "tests" / "web")]
+from services import RedisServer, nginx, postgres  # noqa: E402  (the tests' real services, started the same way)
+from web_helpers import start_server  # noqa: E402
 
 LIMITS = [  # one address for all
     "--create-limit", "1000000/minute", "--intent-limit", "1000000/second", "--chat-limit", "1000000/minute",
     "--hello-limit", "1000000/second", "--offer-limit", "1000000/second", "--sockets-per-client", "1000000",
 ]
-RUNNING = re.compile(r"quiltmaker is running: open http://[^/]+:(\d+)/")
+CHAT = ["good luck", "thinking…", "nice patch", "well played"]
 
 
 class Figures:
+    """What one client process saw; merged across processes (their perf_counter is the machine's monotonic clock)."""
+
     def __init__(self) -> None:
         self.pairing: list[float] = []
-        self.chat: int = 0
+        self.chat = 0
         self.ack: list[float] = []
-        self.seen: list[float] = []
         self.errors: list[str] = []
-        self.sent: dict[tuple[str, int], float] = {}  # (game, version the move makes) -> when it was sent
+        self.sent: dict[str, float] = {}  # "game/version the move makes" -> when it was sent
+        self.arrived: dict[str, float] = {}  # the same key -> when the opponent's socket had it
 
 
-async def post(client: httpx.AsyncClient, url: str, body: dict) -> dict:
+async def post(session: aiohttp.ClientSession, url: str, body: dict[str, Any]) -> dict[str, Any]:
     """A POST, tried again (as a browser does) when a kept-alive connection turns out closed before any answer."""
     for attempt in range(3):
         try:
-            return (await client.post(url, json=body)).json()  # type: ignore[no-any-return]
-        except httpx.TransportError:
+            async with session.post(url, json=body) as response:
+                return await response.json()  # type: ignore[no-any-return]
+        except aiohttp.ClientConnectionError:
             if attempt == 2:
                 raise
             await asyncio.sleep(0.5)
     raise AssertionError("unreachable")
 
 
-async def paired(client: httpx.AsyncClient, url: str, figures: Figures, delay: float) -> tuple[str, str, int]:
-    """After ``delay`` seconds, join the quick-match queue for 10+5 and wait (polling each second, as the page does) to be paired."""
-    await asyncio.sleep(delay)
+async def paired(session: aiohttp.ClientSession, url: str, figures: Figures) -> tuple[str, str, int]:
+    """Join the quick-match queue for 10+5 and wait to be paired, polling as the page does (the server holds a poll up to a second)."""
     asked = time.perf_counter()
-    seek = await post(client, f"http://{url}/api/quickmatch", {"clock": "10+5"})
+    seek = await post(session, f"http://{url}/api/quickmatch", {"clock": "10+5"})
     while True:
-        answer = await post(client, f"http://{url}/api/quickmatch/{seek['seek']}/poll", {"secret": seek["secret"]})
+        answer = await post(session, f"http://{url}/api/quickmatch/{seek['seek']}/poll", {"secret": seek["secret"]})
         if answer.get("matched"):
             figures.pairing.append(time.perf_counter() - asked)
             return answer["game"], answer["token"], answer["seat"]
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(0.1)
 
 
 async def player(
-    url: str, game: str, token: str, seat: int, moves: int, think: float, rng: random.Random, figures: Figures, chat_every: int = 0
+    session: aiohttp.ClientSession, url: str, game: str, token: str, seat: int, options: dict[str, Any], rng: random.Random, figures: Figures
 ) -> None:
-    async with connect(f"ws://{url}/ws/games/{game}", max_size=2**22, open_timeout=120) as ws:
-        await ws.send(json.dumps({"type": "hello", "token": token}))
-        state: dict | None = None
+    """Play one seat: a random legal move some seconds after each state that gives this seat the turn."""
+    moves, think, chat_every = options["moves"], options["think"], options["chat_every"]
+    async with session.ws_connect(f"ws://{url}/ws/games/{game}", max_msg_size=2**22) as ws:
+        await ws.send_str(json.dumps({"type": "hello", "token": token}))
+        state: dict[str, Any] | None = None
         moved_at = -1
         while True:
-            message = json.loads(await ws.recv())
+            message = json.loads(await ws.receive_str())
             kind = message["type"]
             if kind == "state":
+                # (The first state greets the socket: a move made before this player arrived is not news arriving.)
+                if state is not None and message["state"]["moves"] and message["state"]["moves"][-1]["player"] != seat:
+                    figures.arrived.setdefault(f"{game}/{message['state']['version']}", time.perf_counter())
                 state = message["state"]
-                if state["moves"] and state["moves"][-1]["player"] != seat:  # the opponent's move, arriving
-                    sent = figures.sent.pop((game, state["version"]), None)
-                    if sent is not None:
-                        figures.seen.append(time.perf_counter() - sent)
             elif kind == "error":
                 figures.errors.append(f"{message['code']}: {message['message']}")
                 if message["code"] not in ("stale",):
@@ -115,19 +132,17 @@ async def player(
             moved_at = state["version"]
             await asyncio.sleep(rng.uniform(0.5, 1.5) * think)
             if chat_every and len(state["moves"]) % chat_every == seat:
-                await ws.send(json.dumps({"type": "chat", "text": rng.choice(["good luck", "thinking…", "nice patch", "well played"])}))
+                await ws.send_str(json.dumps({"type": "chat", "text": rng.choice(CHAT)}))
                 figures.chat += 1
             move = rng.choice(legal_texts(state))
             started = time.perf_counter()
-            figures.sent[(game, state["version"] + 1)] = started
-            await ws.send(json.dumps({"type": "move", "move": move, "version": state["version"], "id": f"{game}-{state['version']}"}))
+            figures.sent[f"{game}/{state['version'] + 1}"] = started
+            await ws.send_str(json.dumps({"type": "move", "move": move, "version": state["version"], "id": f"{game}-{state['version']}"}))
             while True:
-                reply = json.loads(await ws.recv())
+                reply = json.loads(await ws.receive_str())
                 if reply["type"] == "ack":
                     figures.ack.append(time.perf_counter() - started)
                     break
-                if reply["type"] == "chat":
-                    continue
                 if reply["type"] == "error":
                     figures.errors.append(f"{reply['code']}: {reply['message']}")
                     break
@@ -135,95 +150,130 @@ async def player(
                     state = reply["state"]
 
 
-def start_server(data: Path, redis_url: str | None, log: Path) -> tuple[subprocess.Popen[bytes], int]:
-    with open(log, "wb") as output:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "quiltmaker", "serve", "--port", "0", "--data", str(data), *LIMITS, *(["--redis", redis_url] if redis_url else [])],
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        found = RUNNING.search(log.read_text(errors="replace"))
-        if found:
-            return process, int(found[1])
-        if process.poll() is not None:
-            raise SystemExit(f"the server exited: {log.read_text()[-2000:]}")
-        time.sleep(0.2)
-    raise SystemExit("the server did not start")
+async def play_share(share: dict[str, Any]) -> Figures:
+    """One client process's players: each arrives, is seated (by quick match, or holding a seat already) and plays."""
+    figures = Figures()
+    rng = random.Random(share["seed"])
+    connector = aiohttp.TCPConnector(limit=0)  # as many connections as players: each is a person's browser
+    timeout = aiohttp.ClientTimeout(total=None, sock_connect=120)
+    patience = share["moves"] * share["think"] * 3 + share["arrive"] + 120  # a player whose opponent stopped stops too, in the end
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout, cookie_jar=aiohttp.DummyCookieJar()) as session:
+
+        async def one(url: str, seat_held: tuple[str, str, int] | None, seed: float) -> None:
+            own = random.Random(seed)
+            try:
+                async with asyncio.timeout(patience):
+                    await asyncio.sleep(own.uniform(0, share["arrive"]))
+                    game, token, seat = seat_held or await paired(session, url, figures)
+                    await player(session, url, game, token, seat, share, own, figures)
+            except (TimeoutError, aiohttp.ClientError, OSError, TypeError) as error:  # TypeError: a close, not a text frame
+                figures.errors.append(f"{type(error).__name__}: {error}")
+
+        await asyncio.gather(*(one(url, None if held is None else tuple(held), rng.random()) for url, held in share["players"]))
+    return figures
+
+
+def run_share(share: dict[str, Any]) -> dict[str, Any]:
+    """A client process's work (in its own process, on the clients' CPUs): its figures and the CPU it took."""
+    if share["cpus"]:
+        os.sched_setaffinity(0, share["cpus"])
+    started = time.perf_counter()
+    figures = uvloop.run(play_share(share))
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return {**vars(figures), "cpu": usage.ru_utime + usage.ru_stime, "seconds": time.perf_counter() - started}
 
 
 def cpu_seconds(pid: int) -> float:
-    """User and system CPU time of a process and its children so far (Linux /proc)."""
+    """User and system CPU time of a process and its waited-for children so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    ticks = os.sysconf("SC_CLK_TCK")
-    return sum(int(fields[i]) for i in (11, 12, 13, 14)) / ticks
+    return sum(int(fields[i]) for i in (11, 12, 13, 14)) / os.sysconf("SC_CLK_TCK")
 
 
-async def run(
-    urls: list[str], players: int, moves: int, think: float, seed: int, pids: list[int], quick: bool, chat_every: int, arrive: float
-) -> dict:
-    games = players // 2
-    figures = Figures()
-    rng = random.Random(seed)
+def pin_tree(pid: int, cpus: set[int]) -> None:
+    """Keep a process, every thread of it and every process under it (AI workers, PostgreSQL's backends) on ``cpus``."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError):
+            children.setdefault(int(stat.read_text().rsplit(")", 1)[1].split()[1]), []).append(int(stat.parent.name))
+    todo = [pid]
+    while todo:
+        process = todo.pop()
+        for task in Path(f"/proc/{process}/task").glob("*"):
+            with contextlib.suppress(OSError, ValueError):
+                os.sched_setaffinity(int(task.name), cpus)
+        todo.extend(children.get(process, []))
+
+
+def quantiles(values: list[float]) -> dict[str, float] | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return {
+        "p50_ms": round(1000 * statistics.median(ordered), 1),
+        "p99_ms": round(1000 * ordered[math.ceil(0.99 * len(ordered)) - 1], 1),  # the nearest rank
+        "max_ms": round(1000 * ordered[-1], 1),
+    }
+
+
+def direct_games(urls: list[str], games: int) -> list[tuple[str, tuple[str, str, int]]]:
+    """Make the games over HTTP before the clock starts; each seat's address and (game, token, seat)."""
     seats = []
+    with httpx.Client(timeout=120) as client:
+        for index in range(games):
+            host, other = urls[index % len(urls)], urls[(index + 1) % len(urls)]
+            created = client.post(f"http://{host}/api/games", json={"mode": "online", "seat": 0, "clock": "10+5"}).json()
+            joined = client.post(f"http://{host}/api/games/{created['id']}/join", json={"invite": created["invite"]}).json()
+            # The two players of a game on different processes when there are several: their moves cross Redis.
+            seats += [(host, (created["id"], created["token"], 0)), (other, (created["id"], joined["token"], 1))]
+    return seats
+
+
+def measure(args: argparse.Namespace, urls: list[str], pids: list[int], client_cpus: list[int]) -> dict[str, Any]:
+    """Let the players play; the figures, with the servers' CPU per move."""
+    rng = random.Random(args.seed)
+    players: list[tuple[str, Any]] = direct_games(urls, args.players // 2) if args.direct else [
+        (urls[index % len(urls)], None) for index in range(args.players)
+    ]
+    options = {"moves": args.moves, "think": args.think, "chat_every": args.chat_every, "arrive": args.arrive, "cpus": client_cpus}
+    # Both seats of a game in one client process (the direct games come in pairs of seats).
+    shares = [{**options, "seed": rng.random(), "players": players[k * 2 :: args.clients * 2] + players[k * 2 + 1 :: args.clients * 2]}
+              for k in range(args.clients)]
     cpu_before = sum(cpu_seconds(pid) for pid in pids)
     started = time.perf_counter()
-    if quick:
-        # Every player joins the quick-match queue at once (through the processes in turn) and waits to be paired.
-        limits = httpx.Limits(max_connections=200)
-        async with httpx.AsyncClient(timeout=120, limits=limits) as client:
-            found = await asyncio.gather(
-                *(paired(client, urls[index % len(urls)], figures, rng.uniform(0, arrive)) for index in range(players))
-            )
-        seats = [(urls[index % len(urls)], game, token, seat) for index, (game, token, seat) in enumerate(found)]
-    async with httpx.AsyncClient(timeout=120) as client:
-        for index in range(0 if quick else games):
-            host = urls[index % len(urls)]
-            created = (await client.post(f"http://{host}/api/games", json={"mode": "online", "seat": 0, "clock": "10+5"})).json()
-            joined = (await client.post(f"http://{host}/api/games/{created['id']}/join", json={"invite": created["invite"]})).json()
-            # The two players of a game on different processes when there are several: their moves cross Redis.
-            seats.append((urls[index % len(urls)], created["id"], created["token"], 0))
-            seats.append((urls[(index + 1) % len(urls)], created["id"], joined["token"], 1))
-    patience = moves * think * 3 + 120  # a player whose opponent stopped (an error) stops too, in the end
-
-    async def one(url: str, game: str, token: str, seat: int) -> None:
-        try:
-            await asyncio.wait_for(player(url, game, token, seat, moves, think, random.Random(rng.random()), figures, chat_every), patience)
-        except (TimeoutError, OSError) as error:
-            figures.errors.append(f"{type(error).__name__}: {error}")
-
-    await asyncio.gather(*(one(url, game, token, seat) for url, game, token, seat in seats))
+    with ProcessPoolExecutor(args.clients, mp_context=get_context("spawn")) as pool:
+        results = list(pool.map(run_share, shares))
     elapsed = time.perf_counter() - started
     cpu = sum(cpu_seconds(pid) for pid in pids) - cpu_before
-
-    def quantiles(values: list[float]) -> dict | None:
-        if not values:
-            return None
-        ordered = sorted(values)
-        return {
-            "p50_ms": round(1000 * statistics.median(ordered), 1),
-            "p99_ms": round(1000 * ordered[int(0.99 * (len(ordered) - 1))], 1),
-            "max_ms": round(1000 * ordered[-1], 1),
-        }
-
+    merged = Figures()
+    for result in results:
+        merged.pairing += result["pairing"]
+        merged.ack += result["ack"]
+        merged.errors += result["errors"]
+        merged.chat += result["chat"]
+        merged.sent.update(result["sent"])
+        merged.arrived.update(result["arrived"])
+    seen = [merged.arrived[key] - sent for key, sent in merged.sent.items() if key in merged.arrived]
+    client_cpu = sum(result["cpu"] for result in results)
     return {
-        "players": players,
-        "processes": len(urls),
-        "pairing": "quick match" if quick else "created directly",
-        "pairing_time": quantiles(figures.pairing),
-        "chat_lines": figures.chat,
-        "think_s": think,
-        "moves": len(figures.ack),
-        "errors": len(figures.errors),
-        "error_kinds": dict(Counter(error.split(":")[0] for error in figures.errors)),
-        "error_examples": sorted(set(figures.errors))[:3],
+        "players": args.players,
+        "processes": len(pids),
+        "database": "PostgreSQL" if args.postgres else "SQLite",
+        "through": "nginx" if args.nginx else "direct to each process",
+        "pairing": "created directly" if args.direct else "quick match",
+        "pairing_time": quantiles(merged.pairing),
+        "chat_lines": merged.chat,
+        "think_s": args.think,
+        "moves": len(merged.ack),
+        "errors": len(merged.errors),
+        "error_kinds": dict(Counter(error.split(":")[0] for error in merged.errors)),
+        "error_examples": sorted(set(merged.errors))[:3],
         "seconds": round(elapsed, 1),
-        "moves_per_s": round(len(figures.ack) / elapsed, 1),
-        "ack": quantiles(figures.ack),
-        "opponent_sees": quantiles(figures.seen),
-        "server_cpu_ms_per_move": round(1000 * cpu / max(1, len(figures.ack)), 2),
+        "moves_per_s": round(len(merged.ack) / elapsed, 1),
+        "ack": quantiles(merged.ack),
+        "opponent_sees": quantiles(seen),
+        "server_cpu_ms_per_move": round(1000 * cpu / max(1, len(merged.ack)), 2),
+        "server_cpu_share": round(cpu / elapsed / (args.server_cpus or os.cpu_count() or 1), 2),
+        "client_cpu_share": round(client_cpu / elapsed / max(1, len(client_cpus) or os.cpu_count() or 1), 2),
     }
 
 
@@ -236,29 +286,39 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--direct", action="store_true", help="create the games directly instead of through the quick-match queue")
     parser.add_argument("--chat-every", type=int, default=4, help="a chat line every this many moves of a game (0: none)")
-    parser.add_argument("--arrive", type=float, default=30.0, help="players join the queue at random times over this many seconds")
+    parser.add_argument("--arrive", type=float, default=30.0, help="players arrive at random times over this many seconds")
+    parser.add_argument("--clients", type=int, default=1, help="processes the players run in")
+    parser.add_argument("--server-cpus", type=int, default=0, help="keep the servers on this many CPUs, the players on the rest (0: anywhere)")
+    parser.add_argument("--postgres", action="store_true", help="a throwaway PostgreSQL server instead of SQLite")
+    parser.add_argument("--nginx", action="store_true", help="every player goes through nginx (deploy/nginx.conf)")
     args = parser.parse_args()
+    cpus = sorted(os.sched_getaffinity(0))
+    if args.server_cpus and args.server_cpus >= len(cpus):
+        raise SystemExit(f"--server-cpus must leave the players a CPU: this machine has {len(cpus)}")
+    server_cpus, client_cpus = (set(cpus[: args.server_cpus]), cpus[args.server_cpus :]) if args.server_cpus else (set(cpus), [])
     # A socket is a file: lift this process's limit (the servers inherit it) to the hard limit.
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 65536)), hard))
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, contextlib.ExitStack() as services:
         data = Path(folder)
-        redis = None
-        redis_url = None
+        arguments = ["--data", str(data), *LIMITS]
+        if args.postgres:
+            arguments += ["--database", services.enter_context(postgres())]
         if args.processes > 1:
-            if shutil.which("redis-server") is None:
-                raise SystemExit("several processes need redis-server")
-            with socket.socket() as probe:
-                probe.bind(("127.0.0.1", 0))
-                redis_port = probe.getsockname()[1]
-            redis = subprocess.Popen(["redis-server", "--port", str(redis_port), "--save", ""], stdout=subprocess.DEVNULL)
-            redis_url = f"redis://127.0.0.1:{redis_port}/0"
-            time.sleep(0.5)
-        servers = [start_server(data, redis_url, data / f"server-{i}.log") for i in range(args.processes)]
+            redis = RedisServer()
+            redis.start()
+            services.callback(redis.stop)
+            arguments += ["--redis", redis.url]
+        servers = [start_server(arguments, data / f"server-{i}.log") for i in range(args.processes)]
         try:
             urls = [f"127.0.0.1:{port}" for _, port in servers]
-            pids = [p.pid for p, _ in servers]
-            figures = asyncio.run(run(urls, args.players, args.moves, args.think, args.seed, pids, not args.direct, args.chat_every, args.arrive))
+            if args.nginx:
+                (data / "nginx").mkdir()
+                urls = [f"127.0.0.1:{services.enter_context(nginx(data / 'nginx', urls))[0]}"]
+            pin_tree(os.getpid(), server_cpus)  # every service started so far; then this process goes to the players' side
+            for task in Path(f"/proc/{os.getpid()}/task").glob("*"):
+                os.sched_setaffinity(int(task.name), client_cpus or server_cpus)
+            figures = measure(args, urls, [process.pid for process, _ in servers], client_cpus)
             print(json.dumps(figures), flush=True)
             if figures["errors"]:  # the servers' logs say why
                 for log in sorted(data.glob("server-*.log")):
@@ -266,11 +326,8 @@ def main() -> None:
         finally:
             for process, _ in servers:
                 with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGTERM)
+                    os.killpg(process.pid, 15)
                 process.wait(timeout=30)
-            if redis is not None:
-                redis.terminate()
-                redis.wait()
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from math import ceil
 from typing import Annotated, Any
 
@@ -24,7 +24,9 @@ from .games import GameServer
 from .protocol import TOO_MANY_SOCKETS
 
 
-def _server(connection: HTTPConnection) -> GameServer:
+# The dependencies are coroutines, even those that never wait: FastAPI runs a plain function in a worker
+# thread, a hop that cost every request more than the work itself.
+async def _server(connection: HTTPConnection) -> GameServer:
     server: GameServer = connection.app.state.server
     return server
 
@@ -32,8 +34,13 @@ def _server(connection: HTTPConnection) -> GameServer:
 Server = Annotated[GameServer, Depends(_server)]
 
 
-def _same_site(request: Request, server: Server) -> None:
+async def _same_site(request: Request, server: Server) -> None:
     """Refuse a write whose page is not one of this server's (a cross-site request riding on the cookie)."""
+    refuse_other_sites(request, server)
+
+
+def refuse_other_sites(request: Request, server: GameServer) -> None:
+    """403 for a request whose Origin is not one of this server's pages."""
     if not same_origin(request.headers.get("origin"), request.headers.get("host"), server.settings.allowed_origins):
         raise HTTPException(403, _("this request comes from another site's page: refused"))
 
@@ -52,7 +59,7 @@ Viewer = Annotated[Account | None, Depends(_viewer)]  # the signed-in account, o
 async def _writer(request: Request, server: Server) -> Account | None:
     if not request.cookies.get(SESSION_COOKIE):
         return None
-    _same_site(request, server)  # a signed-in player's write: the cookie must not be ridden from another site
+    refuse_other_sites(request, server)  # a signed-in player's write: the cookie must not be ridden from another site
     account = await _viewer(request, server)
     if account is not None:
         await server.addresses.note(account.id, address_of(request))  # where it was seen (fair_ratings)
@@ -106,10 +113,10 @@ def too_many(wait: float, refusal: str) -> HTTPException:
 def quota(kind: str, refusal: str) -> Any:
     """A dependency that counts the request against its address's quota of ``kind``: past it, :func:`too_many`."""
 
-    def count(request: Request, server: Server) -> None:
+    async def count(request: Request, server: Server) -> None:  # (the quotas are in this process's memory)
         wait = server.quotas.wait(kind, address_of(request))
         if wait is not None:
             raise too_many(wait, refusal)
 
-    counted: Callable[..., None] = count
+    counted: Callable[..., Awaitable[None]] = count
     return Depends(counted)

@@ -28,7 +28,7 @@ from .accounts import SESSION_COOKIE, Account
 from .dependencies import Server, Writer, admitted, quota
 from .games import GameServer
 from .protocol import GAME_ID, SEND_SECONDS, ProtocolError
-from .quickmatch import QuickMatch
+from .quickmatch import POLL_WAIT, QuickMatch
 from .ratings import family_of
 from .round.clocks import TimeControl
 from .store import StoreError
@@ -215,8 +215,8 @@ async def quick_match(seek: Seek, account: Writer, server: Server) -> dict[str, 
     if seek.rated and account is None:
         raise HTTPException(403, _("sign in to play rated games: a rating belongs to an account"))
     name = account.name if account else f"Guest {random.randrange(1000, 10000)}"  # two guests paired are told apart
+    # Stored, then paired at once with anyone waiting for exactly this, in one trip to a thread.
     seek_id, secret = await asyncio.to_thread(server.quickmatch.seek, account, name, seek.clock, seek.rated)
-    await asyncio.to_thread(functools.partial(server.quickmatch.match, seek_id=seek_id))  # someone may be waiting for exactly this
     return {"seek": seek_id, "secret": secret}
 
 
@@ -228,9 +228,12 @@ def _seek_id(seek_id: str) -> str:
 
 @router.post("/api/quickmatch/{seek_id}/poll", response_model=contract.Waiting | contract.Paired)
 async def poll_seek(seek_id: str, body: SeekSecret, server: Server) -> dict[str, Any]:
-    """Where the seek stands: paired (with the game, the seat and its token, once) or still waiting, and for how long."""
+    """Where the seek stands: paired (with the game, the seat and its token) or still waiting, and for how long.
+
+    A seek still waiting is answered once this process pairs it, or after POLL_WAIT (then the page asks again).
+    """
     try:
-        return await asyncio.to_thread(server.quickmatch.poll, _seek_id(seek_id), body.secret)
+        return await server.quickmatch.poll_or_wait(_seek_id(seek_id), body.secret, POLL_WAIT)
     except StoreError as error:
         raise HTTPException(404, str(error)) from None
 

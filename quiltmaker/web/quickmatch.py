@@ -4,24 +4,29 @@ A *seek* is a player waiting for a quick match at a time control. Each
 process's matcher pairs the seeks every :data:`MATCH_SECONDS`: two seeks
 match when their ratings are within both players' ranges, a range that
 widens the longer a player waits (:func:`seek_range`). Pairing creates the
-game with a seat token for each, kept in the seek's row until its player
-fetches it (then the row goes). A seek whose player stops asking for
-:data:`SEEK_TIMEOUT` seconds is dropped, and after :data:`AI_FALLBACK`
-seconds the player is offered the AI level nearest their rating instead.
+game with a seat token for each, kept in the seek's row for its player to
+fetch: a poll waits up to :data:`POLL_WAIT` for the pairing, so a player
+learns of it as soon as it is made. A seek whose player stops asking for
+:data:`SEEK_TIMEOUT` seconds is dropped (a paired one too, its seat long
+fetched), and after :data:`AI_FALLBACK` seconds the player is offered the AI
+level nearest their rating instead.
 """
 
 from __future__ import annotations
 
 import asyncio
 import bisect
+import contextlib
 import hmac
 import logging
 import secrets
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
 
 from ..core.position import Position
 from ..i18n import _
@@ -36,6 +41,10 @@ from .store import GameStore, StoreError
 
 log = logging.getLogger("quiltmaker.web")
 MATCH_SECONDS = 1.0
+# A pass's pairs are written this many to a transaction: a burst of seeks costs a few commits, not one a
+# pair, and the seeks' own writes still get their turn between them.
+PAIRS_PER_COMMIT = 16
+POLL_WAIT = 2.0  # seconds a poll of a waiting seek waits for this process to pair it, before answering that it still waits
 SEEK_TIMEOUT = 15.0  # seconds without a poll after which a seek is dropped (the page polls every second)
 AI_FALLBACK = 20.0  # seconds of waiting after which the page offers a computer level instead
 BASE_RANGE, RANGE_PER_SECOND, MAX_RANGE = 100.0, 20.0, 800.0
@@ -63,21 +72,67 @@ class QuickMatch:
         self._writing = store.writing
         self._matching = threading.Lock()
         self._again = threading.Event()  # a new seek came while a pass was running: run another at once
+        # On the event loop: the matcher's sleep between passes, and the polls waiting for their seek's pairing.
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake = asyncio.Event()
+        # The matcher's own thread: under a burst, the shared pool's queue holds the seeks' requests, and a pass
+        # queued behind them would pair nobody until every seek was in.
+        self._matcher = ThreadPoolExecutor(1, thread_name_prefix="quickmatch")
+        self._waiting: dict[str, set[asyncio.Future[dict[str, Any]]]] = {}
 
     async def run(self) -> None:
-        """Pair the quick-match seeks every MATCH_SECONDS, or at once again after a pass that new seeks came during
+        """Pair the quick-match seeks every MATCH_SECONDS, or at once when a new seek found a pass running
         (every process does; see :meth:`match`)."""
+        self._loop = asyncio.get_running_loop()
         while True:
             self._again.clear()
+            self._wake.clear()
             try:
-                await asyncio.to_thread(self.match)
+                await self._loop.run_in_executor(self._matcher, self.match)
             except Exception:  # the database is away: try again soon
                 log.exception("matching the quick-match seeks failed")
             if not self._again.is_set():
-                await asyncio.sleep(MATCH_SECONDS)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), MATCH_SECONDS)
+
+    async def poll_or_wait(self, seek_id: str, secret: str, seconds: float) -> dict[str, Any]:
+        """:meth:`poll`; for a seek still waiting, its seat the moment this process pairs it, if within ``seconds``.
+
+        A seek another process pairs is not heard of here: the next poll reads it.
+
+        Raises:
+            StoreError: as :meth:`poll`.
+        """
+        self._loop = asyncio.get_running_loop()
+        paired = self._loop.create_future()
+        waiters = self._waiting.setdefault(seek_id, set())
+        waiters.add(paired)  # before the read: a pairing made while it runs is not missed
+        try:
+            answer = await asyncio.to_thread(self.poll, seek_id, secret)
+            if not answer["matched"]:
+                with contextlib.suppress(TimeoutError):
+                    answer = await asyncio.wait_for(paired, seconds)
+            return answer
+        finally:
+            waiters.discard(paired)
+            if not waiters and self._waiting.get(seek_id) is waiters:
+                del self._waiting[seek_id]
+
+    def _call_on_loop(self, callback: Any, *arguments: Any) -> None:
+        """Run ``callback`` on the event loop (the matcher and the seeks run in threads)."""
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: the server is stopping
+                self._loop.call_soon_threadsafe(callback, *arguments)
+
+    def _hand_over(self, seats: dict[str, dict[str, Any]]) -> None:
+        """On the event loop: answer the polls waiting for these seeks' pairing."""
+        for seek_id, seat in seats.items():
+            for waiter in self._waiting.pop(seek_id, ()):
+                if not waiter.done():
+                    waiter.set_result(seat)
 
     def seek(self, account: Account | None, name: str, control: str, rated: bool) -> tuple[str, str]:
-        """A new seek; its id and the secret its player polls with."""
+        """A new seek, paired at once if someone waits for exactly it; its id and the secret its player polls with."""
         seek_id, secret = secrets.token_urlsafe(9), secrets.token_urlsafe(18)
         now = utc_now()
         rating = self.lobby.rating_of(account, family_of(TimeControl.parse(control).kind))
@@ -95,10 +150,15 @@ class QuickMatch:
                     polled=now,
                 )
             )
+        self.match(seek_id=seek_id)  # someone may be waiting for exactly this
         return seek_id, secret
 
     def poll(self, seek_id: str, secret: str) -> dict[str, Any]:
-        """Where a seek stands: its game and seat once paired (handed over once: the row goes), or how it waits.
+        """Where a seek stands: its game and seat once paired, or how it waits.
+
+        The seat is handed over as often as its player asks (with the seek's
+        secret), so that an answer lost on the way loses no seat; the row goes
+        once its player stops asking, as every seek's does.
 
         Raises:
             StoreError: ``not_found`` for an unknown seek or a wrong secret (dropped, cancelled, or never).
@@ -110,11 +170,7 @@ class QuickMatch:
         if row is None or not hmac.compare_digest(row.secret_hash, secret_hash(secret)):
             raise StoreError("not_found", _("this quick match is no longer waiting: start another"))
         if row.game_id is not None and row.token is not None and row.seat is not None:
-            with self._writing() as session:
-                handed = session.execute(delete(SeekRow).where(SeekRow.id == seek_id))
-            if handed.rowcount != 1:  # type: ignore[attr-defined]
-                raise StoreError("not_found", _("this quick match's seat was handed over already"))
-            return {"matched": True, "game": row.game_id, "token": row.token, "seat": row.seat}
+            return seat_of(row.game_id, row.token, row.seat)
         if (now - as_utc(row.polled)).total_seconds() > SEEK_TIMEOUT / 3:  # still here: noted now and then, not every poll
             with self._writing() as session:
                 session.execute(update(SeekRow).where(SeekRow.id == seek_id).values(polled=now))
@@ -163,6 +219,7 @@ class QuickMatch:
         # server has (200 seeks at once were paired in 6 s). The matcher runs another pass at once instead.
         if not self._matching.acquire(blocking=seek_id is None):
             self._again.set()
+            self._call_on_loop(self._wake.set)  # the matcher may be asleep: it runs the next pass now, not in a second
             return []
         try:
             return self._match(now or utc_now(), seek_id)
@@ -194,67 +251,86 @@ class QuickMatch:
         queues: dict[tuple[str, bool], list[SeekRow]] = {}
         for seek in waiting:
             queues.setdefault((seek.control, seek.rated), []).append(seek)
-        made: list[str] = []
+        pairs: list[tuple[SeekRow, SeekRow]] = []
         for queue in queues.values():
             queue.sort(key=lambda seek: seek.rating)
             ratings = [seek.rating for seek in queue]
+            reach = {seek.id: seek_range((now - as_utc(seek.created)).total_seconds()) for seek in queue}
             paired: set[str] = set()
             seekers = [seek for seek in queue if seek_id is None or seek.id == seek_id]
             for first in sorted(seekers, key=lambda seek: seek.created):  # the longest waiting first
                 if first.id in paired:
                     continue
-                reach = seek_range((now - as_utc(first.created)).total_seconds())
-                low, high = bisect.bisect_left(ratings, first.rating - reach), bisect.bisect_right(ratings, first.rating + reach)
-                fits = [
-                    other
-                    for other in queue[low:high]
-                    if other.id != first.id
-                    and other.id not in paired
-                    and (other.account_id is None or other.account_id != first.account_id)
-                    and abs(other.rating - first.rating) <= seek_range((now - as_utc(other.created)).total_seconds())
-                ]
-                if not fits:
-                    continue
-                second = min(fits, key=lambda other: (abs(other.rating - first.rating), other.created))
-                game_id = self._pair(first, second)
-                if game_id is not None:
-                    made.append(game_id)
+                low = bisect.bisect_left(ratings, first.rating - reach[first.id])
+                high = bisect.bisect_right(ratings, first.rating + reach[first.id])
+                second, nearest = None, (MAX_RANGE + 1, first.created)
+                for other in queue[low:high]:
+                    gap = abs(other.rating - first.rating)
+                    if (
+                        (gap, other.created) < nearest
+                        and gap <= reach[other.id]
+                        and other.id != first.id
+                        and other.id not in paired
+                        and (other.account_id is None or other.account_id != first.account_id)
+                    ):
+                        second, nearest = other, (gap, other.created)
+                if second is not None:
+                    pairs.append((first, second))
                     paired.update((first.id, second.id))
+        made: list[str] = []
+        for start in range(0, len(pairs), PAIRS_PER_COMMIT):
+            made += self._pair(pairs[start : start + PAIRS_PER_COMMIT])
         return made
 
-    def _pair(self, first: SeekRow, second: SeekRow) -> str | None:
-        """Make the game of two seeks and hand each its seat, in one transaction: both seeks are claimed by a
-        compare-and-set (None, and nothing made, if either was taken meanwhile). One commit a pair, so that a burst
-        of seeks is paired at the pace of the disk's writes, not a handful of them a pair."""
+    def _pair(self, pairs: list[tuple[SeekRow, SeekRow]]) -> list[str]:
+        """Make the games of these pairs of seeks in one transaction, and tell their waiting polls; the games made.
+
+        If another thread or process claimed a seek of them first, the
+        transaction is rolled back and each pair is tried on its own.
+        """
+        try:
+            with self._writing() as session:
+                games = [self._make(session, first, second) for first, second in pairs]
+        except _Paired:
+            return [] if len(pairs) == 1 else [game for pair in pairs for game in self._pair([pair])]
+        for _game, seats in games:
+            self._call_on_loop(self._hand_over, seats)
+        return [game_id for game_id, _ in games]
+
+    def _make(self, session: Session, first: SeekRow, second: SeekRow) -> tuple[str, dict[str, dict[str, Any]]]:
+        """Make the game of two seeks and give each its seat; raise :class:`_Paired` if either was claimed meanwhile.
+        The game and each seek's seat (as :meth:`poll` hands it over)."""
         seats = [first, second] if secrets.randbelow(2) == 0 else [second, first]
         control = TimeControl.parse(first.control)
         start = Position.initial(secrets.randbits(63), first_player=0)
-        try:
-            with self._writing() as session:
-                game_id, token0, token1 = self.store.create(
-                    "online", start, [seats[0].name, seats[1].name], creator_seat=0, control=control, session=session, both_seated=True
-                )
-                for seat, (seek, token) in enumerate(zip(seats, (token0, token1))):
-                    claimed = session.execute(
-                        update(SeekRow).where(SeekRow.id == seek.id, SeekRow.game_id.is_(None)).values(game_id=game_id, seat=seat, token=token)
-                    )
-                    if claimed.rowcount != 1:  # type: ignore[attr-defined]
-                        raise _Paired  # rolls the whole pairing back
-                if first.rated:  # a player who opens the game at once sees it rated
-                    self.ratings.open_game(game_id, family_of(control.kind), [s.account_id for s in seats], session=session)
-                session.add(
-                    ChallengeRow(
-                        game_id=game_id, kind="quick", control=first.control, rated=first.rated, creator_id=seats[0].account_id,
-                        creator_name=seats[0].name, creator_rating=seats[0].rating, for_id=None, for_name=None, within=None,
-                        created=utc_now(), taken=utc_now(),
-                    )
-                )
-                for seat, seek in enumerate(seats):
-                    if seek.account_id is not None:
-                        session.add(AccountGameRow(account_id=seek.account_id, game_id=game_id, seat=str(seat)))
-        except _Paired:
-            return None  # another thread or process paired one of them first: nothing was made
-        return game_id
+        game_id, token0, token1 = self.store.create(
+            "online", start, [seats[0].name, seats[1].name], creator_seat=0, control=control, session=session, both_seated=True
+        )
+        assert token1 is not None  # (both seated)
+        for seat, (seek, token) in enumerate(zip(seats, (token0, token1))):
+            claimed = session.execute(
+                update(SeekRow).where(SeekRow.id == seek.id, SeekRow.game_id.is_(None)).values(game_id=game_id, seat=seat, token=token)
+            )
+            if claimed.rowcount != 1:  # type: ignore[attr-defined]
+                raise _Paired  # rolls the whole transaction back
+        if first.rated:  # a player who opens the game at once sees it rated
+            self.ratings.open_game(game_id, family_of(control.kind), [s.account_id for s in seats], session=session)
+        session.add(
+            ChallengeRow(
+                game_id=game_id, kind="quick", control=first.control, rated=first.rated, creator_id=seats[0].account_id,
+                creator_name=seats[0].name, creator_rating=seats[0].rating, for_id=None, for_name=None, within=None,
+                created=utc_now(), taken=utc_now(),
+            )
+        )
+        for seat, seek in enumerate(seats):
+            if seek.account_id is not None:
+                session.add(AccountGameRow(account_id=seek.account_id, game_id=game_id, seat=str(seat)))
+        return game_id, {seats[0].id: seat_of(game_id, token0, 0), seats[1].id: seat_of(game_id, token1, 1)}
+
+
+def seat_of(game_id: str, token: str, seat: int) -> dict[str, Any]:
+    """A paired seek's answer: its game, seat and the seat's token."""
+    return {"matched": True, "game": game_id, "token": token, "seat": seat}
 
 
 class _Paired(Exception):

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocketDisconnected
 
 from .. import i18n
 from . import contract
@@ -44,7 +45,7 @@ async def _play(socket: WebSocket, game_id: str, server: GameServer, client: str
             if raw["type"] == "websocket.disconnect":
                 break
             await socket.send_text(await _reply(server, game_id, connection, raw))
-    except WebSocketDisconnect:
+    except (WebSocketDisconnect, WebSocketDisconnected):  # the client went: before its reply was sent, for the second
         pass
     finally:
         server.connections[game_id].discard(connection)

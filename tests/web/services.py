@@ -24,6 +24,8 @@ from sqlalchemy import create_engine
 from web_helpers import TEST_LIMITS, free_port, start_server
 
 BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 
 def _wait_until(check, seconds: float = 120.0) -> None:  # type: ignore[no-untyped-def]
@@ -158,3 +160,54 @@ def postgres() -> Iterator[str]:
         server.terminate()
         server.wait()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def nginx(folder: Path, upstreams: list[str], changes: dict[str, str] | None = None) -> Iterator[tuple[int, int]]:
+    """deploy/nginx.conf in front of ``upstreams``; its HTTP and HTTPS ports.
+
+    ``changes`` replaces lines of the file (each must be there, so a test
+    fails when the setting it checks is gone), e.g. a timeout shortened.
+    """
+    http_port, https_port = free_port(), free_port()
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+         "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem")],
+        check=True, capture_output=True,
+    )
+    config = (REPOSITORY / "deploy" / "nginx.conf").read_text()
+    for name, value in {
+        "__PREFIX__": str(folder),
+        "__UPSTREAMS__": " ".join(f"server {u} max_fails=1 fail_timeout=30s;" for u in upstreams),
+        "__HTTP_PORT__": str(http_port),
+        "__HTTPS_PORT__": str(https_port),
+        "__CERT__": str(folder / "cert.pem"),
+        "__KEY__": str(folder / "key.pem"),
+    }.items():
+        config = config.replace(name, value)
+    for line, changed in (changes or {}).items():
+        assert line in config, f"deploy/nginx.conf has {line!r}"
+        config = config.replace(line, changed)
+    lines = [line for line in config.splitlines() if not line.lstrip().startswith("#")]
+    assert not [line for line in lines if "__" in line], "every placeholder is filled"
+    (folder / "nginx.conf").write_text(config)
+    # As root, nginx's workers run as "nobody"; the folder must be theirs to write temporary files in.
+    os.chmod(folder, 0o777)
+    process = subprocess.Popen([NGINX, "-p", str(folder), "-c", str(folder / "nginx.conf"), "-g", "daemon off;"], stderr=subprocess.PIPE)
+    try:
+        _wait_until(lambda: (process.poll() is not None and _fail(process)) or _answers(f"http://127.0.0.1:{http_port}"), 30)
+        yield http_port, https_port
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _fail(process: subprocess.Popen[bytes]) -> bool:
+    raise AssertionError(f"nginx exited: {process.stderr.read().decode() if process.stderr else ''}")
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/api/catalogue", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False

@@ -10,6 +10,7 @@ and tests/web/test_web_production.py checks nginx's.
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import threading
 import time
@@ -21,6 +22,7 @@ import httpx
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
+from websockets.sync.client import connect
 
 from web_client import TEST_QUOTAS
 from web_helpers import poll
@@ -98,3 +100,17 @@ def test_a_body_that_never_finishes_is_answered_408_in_time(tmp_path: Path) -> N
             answer = slow.recv(4096)
             assert answer.startswith(b"HTTP/1.1 408"), answer[:80]
             assert time.monotonic() - started < BODY_SECONDS + 5
+
+
+def test_a_client_that_closes_before_its_reply_leaves_no_error_in_the_log(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A page closed at once (a burst of quick-match players who leave as soon as they are seated) is not a server error."""
+    with real_server(tmp_path) as url:
+        game = httpx.post(f"{url}/api/games", json={"mode": "local"}, timeout=10).json()
+        for _ in range(20):  # (the close wins the race with the reply about half the time)
+            with connect(f"ws://{url.removeprefix('http://')}/ws/games/{game['id']}") as ws:
+                ws.send(json.dumps({"type": "hello", "token": game["token"]}))
+        with connect(f"ws://{url.removeprefix('http://')}/ws/games/{game['id']}") as ws:  # the server carries on
+            ws.send(json.dumps({"type": "hello", "token": game["token"]}))
+            assert json.loads(ws.recv(timeout=10))["type"] in ("state", "welcome")
+    log = capfd.readouterr().err  # uvicorn's own loggers do not propagate: its handler writes to stderr
+    assert "Traceback" not in log and "Exception in ASGI" not in log, log[-3000:]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -10,7 +12,7 @@ from fastapi.testclient import TestClient
 from web_client import act_as, age_account, connect, create, new_account
 
 from quiltmaker.core.position import Position
-from quiltmaker.web.quickmatch import seek_range
+from quiltmaker.web.quickmatch import POLL_WAIT, seek_range
 from quiltmaker.web.ratings import RatingRow
 
 
@@ -130,8 +132,20 @@ def test_two_players_seeking_the_same_clock_are_paired_into_one_game_a_seat_each
     for ticket in (a, b):
         with connect(fresh, ticket["game"], ticket["token"]) as player:
             assert player.state["status"] == "playing" and player.state["clock"]["control"] == "5+3"
-    assert poll(fresh, first).status_code == 404, "a seat is handed over once"
+    assert poll(fresh, first).json() == a, "asked again (an answer lost on the way), the seat is handed over again"
     assert poll(fresh, {"seek": first["seek"], "secret": "wrong"}).status_code == 404
+
+
+def test_a_waiting_poll_is_answered_the_moment_its_seek_is_paired(fresh: TestClient) -> None:
+    first = seek(fresh)
+    with ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(poll, fresh, first)  # held by the server until a pairing or POLL_WAIT
+        time.sleep(0.3)
+        paired_at = time.monotonic()
+        second = poll(fresh, seek(fresh)).json()
+        answer = waiting.result(timeout=30).json()
+    assert answer["matched"] and answer["game"] == second["game"] and {answer["seat"], second["seat"]} == {0, 1}
+    assert time.monotonic() - paired_at < POLL_WAIT / 2, "answered by the pairing, not when its wait ran out"
 
 
 def test_the_range_widens_while_a_player_waits_and_a_seek_nobody_polls_is_dropped(fresh: TestClient) -> None:

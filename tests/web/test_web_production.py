@@ -18,23 +18,19 @@ import os
 import shutil
 import signal
 import socket
-import subprocess
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from services import BINARIES, RedisServer, postgres, servers
-from web_helpers import TEST_LIMITS, first_legal_move, free_port, poll, start_server
+from services import BINARIES, NGINX, RedisServer, nginx, postgres, servers
+from web_helpers import TEST_LIMITS, first_legal_move, start_server
 from websockets.sync.client import ClientConnection, connect
 
 from quiltmaker.web.accounts import SESSION_COOKIE
 
-REPOSITORY = Path(__file__).resolve().parents[2]
-NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
@@ -46,57 +42,6 @@ needs_services = pytest.mark.skipif(
     (not BINARIES or shutil.which("redis-server") is None) and not os.environ.get("CI"),
     reason="needs PostgreSQL and Redis (scripts/system-deps.sh installs them; CI always runs this)",
 )
-
-
-@contextlib.contextmanager
-def nginx(folder: Path, upstreams: list[str], changes: dict[str, str] | None = None) -> Iterator[tuple[int, int]]:
-    """deploy/nginx.conf in front of ``upstreams``; its HTTP and HTTPS ports.
-
-    ``changes`` replaces lines of the file (each must be there, so a test
-    fails when the setting it checks is gone), e.g. a timeout shortened.
-    """
-    http_port, https_port = free_port(), free_port()
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-         "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem")],
-        check=True, capture_output=True,
-    )
-    config = (REPOSITORY / "deploy" / "nginx.conf").read_text()
-    for name, value in {
-        "__PREFIX__": str(folder),
-        "__UPSTREAMS__": " ".join(f"server {u} max_fails=1 fail_timeout=30s;" for u in upstreams),
-        "__HTTP_PORT__": str(http_port),
-        "__HTTPS_PORT__": str(https_port),
-        "__CERT__": str(folder / "cert.pem"),
-        "__KEY__": str(folder / "key.pem"),
-    }.items():
-        config = config.replace(name, value)
-    for line, changed in (changes or {}).items():
-        assert line in config, f"deploy/nginx.conf has {line!r}"
-        config = config.replace(line, changed)
-    lines = [line for line in config.splitlines() if not line.lstrip().startswith("#")]
-    assert not [line for line in lines if "__" in line], "every placeholder is filled"
-    (folder / "nginx.conf").write_text(config)
-    # As root, nginx's workers run as "nobody"; the folder must be theirs to write temporary files in.
-    os.chmod(folder, 0o777)
-    process = subprocess.Popen([NGINX, "-p", str(folder), "-c", str(folder / "nginx.conf"), "-g", "daemon off;"], stderr=subprocess.PIPE)
-    try:
-        poll(lambda: _answers(f"http://127.0.0.1:{http_port}") or (process.poll() is not None and _fail(process)), 30, what="nginx")
-        yield http_port, https_port
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
-def _fail(process: subprocess.Popen[bytes]) -> bool:
-    raise AssertionError(f"nginx exited: {process.stderr.read().decode() if process.stderr else ''}")
-
-
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/api/catalogue", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def _state(ws: ClientConnection, version: int, seconds: float = 20.0) -> dict[str, Any]:
