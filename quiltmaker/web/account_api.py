@@ -18,7 +18,10 @@ from .dependencies import SameSite, Server, SignedIn, Viewer, address_of, quota,
 from .languages import set_language_cookie
 from .protocol import GAME_ID, ProtocolError
 from .store import StoreError
-from .views import held_seat, summary_view
+from .summaries import lines_of
+from .views import held_seat
+
+ACCOUNT_GAMES = 50  # the games the lobby lists for an account (the player's page lists them all, 50 at a time)
 
 router = APIRouter(prefix="/api/account")
 ATTEMPT = quota("account", N_("too many attempts from your address: wait {seconds} s"))  # signing up or in, or changing the password: argon2's work, counted
@@ -141,10 +144,8 @@ async def claim(claim: Claim, account: SignedIn, server: Server) -> dict[str, An
 
 @router.get("/games", response_model=contract.AccountGames)
 async def games(account: SignedIn, server: Server) -> dict[str, Any]:
-    listed = []
-    for game_id, seat in await asyncio.to_thread(server.accounts.games, account):
-        try:
-            listed.append({**summary_view(await server.load(game_id)), "seat": held_seat(seat)})
-        except ProtocolError:
-            continue
-    return {"games": listed}
+    """The lobby's "your games": the account's newest ACCOUNT_GAMES (its profile has the rest, a page at a time;
+    lessons are listed with the lessons), read from their kept lines as every list is (:mod:`.summaries`)."""
+    seats = dict(await asyncio.to_thread(server.accounts.recent_games, account, ACCOUNT_GAMES, True))
+    lines = [line for line in await lines_of(server, list(seats)) if line["status"] != "corrupt"]  # a damaged one is left out
+    return {"games": [{**line, "seat": held_seat(seats[line["id"]])} for line in lines]}

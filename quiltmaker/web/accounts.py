@@ -239,12 +239,6 @@ class Accounts:
             rows = session.execute(query.order_by(GameRow.created.desc(), GameRow.id.desc()).limit(limit))
             return [(row.game_id, row.seat) for row in rows]
 
-    def games(self, account: Account) -> list[tuple[str, str]]:
-        """The (game id, seat) pairs the account holds."""
-        with self._sessions() as session:
-            rows = session.execute(select(AccountGameRow.game_id, AccountGameRow.seat).where(AccountGameRow.account_id == account.id))
-            return [(row.game_id, row.seat) for row in rows]
-
 
 def same_origin(origin: str | None, host: str | None, allowed: tuple[str, ...] = ()) -> bool:
     """Whether a request's ``Origin`` is this server's own address (or one configured for a reverse proxy).

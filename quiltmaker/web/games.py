@@ -107,6 +107,7 @@ class GameServer:
         self.puzzles = Puzzles(self.database)
         self.lobby = Lobby(self.store, self.ratings)
         self.quickmatch = QuickMatch(self.store, self.ratings, self.lobby)
+        self.quickmatch.tell_others = lambda seek_ids: self.in_background(self.broker.publish_paired(seek_ids))
         self.lobby_sockets: set[Any] = set()  # the lobby's live sockets (lobby_api.LobbySocket)
         self.open_sockets = OpenSockets(settings.sockets_per_client)
         self.presence = Presence(self)

@@ -16,6 +16,7 @@ from .live import LiveGames
 from .presence import Presence
 from .protocol import ProtocolError
 from .pubsub import CHAT
+from .quickmatch import QuickMatch
 from .timeouts import Timeouts
 
 
@@ -24,6 +25,7 @@ class Served(LiveGames, Protocol):
 
     chat: Chat
     presence: Presence
+    quickmatch: QuickMatch
     timeouts: Timeouts
     current: set[str]
 
@@ -49,6 +51,10 @@ class News:
 
     async def on_presence(self, game_id: str, origin: str, seats: list[int]) -> None:
         await self.server.presence.on_presence(game_id, origin, seats)
+
+    async def on_paired(self, seek_ids: list[str]) -> None:
+        """Another process paired these seeks: the polls waiting for them here read their seats."""
+        self.server.quickmatch.paired_elsewhere(seek_ids)
 
     async def catch_up(self) -> None:
         """News from other processes may have been missed: reload every game with sockets here, and send what changed."""

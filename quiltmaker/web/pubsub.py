@@ -9,7 +9,8 @@ each game (when one comes or goes, and again every PRESENCE_EVERY seconds),
 and the others keep what they hear for PRESENCE_FOR seconds, so a process
 that dies stops counting within a minute. The default broker serves a lone
 server process (there is no one to tell); the Redis broker lets several
-processes share a database.
+processes share a database. A process that pairs quick-match seeks says
+which, too: their players' polls may be waiting on another process.
 
 While Redis is away, nothing is heard through it: each process then reads
 the database every POLL_SECONDS for the games it has sockets for
@@ -49,6 +50,9 @@ class Subscriber(Protocol):
     async def on_presence(self, game_id: str, origin: str, seats: list[int]) -> None:
         """Process ``origin`` has sockets for these seats of a game."""
 
+    async def on_paired(self, seek_ids: list[str]) -> None:
+        """Another process paired these quick-match seeks."""
+
     async def catch_up(self) -> None:
         """News may have been missed (a subscription back after a failure): reload the games served here."""
 
@@ -67,6 +71,8 @@ class Broker(Protocol):
 
     async def publish_presence(self, game_id: str, seats: list[int]) -> None: ...
 
+    async def publish_paired(self, seek_ids: list[str]) -> None: ...
+
     async def close(self) -> None: ...
 
 
@@ -83,6 +89,9 @@ class LocalBroker:
         pass
 
     async def publish_presence(self, game_id: str, seats: list[int]) -> None:
+        pass
+
+    async def publish_paired(self, seek_ids: list[str]) -> None:
         pass
 
     async def close(self) -> None:
@@ -155,14 +164,17 @@ class RedisBroker:
                         continue
                     try:
                         data = json.loads(message["data"])
-                        game_id, version = str(data["game"]), int(data["version"])  # -1: a chat line, not a move
                         origin = str(data.get("origin"))
+                        paired = [str(seek) for seek in data["paired"]] if "paired" in data else None
+                        game_id, version = ("", 0) if paired is not None else (str(data["game"]), int(data["version"]))  # -1: a chat line
                         seats = [int(seat) for seat in data["seats"] if seat in (0, 1)] if version == PRESENCE else []
                     except (ValueError, KeyError, TypeError):
                         continue  # not one of ours
                     if origin == self._origin:
                         continue
-                    if version == PRESENCE:
+                    if paired is not None:
+                        self._spawn(subscriber.on_paired(paired))
+                    elif version == PRESENCE:
                         self._spawn(subscriber.on_presence(game_id, origin, seats))
                     else:
                         self._spawn(subscriber.on_change(game_id, version))  # a task each: one slow game never holds up the others
@@ -199,6 +211,9 @@ class RedisBroker:
 
     async def publish_presence(self, game_id: str, seats: list[int]) -> None:
         self._post({"game": game_id, "version": PRESENCE, "seats": seats})
+
+    async def publish_paired(self, seek_ids: list[str]) -> None:
+        self._post({"paired": seek_ids})
 
     async def close(self) -> None:
         for task in self._tasks:

@@ -22,6 +22,7 @@ import logging
 import secrets
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -78,7 +79,8 @@ class QuickMatch:
         # The matcher's own thread: under a burst, the shared pool's queue holds the seeks' requests, and a pass
         # queued behind them would pair nobody until every seek was in.
         self._matcher = ThreadPoolExecutor(1, thread_name_prefix="quickmatch")
-        self._waiting: dict[str, set[asyncio.Future[dict[str, Any]]]] = {}
+        self._waiting: dict[str, set[asyncio.Future[dict[str, Any] | None]]] = {}  # None: paired by another process
+        self.tell_others: Callable[[list[str]], None] | None = None  # the seeks this process paired, for the others' polls
 
     async def run(self) -> None:
         """Pair the quick-match seeks every MATCH_SECONDS, or at once when a new seek found a pass running
@@ -98,7 +100,7 @@ class QuickMatch:
     async def poll_or_wait(self, seek_id: str, secret: str, seconds: float) -> dict[str, Any]:
         """:meth:`poll`; for a seek still waiting, its seat the moment this process pairs it, if within ``seconds``.
 
-        A seek another process pairs is not heard of here: the next poll reads it.
+        A seek another process pairs is heard of through the broker (:meth:`paired_elsewhere`), and read.
 
         Raises:
             StoreError: as :meth:`poll`.
@@ -111,7 +113,7 @@ class QuickMatch:
             answer = await asyncio.to_thread(self.poll, seek_id, secret)
             if not answer["matched"]:
                 with contextlib.suppress(TimeoutError):
-                    answer = await asyncio.wait_for(paired, seconds)
+                    answer = await asyncio.wait_for(paired, seconds) or await asyncio.to_thread(self.poll, seek_id, secret)
             return answer
         finally:
             waiters.discard(paired)
@@ -125,11 +127,20 @@ class QuickMatch:
                 self._loop.call_soon_threadsafe(callback, *arguments)
 
     def _hand_over(self, seats: dict[str, dict[str, Any]]) -> None:
-        """On the event loop: answer the polls waiting for these seeks' pairing."""
+        """On the event loop: answer the polls waiting here for these seeks' pairing, and tell the other processes."""
         for seek_id, seat in seats.items():
             for waiter in self._waiting.pop(seek_id, ()):
                 if not waiter.done():
                     waiter.set_result(seat)
+        if self.tell_others is not None:
+            self.tell_others(list(seats))
+
+    def paired_elsewhere(self, seek_ids: list[str]) -> None:
+        """On the event loop: another process paired these seeks; the polls waiting for them here read their seats."""
+        for seek_id in seek_ids:
+            for waiter in self._waiting.pop(seek_id, ()):
+                if not waiter.done():
+                    waiter.set_result(None)
 
     def seek(self, account: Account | None, name: str, control: str, rated: bool) -> tuple[str, str]:
         """A new seek, paired at once if someone waits for exactly it; its id and the secret its player polls with."""
@@ -290,6 +301,12 @@ class QuickMatch:
         """
         try:
             with self._writing() as session:
+                # Every seek of the batch locked first, in one order (PostgreSQL; SQLite has one writer anyway):
+                # two processes pairing overlapping batches then wait for each other instead of deadlocking.
+                ids = sorted(seek.id for pair in pairs for seek in pair)
+                free = session.scalars(select(SeekRow.id).where(SeekRow.id.in_(ids), SeekRow.game_id.is_(None)).order_by(SeekRow.id).with_for_update())
+                if len(list(free)) != len(ids):
+                    raise _Paired
                 games = [self._make(session, first, second) for first, second in pairs]
         except _Paired:
             return [] if len(pairs) == 1 else [game for pair in pairs for game in self._pair([pair])]

@@ -8,6 +8,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from websockets.sync.client import connect
 from quiltmaker.core.position import Position
 from quiltmaker.web.round.clocks import TimeControl
 from quiltmaker.web.database import database_url_for
+from quiltmaker.web.quickmatch import POLL_WAIT
 from quiltmaker.web.schema import EventRow
 from quiltmaker.web.store import GameStore
 
@@ -145,6 +147,20 @@ def test_a_chat_line_reaches_the_player_on_the_other_server(two_servers: list[st
             _take_seat(ws, token)
         host.send(json.dumps({"type": "chat", "text": "hello from a"}))
         assert _receive(other, "chat")["lines"][0]["text"] == "hello from a"
+
+
+def test_a_poll_waiting_on_one_server_hears_at_once_of_the_pairing_the_other_made(two_servers: list[str]) -> None:
+    a, b = two_servers
+    first = httpx.post(f"http://{a}/api/quickmatch", json={"clock": "5+3"}).json()
+    with ThreadPoolExecutor(1) as pool:  # its poll goes to the other process (nginx may send any request anywhere)
+        waiting = pool.submit(httpx.post, f"http://{b}/api/quickmatch/{first['seek']}/poll", json={"secret": first["secret"]}, timeout=30)
+        time.sleep(0.5)
+        paired_at = time.monotonic()
+        second = httpx.post(f"http://{a}/api/quickmatch", json={"clock": "5+3"}).json()  # paired at once, on a
+        answer = waiting.result(timeout=30).json()
+    assert answer["matched"] and time.monotonic() - paired_at < POLL_WAIT / 2, "answered through the broker, not after its wait"
+    other = httpx.post(f"http://{a}/api/quickmatch/{second['seek']}/poll", json={"secret": second["secret"]}).json()
+    assert other["game"] == answer["game"] and {other["seat"], answer["seat"]} == {0, 1}
 
 
 def test_a_player_on_the_other_server_shows_as_here_and_leaving_shows_as_away(two_servers: list[str]) -> None:

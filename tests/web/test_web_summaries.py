@@ -15,6 +15,7 @@ from web_helpers import play_in_the_past
 from quiltmaker.core.position import Position
 from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.games import MOVE_BYTES, game_bytes
+from quiltmaker.web.account_api import ACCOUNT_GAMES
 from quiltmaker.web.player_api import PROFILE_GAMES
 from quiltmaker.web.schema import EventRow, SummaryRow
 
@@ -75,6 +76,8 @@ def test_a_profile_lists_its_games_a_page_at_a_time(fresh: TestClient) -> None:
     assert pages == 3 and sorted(seen) == sorted(made) and len(set(seen)) == len(made), "every game once, newest first"
     assert seen[0] == made[-1]
     assert fresh.get("/api/players/Ada", params={"before": "nonsense!"}).json()["games"][0]["id"] == made[-1], "an unknown cursor: the first page"
+    held = fresh.get("/api/account/games").json()["games"]  # the lobby's "your games": the newest, never every one
+    assert [g["id"] for g in held] == made[::-1][:ACCOUNT_GAMES] and {g["seat"] for g in held} == {"both"}
 
 
 def test_the_games_in_memory_keep_within_their_budget(tmp_path: Path) -> None:
