@@ -13,6 +13,7 @@ event log), :mod:`.views` (the JSON the page draws), :mod:`.pubsub`
 from __future__ import annotations
 
 import contextlib
+import gc
 import socket
 import time
 from collections.abc import AsyncIterator
@@ -51,6 +52,11 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await server.start()
+        # What start-up made (the modules, the rules' tables, the AI's) lives as long as the process: kept out of the
+        # collector's full passes, which scanned it all and held every request up to 200 ms (docs/benchmarks.md).
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(20_000, 20, 50)  # and collections rarer (what a request makes mostly dies young, freed by counting)
         try:
             yield
         finally:
