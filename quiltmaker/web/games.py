@@ -130,6 +130,7 @@ class GameServer:
         for task in [*self.background, *self.chores]:
             task.cancel()
         await self.broker.close()
+        self.quickmatch.stop()
         self.ai.stop()
         self.database.close()
 

@@ -21,8 +21,8 @@ import hmac
 import logging
 import secrets
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -97,6 +97,10 @@ class QuickMatch:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), MATCH_SECONDS)
 
+    def stop(self) -> None:
+        """Let the matcher's thread go (the server is stopping; its loop's task was cancelled)."""
+        self._matcher.shutdown(wait=False, cancel_futures=True)
+
     async def poll_or_wait(self, seek_id: str, secret: str, seconds: float) -> dict[str, Any]:
         """:meth:`poll`; for a seek still waiting, its seat the moment this process pairs it, if within ``seconds``.
 
@@ -111,10 +115,12 @@ class QuickMatch:
         waiters.add(paired)  # before the read: a pairing made while it runs is not missed
         try:
             answer = await asyncio.to_thread(self.poll, seek_id, secret)
-            if not answer["matched"]:
-                with contextlib.suppress(TimeoutError):
-                    answer = await asyncio.wait_for(paired, seconds) or await asyncio.to_thread(self.poll, seek_id, secret)
-            return answer
+            if answer["matched"]:
+                return answer
+            try:
+                return await asyncio.wait_for(paired, seconds) or await asyncio.to_thread(self.poll, seek_id, secret)
+            except TimeoutError:  # still waiting: read again, for how long it has waited now and its wider range
+                return await asyncio.to_thread(self.poll, seek_id, secret)
         finally:
             waiters.discard(paired)
             if not waiters and self._waiting.get(seek_id) is waiters:
