@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
@@ -15,6 +17,7 @@ from web_client import connect, create, get_state
 from web_helpers import first_legal_move, migrated_store
 
 from quiltmaker.web.app import Settings, create_app
+from quiltmaker.web.quotas import Quotas
 from quiltmaker.web.schema import GameRow
 
 
@@ -81,3 +84,21 @@ def test_games_nobody_started_are_deleted_after_their_days_and_the_others_kept(t
     assert not store.exists(old_unstarted["id"]) and not store.exists(old_lesson["id"]) and not store.exists(old_rated["id"])
     assert store.exists(old_started["id"]) and store.exists(young["id"])
     store.close()
+
+
+def test_counting_a_request_starts_no_thread_and_old_counts_are_swept(monkeypatch: pytest.MonkeyPatch) -> None:
+    quotas = Quotas(Settings(database_url="sqlite://", intent_limit="10/second"))
+    started: list[str] = []
+    with monkeypatch.context() as patched:  # the library's storage started a timer thread on the event loop, under load
+        patched.setattr(threading.Thread, "start", lambda thread: started.append(thread.name))
+        for n in range(100):
+            quotas.wait("intent", f"10.0.0.{n}")
+            if n % 20 == 0:
+                time.sleep(0.05)  # (the library's timer ran 10 ms, and the next count started another)
+    assert started == [], "counting a request never waits for a thread to start"
+    storage = quotas.limiter.storage
+    assert len(storage.events) == 100  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 10
+    while any(storage.events.values()) and time.monotonic() < deadline:  # type: ignore[attr-defined]
+        time.sleep(0.2)
+    assert not any(storage.events.values()), "a second's counts are dropped once their second is over"  # type: ignore[attr-defined]
