@@ -46,7 +46,7 @@ MATCH_SECONDS = 1.0
 # pair, and the seeks' own writes still get their turn between them.
 PAIRS_PER_COMMIT = 16
 POLL_WAIT = 2.0  # seconds a poll of a waiting seek waits for this process to pair it, before answering that it still waits
-SEEK_TIMEOUT = 15.0  # seconds without a poll after which a seek is dropped (the page polls every second)
+SEEK_TIMEOUT = 15.0  # seconds without a poll after which a seek is dropped (the page asks again as each poll ends)
 AI_FALLBACK = 20.0  # seconds of waiting after which the page offers a computer level instead
 BASE_RANGE, RANGE_PER_SECOND, MAX_RANGE = 100.0, 20.0, 800.0
 
