@@ -35,10 +35,10 @@ import httpx
 REPOSITORY = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPOSITORY / "tests")]
 from web_helpers import start_server  # noqa: E402
+from web_players import LIMITS  # noqa: E402  (the same lifted limits: one address plays for all)
 
 from quiltmaker.web.accounts import SESSION_COOKIE  # noqa: E402
 
-LIMITS = ["--create-limit", "1000000/minute", "--intent-limit", "1000000/second", "--hello-limit", "1000000/second", "--sockets-per-client", "1000000"]
 NAME, PASSWORD = "Ada", "correct horse battery"
 
 
@@ -67,8 +67,9 @@ async def play_to_the_end(url: str, games: int) -> None:
                     joined = await response.json()
                 async with guest.ws_connect(f"ws://{url}/ws/games/{made['id']}") as ws:
                     await ws.send_str(json.dumps({"type": "hello", "token": joined["token"]}))
+                    state: dict[str, Any] = {}
                     while (message := json.loads(await ws.receive_str()))["type"] != "welcome":
-                        state = message.get("state", locals().get("state"))
+                        state = message.get("state", state)
                     ending = "abort" if state["can_abort"] else "resign"
                     await ws.send_str(json.dumps({"type": ending, "version": state["version"]}))
                     while (message := json.loads(await ws.receive_str()))["type"] != "ack":

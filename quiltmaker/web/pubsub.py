@@ -165,9 +165,12 @@ class RedisBroker:
                     try:
                         data = json.loads(message["data"])
                         origin = str(data.get("origin"))
-                        paired = [str(seek) for seek in data["paired"]] if "paired" in data else None
-                        game_id, version = ("", 0) if paired is not None else (str(data["game"]), int(data["version"]))  # -1: a chat line
-                        seats = [int(seat) for seat in data["seats"] if seat in (0, 1)] if version == PRESENCE else []
+                        if "paired" in data:  # quick-match seeks, not a game
+                            paired = [str(seek) for seek in data["paired"]]
+                        else:
+                            paired = None
+                            game_id, version = str(data["game"]), int(data["version"])  # -1: a chat line, not a move
+                            seats = [int(seat) for seat in data["seats"] if seat in (0, 1)] if version == PRESENCE else []
                     except (ValueError, KeyError, TypeError):
                         continue  # not one of ours
                     if origin == self._origin:

@@ -21,7 +21,7 @@ import hmac
 import logging
 import secrets
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any
@@ -117,10 +117,13 @@ class QuickMatch:
             answer = await asyncio.to_thread(self.poll, seek_id, secret)
             if answer["matched"]:
                 return answer
-            try:
-                return await asyncio.wait_for(paired, seconds) or await asyncio.to_thread(self.poll, seek_id, secret)
-            except TimeoutError:  # still waiting: read again, for how long it has waited now and its wider range
-                return await asyncio.to_thread(self.poll, seek_id, secret)
+            seat: dict[str, Any] | None = None
+            with contextlib.suppress(TimeoutError):
+                seat = await asyncio.wait_for(paired, seconds)
+            if seat is not None:
+                return seat
+            # Paired by another process (its seat is read), or still waiting (how long it has waited now, its range).
+            return await asyncio.to_thread(self.poll, seek_id, secret)
         finally:
             waiters.discard(paired)
             if not waiters and self._waiting.get(seek_id) is waiters:
@@ -134,19 +137,20 @@ class QuickMatch:
 
     def _hand_over(self, seats: dict[str, dict[str, Any]]) -> None:
         """On the event loop: answer the polls waiting here for these seeks' pairing, and tell the other processes."""
-        for seek_id, seat in seats.items():
-            for waiter in self._waiting.pop(seek_id, ()):
-                if not waiter.done():
-                    waiter.set_result(seat)
+        self._answer(seats)
         if self.tell_others is not None:
             self.tell_others(list(seats))
 
     def paired_elsewhere(self, seek_ids: list[str]) -> None:
         """On the event loop: another process paired these seeks; the polls waiting for them here read their seats."""
-        for seek_id in seek_ids:
+        self._answer(dict.fromkeys(seek_ids))
+
+    def _answer(self, seats: Mapping[str, dict[str, Any] | None]) -> None:
+        """Wake the polls waiting for these seeks, each with its seat (None: read it)."""
+        for seek_id, seat in seats.items():
             for waiter in self._waiting.pop(seek_id, ()):
                 if not waiter.done():
-                    waiter.set_result(None)
+                    waiter.set_result(seat)
 
     def seek(self, account: Account | None, name: str, control: str, rated: bool) -> tuple[str, str]:
         """A new seek, paired at once if someone waits for exactly it; its id and the secret its player polls with."""

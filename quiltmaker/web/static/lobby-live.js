@@ -11,7 +11,7 @@ import { lobby, update } from "./lobby-store.js";
 /** @typedef {import("./contract").Paired} Paired */
 /** @typedef {import("./contract").Waiting} Waiting */
 
-// The server holds a waiting seek's poll for up to a second and answers it the moment the seek is paired,
+// The server holds a waiting seek's poll for up to two seconds and answers it the moment the seek is paired,
 // so the page asks again almost at once: it hears of its opponent without waiting for a timer.
 const POLL_MS = 100;
 
