@@ -6,7 +6,9 @@ Run: ``python benchmarks/web_players.py [--players 1000] [--think 3] [--moves 16
 Starts ``--processes`` real ``quiltmaker serve`` processes on one fresh
 SQLite database (``--postgres``: a throwaway PostgreSQL server) and, for more
 than one, a real Redis between them; ``--nginx`` puts deploy/nginx.conf in
-front of them, and every player goes through it. Every player arrives at a
+front of them, and every player goes through it. Once the servers are idle
+(their AI workers have loaded the search: ``settled_s`` says how long that
+took), every player arrives at a
 random moment over ``--arrive`` seconds, joins the quick-match queue for
 ``10+5`` and polls each second, as the page does, until the server pairs
 them (``--direct``: the games are made over HTTP first, and each player just
@@ -189,19 +191,48 @@ def cpu_seconds(pid: int) -> float:
     return sum(int(fields[i]) for i in (11, 12, 13, 14)) / os.sysconf("SC_CLK_TCK")
 
 
-def pin_tree(pid: int, cpus: set[int]) -> None:
-    """Keep a process, every thread of it and every process under it (AI workers, PostgreSQL's backends) on ``cpus``."""
+def process_tree(pid: int) -> list[int]:
+    """A process and every process under it (AI workers, PostgreSQL's backends), from /proc."""
     children: dict[int, list[int]] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         with contextlib.suppress(OSError, IndexError):
             children.setdefault(int(stat.read_text().rsplit(")", 1)[1].split()[1]), []).append(int(stat.parent.name))
-    todo = [pid]
+    tree, todo = [], [pid]
     while todo:
         process = todo.pop()
+        tree.append(process)
+        todo.extend(children.get(process, []))
+    return tree
+
+
+def pin_tree(pid: int, cpus: set[int]) -> None:
+    """Keep a process, every thread of it and every process under it on ``cpus``."""
+    for process in process_tree(pid):
         for task in Path(f"/proc/{process}/task").glob("*"):
             with contextlib.suppress(OSError, ValueError):
                 os.sched_setaffinity(int(task.name), cpus)
-        todo.extend(children.get(process, []))
+
+
+def settle(pids: list[int], quiet: float = 0.05, patience: float = 90.0) -> float:
+    """Wait until the servers and everything under them are idle (under ``quiet`` of a CPU over half a second); the
+    seconds waited. A server answers before its AI workers have loaded the search: measured in those seconds, the
+    players would share the server's CPU with the workers' start-up, which is not the steady state measured here."""
+    started = time.perf_counter()
+
+    def used() -> float:
+        total = 0.0
+        for pid in pids:
+            for process in process_tree(pid):
+                with contextlib.suppress(OSError):
+                    total += cpu_seconds(process)
+        return total
+
+    while time.perf_counter() - started < patience:
+        before = used()
+        time.sleep(0.5)
+        if used() - before < quiet * 0.5:
+            break
+    return round(time.perf_counter() - started, 1)
 
 
 def quantiles(values: list[float]) -> dict[str, float] | None:
@@ -318,7 +349,9 @@ def main() -> None:
             pin_tree(os.getpid(), server_cpus)  # every service started so far; then this process goes to the players' side
             for task in Path(f"/proc/{os.getpid()}/task").glob("*"):
                 os.sched_setaffinity(int(task.name), client_cpus or server_cpus)
-            figures = measure(args, urls, [process.pid for process, _ in servers], client_cpus)
+            pids = [process.pid for process, _ in servers]
+            settled = settle(pids)
+            figures = {**measure(args, urls, pids, client_cpus), "settled_s": settled}
             print(json.dumps(figures), flush=True)
             if figures["errors"]:  # the servers' logs say why
                 for log in sorted(data.glob("server-*.log")):

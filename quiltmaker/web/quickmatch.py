@@ -22,11 +22,12 @@ import logging
 import secrets
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from ..core.position import Position
@@ -157,21 +158,10 @@ class QuickMatch:
         seek_id, secret = secrets.token_urlsafe(9), secrets.token_urlsafe(18)
         now = utc_now()
         rating = self.lobby.rating_of(account, family_of(TimeControl.parse(control).kind))
+        new = Seeker(seek_id, account.id if account else None, name, rating, control, rated, now)
         with self._writing() as session:
-            session.add(
-                SeekRow(
-                    id=seek_id,
-                    secret_hash=secret_hash(secret),
-                    account_id=account.id if account else None,
-                    name=name,
-                    rating=rating,
-                    control=control,
-                    rated=rated,
-                    created=now,
-                    polled=now,
-                )
-            )
-        self.match(seek_id=seek_id)  # someone may be waiting for exactly this
+            session.add(SeekRow(**{field: getattr(new, field) for field in Seeker.__slots__}, secret_hash=secret_hash(secret), polled=now))
+        self.match(new=new)  # someone may be waiting for exactly this
         return seek_id, secret
 
     def poll(self, seek_id: str, secret: str) -> dict[str, Any]:
@@ -224,10 +214,10 @@ class QuickMatch:
         with self._sessions() as session:
             return len(list(session.scalars(select(SeekRow.id).where(SeekRow.game_id.is_(None), SeekRow.polled >= since))))
 
-    def match(self, now: datetime | None = None, seek_id: str | None = None) -> list[str]:
+    def match(self, now: datetime | None = None, new: Seeker | None = None) -> list[str]:
         """Pair the waiting seeks that fit each other's ranges, nearest ratings first; return the games made.
 
-        With ``seek_id``, only that seek looks for a partner (a new seek, at
+        With ``new``, only that seek looks for a partner (a new seek, at
         once); without, every waiting one does (the matcher, each second).
         Within a queue (a clock, rated or casual) the seeks are sorted by
         rating, so each looks only at its neighbours: a thousand seekers are
@@ -238,48 +228,36 @@ class QuickMatch:
         # This process's threads match one at a time (they would only race for the same seeks). A new seek that finds
         # a pass running does not wait for it: under a burst, its threads would queue here and hold every thread the
         # server has (200 seeks at once were paired in 6 s). The matcher runs another pass at once instead.
-        if not self._matching.acquire(blocking=seek_id is None):
+        if not self._matching.acquire(blocking=new is None):
             self._again.set()
             self._call_on_loop(self._wake.set)  # the matcher may be asleep: it runs the next pass now, not in a second
             return []
         try:
-            return self._match(now or utc_now(), seek_id)
+            return self._match(now or utc_now(), new)
         finally:
             self._matching.release()
 
-    def _match(self, now: datetime, seek_id: str | None) -> list[str]:
-        if seek_id is None:
-            with self._writing() as session:
-                session.execute(delete(SeekRow).where(SeekRow.polled < now - timedelta(seconds=SEEK_TIMEOUT)))
-                # Claimed for a game that was never finished (the process pairing them died): their players start again.
-                session.execute(
-                    delete(SeekRow).where(SeekRow.game_id.is_not(None), SeekRow.token.is_(None), SeekRow.created < now - timedelta(minutes=5))
-                )
-                waiting = list(session.scalars(select(SeekRow).where(SeekRow.game_id.is_(None))))
-        else:  # one new seek: only its own queue, within the widest range, is read
-            with self._sessions() as session:
-                mine = session.get(SeekRow, seek_id)
-                if mine is None or mine.game_id is not None:
-                    return []
-                query = select(SeekRow).where(
-                    SeekRow.game_id.is_(None),
-                    SeekRow.control == mine.control,
-                    SeekRow.rated == mine.rated,
-                    SeekRow.rating.between(mine.rating - MAX_RANGE, mine.rating + MAX_RANGE),
-                    SeekRow.polled >= now - timedelta(seconds=SEEK_TIMEOUT),
-                )
-                waiting = list(session.scalars(query.limit(2000)))
-        queues: dict[tuple[str, bool], list[SeekRow]] = {}
+    def _match(self, now: datetime, new: Seeker | None) -> list[str]:
+        if new is not None:  # one new seek: the nearest partner for it alone, found by the database
+            partner = self._partner(now, new)
+            return self._pair([(new, partner)]) if partner is not None else []
+        with self._writing() as session:
+            session.execute(delete(SeekRow).where(SeekRow.polled < now - timedelta(seconds=SEEK_TIMEOUT)))
+            # Claimed for a game that was never finished (the process pairing them died): their players start again.
+            session.execute(
+                delete(SeekRow).where(SeekRow.game_id.is_not(None), SeekRow.token.is_(None), SeekRow.created < now - timedelta(minutes=5))
+            )
+            waiting = [Seeker(*row) for row in session.execute(select(*Seeker.COLUMNS).where(SeekRow.game_id.is_(None)))]
+        queues: dict[tuple[str, bool], list[Seeker]] = {}
         for seek in waiting:
             queues.setdefault((seek.control, seek.rated), []).append(seek)
-        pairs: list[tuple[SeekRow, SeekRow]] = []
+        pairs: list[tuple[Seeker, Seeker]] = []
         for queue in queues.values():
             queue.sort(key=lambda seek: seek.rating)
             ratings = [seek.rating for seek in queue]
             reach = {seek.id: seek_range((now - as_utc(seek.created)).total_seconds()) for seek in queue}
             paired: set[str] = set()
-            seekers = [seek for seek in queue if seek_id is None or seek.id == seek_id]
-            for first in sorted(seekers, key=lambda seek: seek.created):  # the longest waiting first
+            for first in sorted(queue, key=lambda seek: seek.created):  # the longest waiting first
                 if first.id in paired:
                     continue
                 low = bisect.bisect_left(ratings, first.rating - reach[first.id])
@@ -303,7 +281,29 @@ class QuickMatch:
             made += self._pair(pairs[start : start + PAIRS_PER_COMMIT])
         return made
 
-    def _pair(self, pairs: list[tuple[SeekRow, SeekRow]]) -> list[str]:
+    def _partner(self, now: datetime, new: Seeker) -> Seeker | None:
+        """The waiting seek a pass would pair a new seek with (nearest rating, then longest waiting), if any.
+
+        A new seek's own range is the narrowest (:func:`seek_range` of 0 s), and
+        every other seek's is at least as wide, so the partner is simply the
+        nearest within it: one query, however many wait.
+        """
+        reach = seek_range((now - as_utc(new.created)).total_seconds())
+        query = select(*Seeker.COLUMNS).where(
+            SeekRow.game_id.is_(None),
+            SeekRow.control == new.control,
+            SeekRow.rated == new.rated,
+            SeekRow.id != new.id,
+            SeekRow.rating.between(new.rating - reach, new.rating + reach),
+            SeekRow.polled >= now - timedelta(seconds=SEEK_TIMEOUT),
+        )
+        if new.account_id is not None:
+            query = query.where(or_(SeekRow.account_id.is_(None), SeekRow.account_id != new.account_id))
+        with self._sessions() as session:
+            found = session.execute(query.order_by(func.abs(SeekRow.rating - new.rating), SeekRow.created).limit(1)).first()
+        return None if found is None else Seeker(*found)
+
+    def _pair(self, pairs: list[tuple[Seeker, Seeker]]) -> list[str]:
         """Make the games of these pairs of seeks in one transaction, and tell their waiting polls; the games made.
 
         If another thread or process claimed a seek of them first, the
@@ -324,7 +324,7 @@ class QuickMatch:
             self._call_on_loop(self._hand_over, seats)
         return [game_id for game_id, _ in games]
 
-    def _make(self, session: Session, first: SeekRow, second: SeekRow) -> tuple[str, dict[str, dict[str, Any]]]:
+    def _make(self, session: Session, first: Seeker, second: Seeker) -> tuple[str, dict[str, dict[str, Any]]]:
         """Make the game of two seeks and give each its seat; raise :class:`_Paired` if either was claimed meanwhile.
         The game and each seek's seat (as :meth:`poll` hands it over)."""
         seats = [first, second] if secrets.randbelow(2) == 0 else [second, first]
@@ -336,7 +336,8 @@ class QuickMatch:
         assert token1 is not None  # (both seated)
         for seat, (seek, token) in enumerate(zip(seats, (token0, token1))):
             claimed = session.execute(
-                update(SeekRow).where(SeekRow.id == seek.id, SeekRow.game_id.is_(None)).values(game_id=game_id, seat=seat, token=token)
+                update(SeekRow).where(SeekRow.id == seek.id, SeekRow.game_id.is_(None)).values(game_id=game_id, seat=seat, token=token),
+                execution_options={"synchronize_session": False},  # no seek is loaded in this session: nothing to bring up to date
             )
             if claimed.rowcount != 1:  # type: ignore[attr-defined]
                 raise _Paired  # rolls the whole transaction back
@@ -353,6 +354,22 @@ class QuickMatch:
             if seek.account_id is not None:
                 session.add(AccountGameRow(account_id=seek.account_id, game_id=game_id, seat=str(seat)))
         return game_id, {seats[0].id: seat_of(game_id, token0, 0), seats[1].id: seat_of(game_id, token1, 1)}
+
+
+@dataclass(frozen=True, slots=True)
+class Seeker:
+    """What pairing reads of a waiting seek (plain values: a pass reads every waiting seek, and ORM objects cost more
+    than the pairing itself)."""
+
+    id: str
+    account_id: int | None
+    name: str
+    rating: float
+    control: str
+    rated: bool
+    created: datetime
+
+    COLUMNS: ClassVar = (SeekRow.id, SeekRow.account_id, SeekRow.name, SeekRow.rating, SeekRow.control, SeekRow.rated, SeekRow.created)
 
 
 def seat_of(game_id: str, token: str, seat: int) -> dict[str, Any]:

@@ -58,6 +58,10 @@ def legal_view(position: Position, names: list[str]) -> dict[str, Any]:
         "spaces": after.times[player] - position.times[player],
         "buttons": after.buttons[player] - position.buttons[player],
     }
+    placed: dict[int, list[tuple[str, int]]] = {}  # each offered patch's placements, in the moves' order (one pass over them)
+    for move in moves:
+        if move.patch is not None and move.kind == BUY:
+            placed.setdefault(move.patch, []).append(_PLACEMENT[move])
     for patch_id in position.offered:
         patch = PATCHES[patch_id]
         entry: dict[str, Any] = {"patch": patch_id, "affordable": patch.cost <= position.buttons[player], "reason": None}
@@ -66,10 +70,8 @@ def legal_view(position: Position, names: list[str]) -> dict[str, Any]:
                 n=patch.cost, name=names[player], buttons=position.buttons[player]
             )
         anchors: dict[str, list[int]] = {o.transform: [] for o in patch.orientations}
-        for move in moves:
-            if move.patch == patch_id:
-                transform, anchor = _PLACEMENT[move]
-                anchors[transform].append(anchor)
+        for transform, anchor in placed.get(patch_id, ()):
+            anchors[transform].append(anchor)
         entry["orientations"] = [{"transform": t, "anchors": a} for t, a in anchors.items()]
         if entry["affordable"] and not any(anchors.values()):
             entry["reason"] = _("fits nowhere on the quilt")
@@ -148,14 +150,15 @@ def state_view(
         # `plays`: whether it takes its turn now (a lesson's tutor waits once the lesson is done).
         plays = stored.lesson is None or tutor_moves(stored.lesson, game)
         ai = {"level": stored.ai_level, "seat": stored.ai_seat, "thinking": ai_thinking, "plays": plays}
+    rematch = rules.rematch_of(stored)
     return {
         "id": stored.id,
         "version": stored.version,
         "mode": stored.mode,
         "status": stored.status,
         "rematch": stored.rematch,
-        "rematch_seats": rules.rematch_of(stored).seats,
-        "rematch_first": rules.rematch_of(stored).names[0],  # the rematch's seat 0, who moves first in it
+        "rematch_seats": rematch.seats,
+        "rematch_first": rematch.names[0],  # the rematch's seat 0, who moves first in it
         "variant": position.variant,
         "names": stored.names,
         "ai": ai,

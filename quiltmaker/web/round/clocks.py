@@ -21,6 +21,8 @@ in every server process. The rules of the clock, in one place:
 
 from __future__ import annotations
 
+import functools
+
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -84,6 +86,9 @@ class TimeControl:
     @property
     def words(self) -> str:
         """The control as a player reads it, in the language in use: "10 minutes + 5 seconds a move", "2 days a move"."""
+        return _words(self, i18n.language())
+
+    def _spelled_out(self) -> str:
         if self.kind == "correspondence":
             return ngettext("{n} day a move", "{n} days a move", self.days).format(n=self.days)
         minutes, seconds, increment = self.initial / 60, self.initial, self.increment
@@ -105,6 +110,14 @@ class TimeControl:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TimeControl:
         return cls(str(data["kind"]), float(data.get("initial", 0)), float(data.get("increment", 0)), int(data.get("days", 0)))
+
+
+@functools.lru_cache(maxsize=256)
+def _words(control: TimeControl, language: str) -> str:
+    """:attr:`TimeControl.words`, worded once per control and language: every state shows it, and Babel's
+    number formatting cost more than the rest of the clock's view."""
+    with i18n.using(language):
+        return control._spelled_out()
 
 
 def _form(amount: float) -> int:
