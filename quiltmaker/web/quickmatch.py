@@ -17,15 +17,15 @@ from __future__ import annotations
 import asyncio
 import bisect
 import contextlib
+import dataclasses
 import hmac
 import logging
 import secrets
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
-from typing import Any, ClassVar
+from typing import Any
 
 from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
@@ -160,7 +160,7 @@ class QuickMatch:
         rating = self.lobby.rating_of(account, family_of(TimeControl.parse(control).kind))
         new = Seeker(seek_id, account.id if account else None, name, rating, control, rated, now)
         with self._writing() as session:
-            session.add(SeekRow(**{field: getattr(new, field) for field in Seeker.__slots__}, secret_hash=secret_hash(secret), polled=now))
+            session.add(SeekRow(**dataclasses.asdict(new), secret_hash=secret_hash(secret), polled=now))
         self.match(new=new)  # someone may be waiting for exactly this
         return seek_id, secret
 
@@ -247,7 +247,7 @@ class QuickMatch:
             session.execute(
                 delete(SeekRow).where(SeekRow.game_id.is_not(None), SeekRow.token.is_(None), SeekRow.created < now - timedelta(minutes=5))
             )
-            waiting = [Seeker(*row) for row in session.execute(select(*Seeker.COLUMNS).where(SeekRow.game_id.is_(None)))]
+            waiting = [Seeker(*row) for row in session.execute(select(*SEEKER_COLUMNS).where(SeekRow.game_id.is_(None)))]
         queues: dict[tuple[str, bool], list[Seeker]] = {}
         for seek in waiting:
             queues.setdefault((seek.control, seek.rated), []).append(seek)
@@ -289,7 +289,7 @@ class QuickMatch:
         nearest within it: one query, however many wait.
         """
         reach = seek_range((now - as_utc(new.created)).total_seconds())
-        query = select(*Seeker.COLUMNS).where(
+        query = select(*SEEKER_COLUMNS).where(
             SeekRow.game_id.is_(None),
             SeekRow.control == new.control,
             SeekRow.rated == new.rated,
@@ -356,7 +356,7 @@ class QuickMatch:
         return game_id, {seats[0].id: seat_of(game_id, token0, 0), seats[1].id: seat_of(game_id, token1, 1)}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class Seeker:
     """What pairing reads of a waiting seek (plain values: a pass reads every waiting seek, and ORM objects cost more
     than the pairing itself)."""
@@ -369,7 +369,9 @@ class Seeker:
     rated: bool
     created: datetime
 
-    COLUMNS: ClassVar = (SeekRow.id, SeekRow.account_id, SeekRow.name, SeekRow.rating, SeekRow.control, SeekRow.rated, SeekRow.created)
+
+# The seeks' columns a Seeker is made of, in its fields' order (``Seeker(*row)``): derived, so the two cannot drift apart.
+SEEKER_COLUMNS = tuple(getattr(SeekRow, field.name) for field in dataclasses.fields(Seeker))
 
 
 def seat_of(game_id: str, token: str, seat: int) -> dict[str, Any]:

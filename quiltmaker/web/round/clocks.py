@@ -22,7 +22,6 @@ in every server process. The rules of the clock, in one place:
 from __future__ import annotations
 
 import functools
-
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
