@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.orm import Session
 
@@ -333,20 +333,13 @@ class GameStore:
             StoreError: ``stale`` when another event took that number first.
         """
         try:
-            with self.writing() as session:
-                session.add(
-                    EventRow(
-                        game_id=game_id,
-                        number=version,
-                        kind=kind,
-                        value=value,
-                        seat=seat,
-                        client_id=client_id,
-                        created=at or utc_now(),
-                    )
+            with self.database.writing_rows() as connection:
+                connection.execute(
+                    insert(EventRow),
+                    [{"game_id": game_id, "number": version, "kind": kind, "value": value, "seat": seat, "client_id": client_id, "created": at or utc_now()}],
                 )
                 if clock is not None:
-                    session.execute(update(ClockRow).where(ClockRow.game_id == game_id).values(deadline=_watched(clock)))
+                    connection.execute(update(ClockRow).where(ClockRow.game_id == game_id).values(deadline=_watched(clock)))
         except IntegrityError:
             raise StoreError("stale", _("the game has moved on since you saw it (version {seen}): here is the new state").format(seen=version)) from None
         return version + 1
