@@ -198,7 +198,8 @@ class Move(NamedTuple):
     @property
     def cells(self) -> tuple[Cell, ...]:
         """The squares this move covers, in reading order (none for advancing)."""
-        return mask_to_cells(self.mask)
+        cells = _CELLS_OF_MASK.get(self.mask)  # (a hand-built move's may not be there)
+        return cells if cells is not None else mask_to_cells(self.mask)
 
     @property
     def orientation(self) -> str | None:
@@ -268,6 +269,8 @@ ACTION_COUNT = len(ACTIONS)
 FIRST_BUY_ACTION = 1 + SQUARES
 """The action index of the first purchase (after advancing and the 81 special placements)."""
 _ACTION_OF: dict[Move, int] = {move: index for index, move in enumerate(ACTIONS)}
+# Every move's squares, worked out once: a game's views draw each quilt from its moves' squares again at every state.
+_CELLS_OF_MASK: dict[int, tuple[Cell, ...]] = {m.mask: mask_to_cells(m.mask) for m in ACTIONS}
 _BUY_BY_MASK: dict[tuple[int | None, int], Move] = {(m.patch, m.mask): m for m in ACTIONS if m.kind == BUY}
 SPECIAL_MOVES: tuple[Move, ...] = tuple(ACTIONS[1 : 1 + SQUARES])
 """The 81 special-patch placements, square a1 first, row by row."""
