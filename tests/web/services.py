@@ -122,44 +122,68 @@ def _as_server_user(command: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
 
 
-@contextlib.contextmanager
-def postgres() -> Iterator[str]:
-    """A throwaway PostgreSQL server on a loopback port (run as the ``postgres`` user when root); its URL."""
-    binaries = BINARIES[-1]
-    folder = tempfile.mkdtemp(prefix="quiltmaker-pg-")
-    if os.geteuid() == 0:
-        user = pwd.getpwnam("postgres")
-        os.chown(folder, user.pw_uid, user.pw_gid)
-    data = os.path.join(folder, "data")
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    subprocess.run(_as_server_user([f"{binaries}/initdb", "-D", data, "-U", "postgres", "--auth=trust"]), check=True, capture_output=True)
-    server = subprocess.Popen(
-        _as_server_user([f"{binaries}/postgres", "-D", data, "-p", str(port), "-k", folder, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=on"]),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
-    try:
+class PostgresServer:
+    """A throwaway PostgreSQL server on a loopback port (run as the ``postgres`` user when root), which a test may
+    stop and start again on the same port and data, as an operator restarting it would."""
+
+    def __init__(self) -> None:
+        self.binaries = BINARIES[-1]
+        self.folder = tempfile.mkdtemp(prefix="quiltmaker-pg-")
+        if os.geteuid() == 0:
+            user = pwd.getpwnam("postgres")
+            os.chown(self.folder, user.pw_uid, user.pw_gid)
+        self.data = os.path.join(self.folder, "data")
+        self.port = free_port()
+        self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
+        self.process: subprocess.Popen[bytes] | None = None
+        subprocess.run(_as_server_user([f"{self.binaries}/initdb", "-D", self.data, "-U", "postgres", "--auth=trust"]), check=True, capture_output=True)
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            _as_server_user([
+                f"{self.binaries}/postgres", "-D", self.data, "-p", str(self.port), "-k", self.folder,
+                "-c", "listen_addresses=127.0.0.1", "-c", "fsync=on",
+            ]),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 60
         while True:
             try:
-                engine = create_engine(url)
+                engine = create_engine(self.url)
                 try:
                     engine.connect().close()
                 finally:
                     engine.dispose()
-                break
+                return
             except Exception:
-                if time.monotonic() > deadline or server.poll() is not None:
+                if time.monotonic() > deadline or self.process.poll() is not None:
                     raise
-                time.sleep(0.2)
-        yield url
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        """A fast shutdown, as an operator's restart does: every session is ended at once."""
+        if self.process is not None:
+            subprocess.run(
+                _as_server_user([f"{self.binaries}/pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop"]), check=True, capture_output=True,
+            )
+            self.process.wait()
+            self.process = None
+
+    def remove(self) -> None:
+        self.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def postgres() -> Iterator[str]:
+    """A throwaway PostgreSQL server's URL, for the block's length."""
+    server = PostgresServer()
+    try:
+        server.start()
+        yield server.url
     finally:
-        server.terminate()
-        server.wait()
-        shutil.rmtree(folder, ignore_errors=True)
+        server.remove()
 
 
 @contextlib.contextmanager

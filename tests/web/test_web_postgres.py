@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 
 import pytest
 from fastapi.testclient import TestClient
-from services import BINARIES, postgres
+from services import BINARIES, PostgresServer, postgres
 from web_client import TEST_QUOTAS
 from web_helpers import migrated_store, play_in_the_past
 
@@ -91,3 +91,37 @@ def test_a_game_over_websockets_on_postgres(postgres_url: str) -> None:
     with TestClient(create_app(Settings(database_url=postgres_url, **TEST_QUOTAS), executor=ThreadPoolExecutor(1))) as client:
         again = client.get(f"/api/games/{created['id']}").json()
         assert again["version"] == 6 and [m["move"] for m in again["moves"]] == ["A"] * 6
+
+
+def _play(ws, state: dict, moves: int, tag: str) -> dict:  # type: ignore[type-arg]
+    for number in range(moves):
+        ws.send_json({"type": "move", "move": "A", "version": state["version"], "id": f"{tag}{number}"})
+        acked, wanted = False, state["version"] + 1
+        while not (acked and state["version"] == wanted):
+            reply = ws.receive_json()
+            assert reply["type"] != "error", reply
+            acked = acked or reply["type"] == "ack"
+            state = reply["state"] if reply["type"] == "state" else state
+    return state
+
+
+def test_a_game_goes_on_after_postgres_restarts() -> None:
+    # PostgreSQL ends every session as it stops; the server's pooled connections are then dead, and the
+    # first move after the restart, made at once, must still land (the pool finds them out before use).
+    server = PostgresServer()
+    try:
+        server.start()
+        app = create_app(Settings(database_url=server.url, **TEST_QUOTAS), executor=ThreadPoolExecutor(1))
+        with TestClient(app) as client:
+            created = client.post("/api/games", json={"mode": "local", "seed": 9}).json()
+            with client.websocket_connect(f"/ws/games/{created['id']}") as ws:
+                state = ws.receive_json()["state"]
+                ws.send_json({"type": "hello", "token": created["token"]})
+                assert ws.receive_json()["seat"] == "both"
+                state = _play(ws, state, 3, "before")
+                server.stop()
+                server.start()
+                state = _play(ws, state, 3, "after")
+            assert client.get(f"/api/games/{created['id']}").json()["version"] == 6
+    finally:
+        server.remove()
