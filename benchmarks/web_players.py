@@ -74,6 +74,7 @@ class Figures:
         self.pairing: list[float] = []
         self.chat = 0
         self.ack: list[float] = []
+        self.ack_sent: list[float] = []  # when each move of ``ack`` was sent (perf_counter), to tell the arrival from the rest
         self.errors: list[str] = []
         self.sent: dict[str, float] = {}  # "game/version the move makes" -> when it was sent
         self.arrived: dict[str, float] = {}  # the same key -> when the opponent's socket had it
@@ -144,6 +145,7 @@ async def player(
                 reply = json.loads(await ws.receive_str())
                 if reply["type"] == "ack":
                     figures.ack.append(time.perf_counter() - started)
+                    figures.ack_sent.append(started)
                     break
                 if reply["type"] == "error":
                     figures.errors.append(f"{reply['code']}: {reply['message']}")
@@ -279,6 +281,7 @@ def measure(args: argparse.Namespace, urls: list[str], pids: list[int], client_c
     for result in results:
         merged.pairing += result["pairing"]
         merged.ack += result["ack"]
+        merged.ack_sent += result["ack_sent"]
         merged.errors += result["errors"]
         merged.chat += result["chat"]
         merged.sent.update(result["sent"])
@@ -301,6 +304,9 @@ def measure(args: argparse.Namespace, urls: list[str], pids: list[int], client_c
         "seconds": round(elapsed, 1),
         "moves_per_s": round(len(merged.ack) / elapsed, 1),
         "ack": quantiles(merged.ack),
+        # The moves sent while players still arrive (seeking, pairing and greeting their sockets), and those after.
+        "ack_while_arriving": quantiles([ack for ack, sent in zip(merged.ack, merged.ack_sent) if sent - started < args.arrive]),
+        "ack_after_arriving": quantiles([ack for ack, sent in zip(merged.ack, merged.ack_sent) if sent - started >= args.arrive]),
         "opponent_sees": quantiles(seen),
         "server_cpu_ms_per_move": round(1000 * cpu / max(1, len(merged.ack)), 2),
         "server_cpu_share": round(cpu / elapsed / (args.server_cpus or os.cpu_count() or 1), 2),

@@ -179,22 +179,24 @@ class GameServer:
 
     # Loading and broadcasting ---------------------------------------------------
 
-    async def load(self, game_id: str, for_intent: bool = False) -> StoredGame:
+    async def load(self, game_id: str, trust_cache: bool = False) -> StoredGame:
         """The game at its latest version (``not_found`` for anything that is not a game id).
 
         Games stay in memory once loaded; a load reads only the events
-        appended since (by this process or another) and replays them. An
-        intent (``for_intent``) skips even that read for a game still being
-        played whose last event this process wrote or read, with no news of
-        another process's since (:attr:`current`): if another wrote meanwhile,
-        the append finds its number taken and the intent is answered
-        ``stale``, as in any race.
+        appended since (by this process or another) and replays them. With
+        ``trust_cache`` (an intent; a greeting, just after its socket's
+        opening read the game; a chat line) it skips even that read for a game
+        still being played whose last event this process wrote or read, with
+        no news of another process's since (:attr:`current`): if another wrote
+        meanwhile, an intent's append finds its number taken and is answered
+        ``stale``, as in any race. A socket opening always reads, so that its
+        first state is the latest.
         """
         if not GAME_ID.fullmatch(game_id):
             raise ProtocolError("not_found", _("no game {game}").format(game=repr(game_id[:40])))
         try:
             stored = self.cache.get(game_id)
-            if for_intent and stored is not None and game_id in self.current and not stored.is_finished:
+            if trust_cache and stored is not None and game_id in self.current and not stored.is_finished:
                 return stored
             if stored is None:
                 stored = await asyncio.to_thread(self.store.load, game_id)
@@ -308,7 +310,7 @@ class GameServer:
         if kind == "claim":
             return await self.timeouts.claim(game_id, connection)
         async with self.locks[game_id]:
-            stored = await self.load(game_id, for_intent=True)
+            stored = await self.load(game_id, trust_cache=True)
             if version > stored.version:  # the client knows of a later event than this process (written by another)
                 self.current.discard(game_id)
                 stored = await self.load(game_id)
@@ -365,8 +367,12 @@ class GameServer:
         self.count(connection, "hello", N_("too many greetings from your address: wait {seconds} s"))
         if token is not None and (not isinstance(token, str) or len(token) > 128):
             raise ProtocolError("malformed", "the token must be a string")
-        stored = await self.load(game_id)
+        stored = await self.load(game_id, trust_cache=True)
         seat = stored.seat_of(token)
+        if token and seat is None:  # a seat taken through another process a moment ago: its row says so
+            self.current.discard(game_id)
+            stored = await self.load(game_id)
+            seat = stored.seat_of(token)
         account = None
         if connection.session:
             with contextlib.suppress(Exception):  # only "who is online" and a seat without a token: never a refusal

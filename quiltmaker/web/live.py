@@ -28,7 +28,7 @@ class LiveGames(Protocol):
     cache: MutableMapping[str, StoredGame]
     players: MutableMapping[str, str]  # game id -> the address of its player seated last
 
-    async def load(self, game_id: str) -> StoredGame: ...
+    async def load(self, game_id: str, trust_cache: bool = False) -> StoredGame: ...
 
     async def record(
         self, stored: StoredGame, version: int, kind: str, value: str, seat: int | None, client_id: str | None, at: datetime | None = None

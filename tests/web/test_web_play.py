@@ -334,6 +334,16 @@ def test_online_join_gives_the_other_seat_and_starts_the_game(client: TestClient
         assert friend.hello(joined["token"])["seat"] == 1
 
 
+def test_a_seat_taken_through_another_process_is_greeted_even_before_its_news_comes(
+    client: TestClient, online_game: dict[str, Any]
+) -> None:
+    # The socket opens on the game while its second seat is free; the seat is then taken through another process
+    # (the store written behind this one's back, no news sent): the greeting with the new token still seats it.
+    with connect(client, online_game["id"]) as friend:
+        token, seat = client.app.state.server.store.join(online_game["id"], online_game["invite"], None)  # type: ignore[attr-defined]
+        assert friend.hello(token)["seat"] == seat == 1
+
+
 def test_online_invitation_cannot_be_used_twice(client: TestClient, online_game: dict[str, Any]) -> None:
     assert join(client, online_game).status_code == 200
     second = join(client, online_game)
