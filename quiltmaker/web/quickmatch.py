@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from ..core.position import Position
@@ -72,6 +72,8 @@ class QuickMatch:
         self.lobby = lobby
         self._sessions = store.database.reading
         self._writing = store.writing
+        self._writing_rows = store.database.writing_rows
+        self._reading_rows = store.database.engine.connect
         self._matching = threading.Lock()
         self._again = threading.Event()  # a new seek came while a pass was running: run another at once
         # On the event loop: the matcher's sleep between passes, and the polls waiting for their seek's pairing.
@@ -159,8 +161,10 @@ class QuickMatch:
         now = utc_now()
         rating = self.lobby.rating_of(account, family_of(TimeControl.parse(control).kind))
         new = Seeker(seek_id, account.id if account else None, name, rating, control, rated, now)
-        with self._writing() as session:
-            session.add(SeekRow(**dataclasses.asdict(new), secret_hash=secret_hash(secret), polled=now))
+        # Plain statements on bare connections for a seek's own rows (its insert, its partner's query, its polls):
+        # through ORM sessions they cost a burst of seeks several times their statements.
+        with self._writing_rows() as connection:
+            connection.execute(insert(SeekRow).values(**dataclasses.asdict(new), secret_hash=secret_hash(secret), polled=now))
         self.match(new=new)  # someone may be waiting for exactly this
         return seek_id, secret
 
@@ -176,15 +180,15 @@ class QuickMatch:
         """
         now = utc_now()
         # Read first: a waiting seek is polled every second, and most polls need write nothing.
-        with self._sessions() as session:
-            row = session.get(SeekRow, seek_id)
+        with self._reading_rows() as connection:
+            row = connection.execute(select(SeekRow.__table__).where(SeekRow.id == seek_id)).first()
         if row is None or not hmac.compare_digest(row.secret_hash, secret_hash(secret)):
             raise StoreError("not_found", _("this quick match is no longer waiting: start another"))
         if row.game_id is not None and row.token is not None and row.seat is not None:
             return seat_of(row.game_id, row.token, row.seat)
         if (now - as_utc(row.polled)).total_seconds() > SEEK_TIMEOUT / 3:  # still here: noted now and then, not every poll
-            with self._writing() as session:
-                session.execute(update(SeekRow).where(SeekRow.id == seek_id).values(polled=now))
+            with self._writing_rows() as connection:
+                connection.execute(update(SeekRow).where(SeekRow.id == seek_id).values(polled=now))
         waited = (now - as_utc(row.created)).total_seconds()
         level, level_rating = nearest_level(row.rating, TimeControl.parse(row.control), row.rated)
         return {
@@ -299,8 +303,8 @@ class QuickMatch:
         )
         if new.account_id is not None:
             query = query.where(or_(SeekRow.account_id.is_(None), SeekRow.account_id != new.account_id))
-        with self._sessions() as session:
-            found = session.execute(query.order_by(func.abs(SeekRow.rating - new.rating), SeekRow.created).limit(1)).first()
+        with self._reading_rows() as connection:
+            found = connection.execute(query.order_by(func.abs(SeekRow.rating - new.rating), SeekRow.created).limit(1)).first()
         return None if found is None else Seeker(*found)
 
     def _pair(self, pairs: list[tuple[Seeker, Seeker]]) -> list[str]:
