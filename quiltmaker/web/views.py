@@ -9,6 +9,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+from cachetools import LRUCache
+
 from .. import i18n
 from ..ai.players import forecast
 from ..core.components import (
@@ -126,6 +128,28 @@ def result_view(stored: StoredGame) -> dict[str, Any] | None:
     }
 
 
+# The parts of a state that only its game's version decides (the board, the moves that can be made, the forecast),
+# for the states of the same version sent again: a socket's greeting and each player's coming or going send the
+# version every socket already has. Keyed by the game, its version, the language and the seats' names (the turn's
+# reason names them); bounded, since a game's start offers hundreds of placements. Read on the event loop only.
+VERSION_VIEWS: LRUCache[tuple[str, int, str, tuple[str, ...]], dict[str, Any]] = LRUCache(maxsize=256)
+
+
+def _version_view(stored: StoredGame) -> dict[str, Any]:
+    key = (stored.id, stored.version, i18n.language(), tuple(stored.names))
+    view = VERSION_VIEWS.get(key)
+    if view is None:
+        game = stored.game
+        position = game.position
+        view = {
+            **board_view(game, len(game.moves), stored.names),
+            "forecast": [forecast(position, 0), forecast(position, 1)],
+            "legal": legal_view(position, stored.names),
+        }
+        VERSION_VIEWS[key] = view
+    return view
+
+
 def state_view(
     stored: StoredGame, ai_thinking: bool = False, presence: list[bool] | None = None, now: datetime | None = None
 ) -> dict[str, Any]:
@@ -162,10 +186,8 @@ def state_view(
         "variant": position.variant,
         "names": stored.names,
         "ai": ai,
-        **board_view(game, len(game.moves), stored.names),
+        **_version_view(stored),
         "income_spaces": list(TIME_TRACKS[position.variant].income_spaces),
-        "forecast": [forecast(position, 0), forecast(position, 1)],
-        "legal": legal_view(position, stored.names),
         "moves": moves,
         "result": result_view(stored),
         # What a player may do now, by the round's rules (the server checks again when asked).
