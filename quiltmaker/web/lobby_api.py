@@ -216,8 +216,8 @@ async def quick_match(seek: Seek, account: Writer, server: Server) -> dict[str, 
         raise HTTPException(403, _("sign in to play rated games: a rating belongs to an account"))
     name = account.name if account else f"Guest {random.randrange(1000, 10000)}"  # two guests paired are told apart
     # Stored, then paired at once with anyone waiting for exactly this, in one trip to a thread.
-    seek_id, secret = await asyncio.to_thread(server.quickmatch.seek, account, name, seek.clock, seek.rated)
-    return {"seek": seek_id, "secret": secret}
+    seek_id, secret, seat = await asyncio.to_thread(server.quickmatch.seek, account, name, seek.clock, seek.rated)
+    return {"seek": seek_id, "secret": secret, "paired": seat}
 
 
 def _seek_id(seek_id: str) -> str:

@@ -155,8 +155,9 @@ class QuickMatch:
                 if not waiter.done():
                     waiter.set_result(seat)
 
-    def seek(self, account: Account | None, name: str, control: str, rated: bool) -> tuple[str, str]:
-        """A new seek, paired at once if someone waits for exactly it; its id and the secret its player polls with."""
+    def seek(self, account: Account | None, name: str, control: str, rated: bool) -> tuple[str, str, dict[str, Any] | None]:
+        """A new seek, paired at once if someone waits for exactly it; its id, the secret its player polls with, and
+        its seat if it was paired at once (as :meth:`poll` hands it over: its player need not ask)."""
         seek_id, secret = secrets.token_urlsafe(9), secrets.token_urlsafe(18)
         now = utc_now()
         rating = self.lobby.rating_of(account, family_of(TimeControl.parse(control).kind))
@@ -165,8 +166,8 @@ class QuickMatch:
         # through ORM sessions they cost a burst of seeks several times their statements.
         with self._writing_rows() as connection:
             connection.execute(insert(SeekRow).values(**dataclasses.asdict(new), secret_hash=secret_hash(secret), polled=now))
-        self.match(new=new)  # someone may be waiting for exactly this
-        return seek_id, secret
+        seats = self._match_now(utc_now(), new)  # someone may be waiting for exactly this
+        return seek_id, secret, seats.get(seek_id)
 
     def poll(self, seek_id: str, secret: str) -> dict[str, Any]:
         """Where a seek stands: its game and seat once paired, or how it waits.
@@ -232,19 +233,23 @@ class QuickMatch:
         # This process's threads match one at a time (they would only race for the same seeks). A new seek that finds
         # a pass running does not wait for it: under a burst, its threads would queue here and hold every thread the
         # server has (200 seeks at once were paired in 6 s). The matcher runs another pass at once instead.
+        return list(dict.fromkeys(seat["game"] for seat in self._match_now(now or utc_now(), new).values()))
+
+    def _match_now(self, now: datetime, new: Seeker | None) -> dict[str, dict[str, Any]]:
+        """:meth:`match`: the seat of each seek paired."""
         if not self._matching.acquire(blocking=new is None):
             self._again.set()
             self._call_on_loop(self._wake.set)  # the matcher may be asleep: it runs the next pass now, not in a second
-            return []
+            return {}
         try:
-            return self._match(now or utc_now(), new)
+            return self._match(now, new)
         finally:
             self._matching.release()
 
-    def _match(self, now: datetime, new: Seeker | None) -> list[str]:
+    def _match(self, now: datetime, new: Seeker | None) -> dict[str, dict[str, Any]]:
         if new is not None:  # one new seek: the nearest partner for it alone, found by the database
             partner = self._partner(now, new)
-            return self._pair([(new, partner)]) if partner is not None else []
+            return self._pair([(new, partner)]) if partner is not None else {}
         with self._writing() as session:
             session.execute(delete(SeekRow).where(SeekRow.polled < now - timedelta(seconds=SEEK_TIMEOUT)))
             # Claimed for a game that was never finished (the process pairing them died): their players start again.
@@ -280,9 +285,9 @@ class QuickMatch:
                 if second is not None:
                     pairs.append((first, second))
                     paired.update((first.id, second.id))
-        made: list[str] = []
+        made: dict[str, dict[str, Any]] = {}
         for start in range(0, len(pairs), PAIRS_PER_COMMIT):
-            made += self._pair(pairs[start : start + PAIRS_PER_COMMIT])
+            made |= self._pair(pairs[start : start + PAIRS_PER_COMMIT])
         return made
 
     def _partner(self, now: datetime, new: Seeker) -> Seeker | None:
@@ -307,8 +312,8 @@ class QuickMatch:
             found = connection.execute(query.order_by(func.abs(SeekRow.rating - new.rating), SeekRow.created).limit(1)).first()
         return None if found is None else Seeker(*found)
 
-    def _pair(self, pairs: list[tuple[Seeker, Seeker]]) -> list[str]:
-        """Make the games of these pairs of seeks in one transaction, and tell their waiting polls; the games made.
+    def _pair(self, pairs: list[tuple[Seeker, Seeker]]) -> dict[str, dict[str, Any]]:
+        """Make the games of these pairs of seeks in one transaction, and tell their waiting polls; each paired seek's seat.
 
         If another thread or process claimed a seek of them first, the
         transaction is rolled back and each pair is tried on its own.
@@ -323,10 +328,10 @@ class QuickMatch:
                     raise _Paired
                 games = [self._make(session, first, second) for first, second in pairs]
         except _Paired:
-            return [] if len(pairs) == 1 else [game for pair in pairs for game in self._pair([pair])]
+            return {} if len(pairs) == 1 else {seek: seat for pair in pairs for seek, seat in self._pair([pair]).items()}
         for _game, seats in games:
             self._call_on_loop(self._hand_over, seats)
-        return [game_id for game_id, _ in games]
+        return {seek: seat for _game, seats in games for seek, seat in seats.items()}
 
     def _make(self, session: Session, first: Seeker, second: Seeker) -> tuple[str, dict[str, dict[str, Any]]]:
         """Make the game of two seeks and give each its seat; raise :class:`_Paired` if either was claimed meanwhile.

@@ -126,9 +126,11 @@ def test_two_players_seeking_the_same_clock_are_paired_into_one_game_a_seat_each
     assert not waiting["matched"] and waiting["range"] >= 100 and waiting["fallback"]["after"] > 0
     assert lobby(fresh)["seeking"] == 1
     assert not poll(fresh, seek(fresh, clock="10+5")).json()["matched"], "another clock is another queue"
+    assert first["paired"] is None, "nobody was waiting for it"
     second = seek(fresh)
     a, b = poll(fresh, first).json(), poll(fresh, second).json()
     assert a["matched"] and b["matched"] and a["game"] == b["game"] and {a["seat"], b["seat"]} == {0, 1}
+    assert second["paired"] == b, "paired at once: the seek's answer holds its seat, which a poll hands over again"
     for ticket in (a, b):
         with connect(fresh, ticket["game"], ticket["token"]) as player:
             assert player.state["status"] == "playing" and player.state["clock"]["control"] == "5+3"

@@ -152,11 +152,6 @@ class AccountGames(Model):
     games: list[GameSummary]
 
 
-class Seek(Model):
-    seek: str
-    secret: str
-
-
 class Fallback(Model):
     level: str
     rating: int
@@ -183,6 +178,14 @@ class Paired(Model):
     token: str
     seat: Seat
     computer: str | None = None
+
+
+class Seek(Model):
+    """A quick match's ticket, to poll with; ``paired``: its seat, when someone was waiting for exactly it (no poll needed)."""
+
+    seek: str
+    secret: str
+    paired: Paired | None = None
 
 
 class Withdrawn(Model):

@@ -680,7 +680,11 @@ export interface SeatTaken {
   seat: (0 | 1) | "both";
   token: string;
 }
+/**
+ * A quick match's ticket, to poll with; ``paired``: its seat, when someone was waiting for exactly it (no poll needed).
+ */
 export interface Seek {
+  paired?: Paired | null;
   secret: string;
   seek: string;
 }

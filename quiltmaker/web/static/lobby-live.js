@@ -98,6 +98,10 @@ async function startSeek() {
   try {
     const { body } = await api("/api/quickmatch", { json: { clock: $("quick-clock", HTMLSelectElement).value, rated } });
     const seek = /** @type {import("./contract").Seek} */ (body);
+    if (seek.paired) { // someone was waiting for exactly this: the seat came with the answer
+      openSeat(seek.paired.game, seek.paired.token, seek.paired.seat);
+      return;
+    }
     update({ seek: { seek: seek.seek, secret: seek.secret, waiting: null } });
     poll();
   } catch (error) {
