@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -70,30 +72,20 @@ def test_an_invitation_is_spent_once(postgres_url: str) -> None:
     store.close()
 
 
-def test_a_game_over_websockets_on_postgres(postgres_url: str) -> None:
-    app = create_app(Settings(database_url=postgres_url, **TEST_QUOTAS), executor=ThreadPoolExecutor(1))
-    with TestClient(app) as client:
-        created = client.post("/api/games", json={"mode": "local", "seed": 8}).json()
-        with client.websocket_connect(f"/ws/games/{created['id']}") as ws:
-            state = ws.receive_json()["state"]
-            ws.send_json({"type": "hello", "token": created["token"]})
-            assert ws.receive_json()["seat"] == "both"
-            for number in range(6):
-                ws.send_json({"type": "move", "move": "A", "version": state["version"], "id": f"m{number}"})
-                acked, wanted = False, state["version"] + 1
-                # The ack and the new state, in either order (a state re-sent as the player arrived may come first).
-                while not (acked and state["version"] == wanted):
-                    reply = ws.receive_json()
-                    acked = acked or reply["type"] == "ack"
-                    state = reply["state"] if reply["type"] == "state" else state
-        assert client.get(f"/api/games/{created['id']}").json()["version"] == 6
-    # A new server process (here: a new app) on the same database sees the same game.
-    with TestClient(create_app(Settings(database_url=postgres_url, **TEST_QUOTAS), executor=ThreadPoolExecutor(1))) as client:
-        again = client.get(f"/api/games/{created['id']}").json()
-        assert again["version"] == 6 and [m["move"] for m in again["moves"]] == ["A"] * 6
+@contextlib.contextmanager
+def _seated(client: TestClient, seed: int) -> Iterator[tuple[dict, Any, dict]]:  # type: ignore[type-arg]
+    """A new pass-and-play game, its socket greeted with the game's token: the game, the socket and its first state."""
+    created = client.post("/api/games", json={"mode": "local", "seed": seed}).json()
+    with client.websocket_connect(f"/ws/games/{created['id']}") as ws:
+        state = ws.receive_json()["state"]
+        ws.send_json({"type": "hello", "token": created["token"]})
+        assert ws.receive_json()["seat"] == "both"
+        yield created, ws, state
 
 
 def _play(ws, state: dict, moves: int, tag: str) -> dict:  # type: ignore[type-arg]
+    """Advance ``moves`` times through the socket, each move's ack and new state awaited (in either order: a state
+    re-sent as the player arrived may come first); no reply may be an error. The last state."""
     for number in range(moves):
         ws.send_json({"type": "move", "move": "A", "version": state["version"], "id": f"{tag}{number}"})
         acked, wanted = False, state["version"] + 1
@@ -105,6 +97,18 @@ def _play(ws, state: dict, moves: int, tag: str) -> dict:  # type: ignore[type-a
     return state
 
 
+def test_a_game_over_websockets_on_postgres(postgres_url: str) -> None:
+    app = create_app(Settings(database_url=postgres_url, **TEST_QUOTAS), executor=ThreadPoolExecutor(1))
+    with TestClient(app) as client:
+        with _seated(client, seed=8) as (created, ws, state):
+            _play(ws, state, 6, "m")
+        assert client.get(f"/api/games/{created['id']}").json()["version"] == 6
+    # A new server process (here: a new app) on the same database sees the same game.
+    with TestClient(create_app(Settings(database_url=postgres_url, **TEST_QUOTAS), executor=ThreadPoolExecutor(1))) as client:
+        again = client.get(f"/api/games/{created['id']}").json()
+        assert again["version"] == 6 and [m["move"] for m in again["moves"]] == ["A"] * 6
+
+
 def test_a_game_goes_on_after_postgres_restarts() -> None:
     # PostgreSQL ends every session as it stops; the server's pooled connections are then dead, and the
     # first move after the restart, made at once, must still land (the pool finds them out before use).
@@ -113,11 +117,7 @@ def test_a_game_goes_on_after_postgres_restarts() -> None:
         server.start()
         app = create_app(Settings(database_url=server.url, **TEST_QUOTAS), executor=ThreadPoolExecutor(1))
         with TestClient(app) as client:
-            created = client.post("/api/games", json={"mode": "local", "seed": 9}).json()
-            with client.websocket_connect(f"/ws/games/{created['id']}") as ws:
-                state = ws.receive_json()["state"]
-                ws.send_json({"type": "hello", "token": created["token"]})
-                assert ws.receive_json()["seat"] == "both"
+            with _seated(client, seed=9) as (created, ws, state):
                 state = _play(ws, state, 3, "before")
                 server.stop()
                 server.start()
