@@ -182,15 +182,11 @@ class GameServer:
     async def load(self, game_id: str, trust_cache: bool = False) -> StoredGame:
         """The game at its latest version (``not_found`` for anything that is not a game id).
 
-        Games stay in memory once loaded; a load reads only the events
-        appended since (by this process or another) and replays them. With
-        ``trust_cache`` (an intent; a greeting, just after its socket's
-        opening read the game; a chat line) it skips even that read for a game
-        still being played whose last event this process wrote or read, with
-        no news of another process's since (:attr:`current`): if another wrote
-        meanwhile, an intent's append finds its number taken and is answered
-        ``stale``, as in any race. A socket opening always reads, so that its
-        first state is the latest.
+        Games stay in memory once loaded; a load reads only the events appended since (by this process or another)
+        and replays them. ``trust_cache`` (an intent; a greeting, just after its socket's opening read the game; a
+        chat line) skips even that read for a game still being played whose last event this process wrote or read,
+        with no news of another process's since (:attr:`current`): if another wrote meanwhile, an intent's append
+        finds its number taken and is answered ``stale``, as in any race. A socket's opening always reads.
         """
         if not GAME_ID.fullmatch(game_id):
             raise ProtocolError("not_found", _("no game {game}").format(game=repr(game_id[:40])))
@@ -368,11 +364,9 @@ class GameServer:
         if token is not None and (not isinstance(token, str) or len(token) > 128):
             raise ProtocolError("malformed", "the token must be a string")
         stored = await self.load(game_id, trust_cache=True)
-        seat = stored.seat_of(token)
-        if token and seat is None:  # a seat taken through another process a moment ago: its row says so
-            self.current.discard(game_id)
+        if token and stored.seat_of(token) is None:  # a seat taken through another process a moment ago: its row says so
             stored = await self.load(game_id)
-            seat = stored.seat_of(token)
+        seat = stored.seat_of(token)
         account = None
         if connection.session:
             with contextlib.suppress(Exception):  # only "who is online" and a seat without a token: never a refusal
