@@ -16,11 +16,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
 import os
 import random
 import signal
-import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -29,6 +27,7 @@ from typing import Any
 import httpx
 from web_lists import LIMITS, NAME, play_to_the_end, start_server
 from web_load import legal_texts  # the page's way of listing moves: from the state, no rules
+from web_players import quantiles
 from websockets.asyncio.client import connect
 
 
@@ -72,16 +71,6 @@ async def looper(url: str, stop: asyncio.Event) -> int:
     return asked
 
 
-def quantiles(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    return {
-        "p50_ms": round(1000 * statistics.median(ordered), 1),
-        "p99_ms": round(1000 * ordered[math.ceil(0.99 * len(ordered)) - 1], 1),  # the nearest rank
-        "max_ms": round(1000 * ordered[-1], 1),
-        "moves": len(ordered),
-    }
-
-
 async def measure(url: str, loopers: int, moves: int) -> dict[str, Any]:
     alone = await player(url, moves)
     stop = asyncio.Event()
@@ -91,6 +80,7 @@ async def measure(url: str, loopers: int, moves: int) -> dict[str, Any]:
     stop.set()
     asked = sum(await asyncio.gather(*loops))
     return {
+        "moves": [len(alone), len(beside)],
         "ack_alone": quantiles(alone),
         "ack_beside_loopers": quantiles(beside),
         "loopers": loopers,

@@ -203,7 +203,7 @@ def _ping_when_in_doubt(engine: Engine) -> None:
     throws the connection away and checks out a fresh one.
     """
 
-    def remember_use(dbapi_connection: Any, record: Any, *_: Any) -> None:
+    def remember_use(dbapi_connection: Any, record: Any, *_: Any) -> None:  # made, or given back: idle from now
         record.info["used"] = time.monotonic()
 
     def check(dbapi_connection: Any, record: Any, proxy: Any) -> None:
@@ -214,7 +214,6 @@ def _ping_when_in_doubt(engine: Engine) -> None:
                 engine.dialect.do_ping(dbapi_connection)
         except (engine.dialect.loaded_dbapi.Error, OSError, ValueError) as error:
             raise exc.DisconnectionError(f"a pooled connection was dropped: {error}") from error
-        record.info["used"] = time.monotonic()
 
     event.listen(engine, "connect", remember_use)
     event.listen(engine, "checkin", remember_use)

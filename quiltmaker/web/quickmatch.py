@@ -230,13 +230,13 @@ class QuickMatch:
         claimed by a compare-and-set on both seeks, and a game made for a pair
         another process claimed first is deleted again.
         """
-        # This process's threads match one at a time (they would only race for the same seeks). A new seek that finds
-        # a pass running does not wait for it: under a burst, its threads would queue here and hold every thread the
-        # server has (200 seeks at once were paired in 6 s). The matcher runs another pass at once instead.
         return list(dict.fromkeys(seat["game"] for seat in self._match_now(now or utc_now(), new).values()))
 
     def _match_now(self, now: datetime, new: Seeker | None) -> dict[str, dict[str, Any]]:
         """:meth:`match`: the seat of each seek paired."""
+        # This process's threads match one at a time (they would only race for the same seeks). A new seek that finds
+        # a pass running does not wait for it: under a burst, its threads would queue here and hold every thread the
+        # server has (200 seeks at once were paired in 6 s). The matcher runs another pass at once instead.
         if not self._matching.acquire(blocking=new is None):
             self._again.set()
             self._call_on_loop(self._wake.set)  # the matcher may be asleep: it runs the next pass now, not in a second

@@ -164,9 +164,10 @@ class PostgresServer:
     def stop(self) -> None:
         """A fast shutdown, as an operator's restart does: every session is ended at once."""
         if self.process is not None:
-            subprocess.run(
-                _as_server_user([f"{self.binaries}/pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop"]), check=True, capture_output=True,
-            )
+            if self.process.poll() is None:  # (one that died already has nothing to stop, and its error is the news)
+                subprocess.run(
+                    _as_server_user([f"{self.binaries}/pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop"]), check=True, capture_output=True,
+                )
             self.process.wait()
             self.process = None
 
