@@ -52,6 +52,9 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await server.start()
+        # FastAPI (since 0.137) builds an included router's routes (their dependencies, their fields) when a request
+        # first walks past them: 30 ms of the first request of a process. Building the schema walks them all now.
+        _app.openapi()
         # What start-up made (the modules, the rules' tables, the AI's) lives as long as the process: kept out of the
         # collector's full passes, which scanned it all and held every request up to 200 ms (docs/benchmarks.md).
         gc.collect()

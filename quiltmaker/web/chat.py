@@ -40,7 +40,7 @@ class ChatLines:
     def since(self, game_id: str, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
         """The game's chat lines with an id above ``after``, the last ``limit`` of them, oldest first."""
         query = select(*self.COLUMNS).where(ChatRow.game_id == game_id, ChatRow.id > after).order_by(ChatRow.id.desc()).limit(limit)
-        with self.database.engine.connect() as connection:
+        with self.database.reading_rows() as connection:
             return [_line_view(*row) for row in reversed(connection.execute(query).all())]
 
 

@@ -263,5 +263,10 @@ class Database:
         with self._one_writer or contextlib.nullcontext(), self.engine.begin() as connection:
             yield connection
 
+    def reading_rows(self) -> Connection:
+        """A bare connection for plain reads (the pool's, given back when closed): for the reads made every second or
+        every move, where an ORM session costs more than the statement."""
+        return self.engine.connect()
+
     def close(self) -> None:
         self.engine.dispose()

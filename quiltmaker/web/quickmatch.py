@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy import bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from ..core.position import Position
@@ -73,7 +73,7 @@ class QuickMatch:
         self._sessions = store.database.reading
         self._writing = store.writing
         self._writing_rows = store.database.writing_rows
-        self._reading_rows = store.database.engine.connect
+        self._reading_rows = store.database.reading_rows
         self._matching = threading.Lock()
         self._again = threading.Event()  # a new seek came while a pass was running: run another at once
         # On the event loop: the matcher's sleep between passes, and the polls waiting for their seek's pairing.
@@ -250,13 +250,10 @@ class QuickMatch:
         if new is not None:  # one new seek: the nearest partner for it alone, found by the database
             partner = self._partner(now, new)
             return self._pair([(new, partner)]) if partner is not None else {}
-        with self._writing() as session:
-            session.execute(delete(SeekRow).where(SeekRow.polled < now - timedelta(seconds=SEEK_TIMEOUT)))
-            # Claimed for a game that was never finished (the process pairing them died): their players start again.
-            session.execute(
-                delete(SeekRow).where(SeekRow.game_id.is_not(None), SeekRow.token.is_(None), SeekRow.created < now - timedelta(minutes=5))
-            )
-            waiting = [Seeker(*row) for row in session.execute(select(*SEEKER_COLUMNS).where(SeekRow.game_id.is_(None)))]
+        with self._writing_rows() as connection:
+            connection.execute(_FORGET_UNPOLLED, {"before": now - timedelta(seconds=SEEK_TIMEOUT)})
+            connection.execute(_FORGET_UNFINISHED, {"before": now - timedelta(minutes=5)})
+            waiting = [Seeker(*row) for row in connection.execute(_WAITING)]
         queues: dict[tuple[str, bool], list[Seeker]] = {}
         for seek in waiting:
             queues.setdefault((seek.control, seek.rated), []).append(seek)
@@ -381,6 +378,12 @@ class Seeker:
 
 # The seeks' columns a Seeker is made of, in its fields' order (``Seeker(*row)``): derived, so the two cannot drift apart.
 SEEKER_COLUMNS = tuple(getattr(SeekRow, field.name) for field in dataclasses.fields(Seeker))
+
+# A pass's statements (each second in every process, idle or not), made once: building one costs more than running it.
+_FORGET_UNPOLLED = delete(SeekRow).where(SeekRow.polled < bindparam("before"))
+# Claimed for a game that was never finished (the process pairing them died): their players start again.
+_FORGET_UNFINISHED = delete(SeekRow).where(SeekRow.game_id.is_not(None), SeekRow.token.is_(None), SeekRow.created < bindparam("before"))
+_WAITING = select(*SEEKER_COLUMNS).where(SeekRow.game_id.is_(None))
 
 
 def seat_of(game_id: str, token: str, seat: int) -> dict[str, Any]:
