@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy import and_, bindparam, delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..i18n import _
@@ -55,6 +55,15 @@ def seat_name_refusal(name: str) -> str | None:
 NEW_ACCOUNT_DAYS = 1.0
 _hasher = PasswordHasher()
 T = TypeVar("T")
+
+# The reads of every signed-in request and every player's page, made once: building a statement costs about what
+# running it does (SQLAlchemy's coercions), and these run on bare connections for the same reason.
+_SIGNED_IN = (
+    select(AccountRow.id, AccountRow.name, AccountRow.language, SessionRow.created)
+    .join(SessionRow, SessionRow.account_id == AccountRow.id)
+    .where(SessionRow.token_hash == bindparam("token_hash"))
+)
+_NAMED = select(AccountRow.id, AccountRow.name).where(AccountRow.name_key == bindparam("key"))
 
 
 class PasswordWork:
@@ -111,6 +120,7 @@ class Accounts:
 
     def __init__(self, database: Database) -> None:
         self._sessions = database.reading
+        self._reading_rows = database.reading_rows
         self._writing = database.writing
 
     def sign_up(self, name: str, password: str) -> tuple[Account, str]:
@@ -150,8 +160,8 @@ class Accounts:
         """The account of a name (any case), or None."""
         if not NAME.fullmatch(name):
             return None
-        with self._sessions() as session:
-            row = session.scalar(select(AccountRow).where(AccountRow.name_key == name.lower()))
+        with self._reading_rows() as connection:
+            row = connection.execute(_NAMED, {"key": name.lower()}).first()
         return None if row is None else Account(row.id, row.name)
 
     def new_session(self, account: Account) -> str:
@@ -164,12 +174,8 @@ class Accounts:
         """The account a session token belongs to (``None`` for no token, an unknown or an expired one)."""
         if not token or len(token) > 128:
             return None
-        with self._sessions() as session:
-            found = session.execute(
-                select(AccountRow.id, AccountRow.name, AccountRow.language, SessionRow.created)
-                .join(SessionRow, SessionRow.account_id == AccountRow.id)
-                .where(SessionRow.token_hash == secret_hash(token))
-            ).first()
+        with self._reading_rows() as connection:
+            found = connection.execute(_SIGNED_IN, {"token_hash": secret_hash(token)}).first()
         if found is None:
             return None
         created = as_utc(found.created)

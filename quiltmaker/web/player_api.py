@@ -9,6 +9,7 @@ from fastapi import APIRouter, HTTPException
 
 from ..i18n import N_, _
 from . import contract
+from .accounts import Account
 from .dependencies import Server, Viewer, quota
 from .ratings import FAMILIES, ai_ratings, rating_view
 from .summaries import lines_of
@@ -23,16 +24,12 @@ async def profile(name: str, server: Server, viewer: Viewer, before: str | None 
     """A player's page: each family's rating (provisional while uncertain), its history, and their latest games, a
     page at a time (games by private invitation only on the player's own page: a game's id is enough to watch it).
     Finished games are read from their kept lines (:mod:`.summaries`), never replayed."""
-    account = await asyncio.to_thread(server.accounts.find, name[:64])
-    if account is None:
+    found = await asyncio.to_thread(_read_profile, server, name[:64], viewer, before[:32] if before else None)
+    if found is None:
         raise HTTPException(404, _("no player named {name}").format(name=repr(name[:40])))
-    own = viewer is not None and viewer.id == account.id
-    ratings = await asyncio.to_thread(server.ratings.ratings_of, account.id)
-    history = await asyncio.to_thread(server.ratings.history, account.id, private=own)
-    page = await asyncio.to_thread(server.accounts.recent_games, account, PROFILE_GAMES + 1, own, before[:32] if before else None)
+    account, ratings, history, page, kept, rated = found
     seats = dict(page[:PROFILE_GAMES])
-    lines = [line for line in await lines_of(server, list(seats)) if line["status"] != "corrupt"]  # a damaged one is left out
-    rated = await asyncio.to_thread(server.ratings.game_views, list(seats))
+    lines = [line for line in await lines_of(server, list(seats), kept) if line["status"] != "corrupt"]  # a damaged one is left out
     return {
         "name": account.name,
         "ratings": {family: rating_view(ratings.get(family)) for family in FAMILIES},
@@ -40,6 +37,25 @@ async def profile(name: str, server: Server, viewer: Viewer, before: str | None 
         "games": [{**line, "seat": held_seat(seats[line["id"]]), "rating": rated.get(line["id"])} for line in lines],
         "more": page[PROFILE_GAMES - 1][0] if len(page) > PROFILE_GAMES else None,
     }
+
+
+def _read_profile(server: Any, name: str, viewer: Account | None, before: str | None) -> tuple[Any, ...] | None:
+    """What a player's page reads, in one of the server's threads (not one each: a page is read far more often than
+    it changes, and each hand-over to a thread and back costs about what a read does); None for an unknown name."""
+    account = server.accounts.find(name)
+    if account is None:
+        return None
+    own = viewer is not None and viewer.id == account.id
+    page = server.accounts.recent_games(account, PROFILE_GAMES + 1, own, before)
+    shown = [game_id for game_id, _seat in page[:PROFILE_GAMES]]
+    return (
+        account,
+        server.ratings.ratings_of(account.id),
+        server.ratings.history(account.id, private=own),
+        page,
+        server.summaries.kept(shown),
+        server.ratings.game_views(shown),
+    )
 
 
 @router.get("/leaderboard", response_model=contract.Leaderboard)

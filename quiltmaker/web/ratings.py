@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
 from ..ai.levels import LEVELS
@@ -123,12 +123,32 @@ def family_of(kind: str) -> str:
     return "correspondence" if kind == "correspondence" else "realtime"
 
 
+# The reads of every player's page and every game's state, made once: building a statement costs about what running
+# it does (SQLAlchemy's coercions), and they run on bare connections for the same reason.
+_RATINGS_OF = select(RatingRow.family, RatingRow.rating, RatingRow.rd, RatingRow.volatility, RatingRow.games).where(
+    RatingRow.account_id == bindparam("account")
+)
+_HISTORY = (
+    select(RatingChangeRow.game_id, RatingChangeRow.family, RatingChangeRow.before, RatingChangeRow.after, RatingChangeRow.rd,
+           RatingChangeRow.at, public_game(RatingChangeRow.game_id).label("public"))
+    .where(RatingChangeRow.account_id == bindparam("account"))
+    .order_by(RatingChangeRow.id.desc())
+    .limit(bindparam("limit"))
+)
+_RATED_GAMES = select(RatedGameRow.game_id, RatedGameRow.family, RatedGameRow.settled, RatedGameRow.unrated, RatedGameRow.accounts).where(
+    RatedGameRow.game_id.in_(bindparam("ids", expanding=True))
+)
+_CHANGES_IN = select(RatingChangeRow.game_id, RatingChangeRow.account_id, RatingChangeRow.before, RatingChangeRow.after).where(
+    RatingChangeRow.game_id.in_(bindparam("ids", expanding=True))
+)
+
 
 class Ratings:
     """Ratings in the games' database (thread-safe; blocking calls)."""
 
     def __init__(self, database: Database) -> None:
         self._sessions = database.reading
+        self._reading_rows = database.reading_rows
         self._writing = database.writing
 
     async def settle_now(self, stored: StoredGame) -> None:
@@ -179,9 +199,9 @@ class Ratings:
 
     def game_views(self, game_ids: list[str]) -> dict[str, dict[str, Any]]:
         """:meth:`game_view` of each rated game of ``game_ids``, in two queries (a list's)."""
-        with self._sessions() as session:
-            rows = session.scalars(select(RatedGameRow).where(RatedGameRow.game_id.in_(game_ids))).all()
-            changes = {(c.game_id, c.account_id): c for c in session.scalars(select(RatingChangeRow).where(RatingChangeRow.game_id.in_(game_ids)))}
+        with self._reading_rows() as connection:
+            rows = connection.execute(_RATED_GAMES, {"ids": game_ids}).all()
+            changes = {(c.game_id, c.account_id): c for c in connection.execute(_CHANGES_IN, {"ids": game_ids})}
         return {
             row.game_id: {
                 "family": row.family,
@@ -282,19 +302,18 @@ class Ratings:
     # Reading ------------------------------------------------------------------------
 
     def ratings_of(self, account_id: int) -> dict[str, Rating]:
-        with self._sessions() as session:
-            rows = session.scalars(select(RatingRow).where(RatingRow.account_id == account_id))
+        with self._reading_rows() as connection:
+            rows = connection.execute(_RATINGS_OF, {"account": account_id})
             return {row.family: Rating(row.rating, row.rd, row.volatility, row.games) for row in rows}
 
     def history(self, account_id: int, limit: int = 500, private: bool = False) -> list[dict[str, Any]]:
         """The account's rating after each rated game, oldest first; a game by private invitation named only if
         ``private`` (its player's own history)."""
-        with self._sessions() as session:
-            query = select(RatingChangeRow, public_game(RatingChangeRow.game_id)).where(RatingChangeRow.account_id == account_id)
-            rows = list(session.execute(query.order_by(RatingChangeRow.id.desc()).limit(limit)))
+        with self._reading_rows() as connection:
+            rows = list(connection.execute(_HISTORY, {"account": account_id, "limit": limit}))
         return [
-            {"game": row.game_id if public or private else None, "family": row.family, "before": round(row.before), "after": round(row.after), "rd": round(row.rd), "at": as_utc(row.at).isoformat()}
-            for row, public in reversed(rows)
+            {"game": row.game_id if row.public or private else None, "family": row.family, "before": round(row.before), "after": round(row.after), "rd": round(row.rd), "at": as_utc(row.at).isoformat()}
+            for row in reversed(rows)
         ]
 
     def leaderboard(self, family: str, limit: int = 50) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 
 from .database import Database
@@ -23,6 +23,8 @@ from .round.clocks import TimeControl
 from .round.game import StoredGame
 from .schema import SummaryRow
 from .views import summary_view
+
+_KEPT = select(SummaryRow.game_id, SummaryRow.summary).where(SummaryRow.game_id.in_(bindparam("ids", expanding=True)))
 
 
 class Summaries:
@@ -39,19 +41,21 @@ class Summaries:
 
     def kept(self, game_ids: list[str]) -> dict[str, dict[str, Any]]:
         """The kept lines of those of ``game_ids`` that have one."""
-        with self.database.reading() as session:
-            rows = session.scalars(select(SummaryRow).where(SummaryRow.game_id.in_(game_ids))).all() if game_ids else []
-        return {row.game_id: row.summary for row in rows}
+        if not game_ids:
+            return {}
+        with self.database.reading_rows() as connection:  # (every list reads these: a plain statement, made once)
+            return {row.game_id: row.summary for row in connection.execute(_KEPT, {"ids": game_ids})}
 
 
-async def lines_of(server: Any, game_ids: list[str]) -> list[dict[str, Any]]:
-    """The lines of games, in order, as a list shows them: kept ones read at once, the others loaded (and kept, once
-    finished); an unknown game is left out, a damaged one is a line saying so (``status`` "corrupt")."""
-    kept = await asyncio.to_thread(server.summaries.kept, game_ids)
+async def lines_of(server: Any, game_ids: list[str], kept: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The lines of games, in order, as a list shows them: kept ones read at once (or given: ``kept``, as
+    :meth:`Summaries.kept` read them), the others loaded (and kept, once finished); an unknown game is left out, a
+    damaged one is a line saying so (``status`` "corrupt")."""
+    known = await asyncio.to_thread(server.summaries.kept, game_ids) if kept is None else kept
     lines = []
     for game_id in game_ids:
-        if game_id in kept:
-            line = kept[game_id]
+        if game_id in known:
+            line = known[game_id]
             lines.append({**line, "clock": None if line["clock"] is None else TimeControl.parse(line["clock"]).words})
             continue
         try:
