@@ -14,13 +14,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, exists, select, update
 
 from .accounts import Account
 from .database import utc_now
 from .ratings import NEW_RATING, Ratings, family_of
 from .round.clocks import TimeControl
-from .schema import AccountRow, ChallengeRow, SeenRow
+from .schema import AccountRow, ChallengeRow, SeenRow, SummaryRow
 from .store import GameStore
 
 ONLINE_SECONDS = 120.0  # an account seen this recently is online
@@ -123,10 +123,13 @@ class Lobby:
             return len(list(session.scalars(query)))
 
     def recently_taken(self, limit: int = 40) -> list[str]:
-        """Games started from the lobby in the last day, newest first (the caller keeps those still being played)."""
+        """Games started from the lobby in the last day and not finished, newest first (the caller keeps those still
+        being played). A finished game has its kept line (:mod:`.summaries`): it is left out here, not loaded to be
+        found over (40 finished games of a busy day, each replayed from its log, cold)."""
         since = utc_now() - timedelta(days=1)
+        finished = exists(select(SummaryRow.game_id).where(SummaryRow.game_id == ChallengeRow.game_id))
         with self._sessions() as session:
-            query = select(ChallengeRow.game_id).where(ChallengeRow.taken >= since, ChallengeRow.kind != "named")
+            query = select(ChallengeRow.game_id).where(ChallengeRow.taken >= since, ChallengeRow.kind != "named", ~finished)
             return list(session.scalars(query.order_by(ChallengeRow.taken.desc()).limit(limit)))
 
     # Presence -------------------------------------------------------------------------

@@ -52,6 +52,8 @@ async def lobby_base(server: GameServer) -> dict[str, Any]:
             if stored.status == "playing":
                 words = stored.control.words if stored.control else None
                 playing.append({"id": stored.id, "names": stored.names, "clock": words, "rated": stored.rating is not None})
+            elif stored.is_finished:  # its line was not kept (its process stopped first): kept now, and not read here again
+                await asyncio.to_thread(server.summaries.keep, stored)
         if len(playing) >= PLAYING_SHOWN:
             break
     online = await asyncio.to_thread(server.lobby.online)

@@ -9,11 +9,13 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from fastapi.testclient import TestClient
+from sqlalchemy import delete
 from web_client import act_as, age_account, connect, create, new_account
 
 from quiltmaker.core.position import Position
 from quiltmaker.web.quickmatch import POLL_WAIT, seek_range
 from quiltmaker.web.ratings import RatingRow
+from quiltmaker.web.schema import SummaryRow
 
 
 def give_rating(client: TestClient, name: str, rating: float) -> None:
@@ -217,3 +219,20 @@ def test_named_challenges_cannot_push_the_open_ones_out_of_anyones_lobby(fresh: 
         server.lobby.offer(game_id, "5+3", False, None, "X", bob, None)
     new_account(fresh, "Carol")
     assert [c["id"] for c in lobby(fresh)["challenges"]] == [open_one["id"]]
+
+
+def test_a_finished_game_leaves_being_played_without_being_loaded_again(fresh: TestClient) -> None:
+    server = fresh.app.state.server  # type: ignore[attr-defined]
+    new_account(fresh, "Ada")
+    game = create(fresh, mode="online", seat=0, clock="10+5", offer="open")
+    new_account(fresh, "Bob")
+    seat = fresh.post(f"/api/games/{game['id']}/accept").json()
+    assert [g["id"] for g in lobby(fresh)["playing"]] == [game["id"]]
+    with connect(fresh, game["id"], seat["token"]) as player:
+        assert player.intent("abort")["type"] == "ack"
+    assert lobby(fresh)["playing"] == [] and server.lobby.recently_taken() == [], "ended: its kept line leaves it out"
+    # A game whose line was not kept (its process stopped between the two) is found over once, and kept then.
+    with server.store._sessions.begin() as session:
+        session.execute(delete(SummaryRow).where(SummaryRow.game_id == game["id"]))
+    assert server.lobby.recently_taken() == [game["id"]]
+    assert lobby(fresh)["playing"] == [] and server.lobby.recently_taken() == []
