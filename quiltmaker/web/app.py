@@ -12,12 +12,13 @@ event log), :mod:`.views` (the JSON the page draws), :mod:`.pubsub`
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import socket
 import time
 from collections.abc import AsyncIterator
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,6 +52,8 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if server.database.threads is not None:  # (asyncio.to_thread's pool: every blocking call of the server's)
+            asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(server.database.threads, thread_name_prefix="blocking"))
         await server.start()
         # FastAPI (since 0.137) builds an included router's routes (their dependencies, their fields) when a request
         # first walks past them: 30 ms of the first request of a process. Building the schema walks them all now.
