@@ -256,7 +256,7 @@ class Database:
         # retries (for up to tens of milliseconds a try): under load, threads of one process
         # queueing on that lock took a move from a few milliseconds to seconds. So this
         # process's writers queue on a lock of its own first, which wakes the next at once.
-        self._one_writer = threading.Lock() if self.engine.dialect.name == "sqlite" else None
+        self._one_writer = threading.Lock() if sqlite else None
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[Session]:
