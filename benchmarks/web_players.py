@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import math
 import os
@@ -43,6 +44,7 @@ import resource
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
@@ -78,6 +80,7 @@ class Figures:
         self.errors: list[str] = []
         self.sent: dict[str, float] = {}  # "game/version the move makes" -> when it was sent
         self.arrived: dict[str, float] = {}  # the same key -> when the opponent's socket had it
+        self.probes: list[tuple[float, float]] = []  # (sent, seconds to answer) of a trivial request every 0.1 s
 
 
 async def post(session: aiohttp.ClientSession, url: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -157,6 +160,17 @@ async def player(
                     state = reply["state"]
 
 
+async def probe(session: aiohttp.ClientSession, url: str, figures: Figures, until: asyncio.Event) -> None:
+    """A trivial request (the catalogue) every tenth of a second: how long the server takes to answer anything, over time."""
+    while not until.is_set():
+        sent = time.perf_counter()
+        with contextlib.suppress(aiohttp.ClientError):
+            async with session.get(f"http://{url}/api/catalogue") as response:
+                await response.read()
+                figures.probes.append((sent, time.perf_counter() - sent))
+        await asyncio.sleep(max(0.0, 0.1 - (time.perf_counter() - sent)))
+
+
 async def play_share(share: dict[str, Any]) -> Figures:
     """One client process's players: each arrives, is seated (by quick match, or holding a seat already) and plays."""
     figures = Figures()
@@ -176,7 +190,12 @@ async def play_share(share: dict[str, Any]) -> Figures:
             except (TimeoutError, aiohttp.ClientError, OSError, TypeError) as error:  # TypeError: a close, not a text frame
                 figures.errors.append(f"{type(error).__name__}: {error}")
 
+        done = asyncio.Event()
+        probing = asyncio.create_task(probe(session, share["players"][0][0], figures, done)) if share["probe"] else None
         await asyncio.gather(*(one(url, None if held is None else tuple(held), rng.random()) for url, held in share["players"]))
+        done.set()
+        if probing:
+            await probing
     return figures
 
 
@@ -184,6 +203,10 @@ def run_share(share: dict[str, Any]) -> dict[str, Any]:
     """A client process's work (in its own process, on the clients' CPUs): its figures and the CPU it took."""
     if share["cpus"]:
         os.sched_setaffinity(0, share["cpus"])
+    # A thousand browsers' sockets in one process: their collector's passes (up to 139 ms seen) would count in
+    # every acknowledgement this process times. The players' process is not what is measured: no collector here
+    # (what it makes is freed by counting; a run's cycles are a few hundred MB at most).
+    gc.disable()
     started = time.perf_counter()
     figures = uvloop.run(play_share(share))
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -264,6 +287,30 @@ def direct_games(urls: list[str], games: int) -> list[tuple[str, tuple[str, str,
     return seats
 
 
+def write_timeline(path: Path, started: float, figures: Figures, samples: list[tuple[float, float]]) -> None:
+    """Second by second from the players' start: the moves sent in it and how long their acks took, how long the
+    trivial probe took to be answered, and the servers' share of a CPU. A stall shows as a second whose acks and probe
+    are slow together (the server held up) or whose acks alone are (one game's path)."""
+    seconds: dict[int, dict[str, Any]] = {}
+    for ack, sent in zip(figures.ack, figures.ack_sent):
+        seconds.setdefault(int(sent - started), {"acks": []})["acks"].append(ack)
+    for sent, took in figures.probes:
+        seconds.setdefault(int(sent - started), {"acks": []}).setdefault("probes", []).append(took)
+    cpu: dict[int, float] = {}
+    for (when, used), (then, before) in zip(samples[1:], samples):
+        cpu[int(when - started)] = cpu.get(int(when - started), 0.0) + (used - before)
+    with path.open("w") as out:
+        for second in sorted(seconds):
+            acks, probes = seconds[second]["acks"], seconds[second].get("probes", [])
+            out.write(json.dumps({
+                "s": second, "moves": len(acks),
+                "ack_p50_ms": round(1000 * statistics.median(acks), 1) if acks else None,
+                "ack_max_ms": round(1000 * max(acks), 1) if acks else None,
+                "probe_max_ms": round(1000 * max(probes), 1) if probes else None,
+                "server_cpu": round(cpu.get(second, 0.0), 2),
+            }) + "\n")
+
+
 def measure(args: argparse.Namespace, urls: list[str], pids: list[int], client_cpus: list[int]) -> dict[str, Any]:
     """Let the players play; the figures, with the servers' CPU per move."""
     rng = random.Random(args.seed)
@@ -272,13 +319,25 @@ def measure(args: argparse.Namespace, urls: list[str], pids: list[int], client_c
     ]
     options = {"moves": args.moves, "think": args.think, "chat_every": args.chat_every, "arrive": args.arrive, "cpus": client_cpus}
     # Both seats of a game in one client process (the direct games come in pairs of seats).
-    shares = [{**options, "seed": rng.random(), "players": players[k * 2 :: args.clients * 2] + players[k * 2 + 1 :: args.clients * 2]}
+    shares = [{**options, "seed": rng.random(), "probe": k == 0 and bool(args.timeline),
+               "players": players[k * 2 :: args.clients * 2] + players[k * 2 + 1 :: args.clients * 2]}
               for k in range(args.clients)]
     cpu_before = sum(cpu_seconds(pid) for pid in pids)
     started = time.perf_counter()
+    samples: list[tuple[float, float]] = []  # (when, the servers' CPU seconds so far), every quarter of a second
+    sampled = threading.Event()
+
+    def sample() -> None:
+        while not sampled.wait(0.25):
+            samples.append((time.perf_counter(), sum(cpu_seconds(pid) for pid in pids)))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     with ProcessPoolExecutor(args.clients, mp_context=get_context("spawn")) as pool:
         results = list(pool.map(run_share, shares))
     elapsed = time.perf_counter() - started
+    sampled.set()
+    sampler.join()
     cpu = sum(cpu_seconds(pid) for pid in pids) - cpu_before
     merged = Figures()
     for result in results:
@@ -289,6 +348,9 @@ def measure(args: argparse.Namespace, urls: list[str], pids: list[int], client_c
         merged.chat += result["chat"]
         merged.sent.update(result["sent"])
         merged.arrived.update(result["arrived"])
+        merged.probes += [tuple(probe) for probe in result["probes"]]
+    if args.timeline:
+        write_timeline(Path(args.timeline), started, merged, samples)
     seen = [merged.arrived[key] - sent for key, sent in merged.sent.items() if key in merged.arrived]
     client_cpu = sum(result["cpu"] for result in results)
     return {
@@ -331,6 +393,7 @@ def main() -> None:
     parser.add_argument("--server-cpus", type=int, default=0, help="keep the servers on this many CPUs, the players on the rest (0: anywhere)")
     parser.add_argument("--postgres", action="store_true", help="a throwaway PostgreSQL server instead of SQLite")
     parser.add_argument("--nginx", action="store_true", help="every player goes through nginx (deploy/nginx.conf)")
+    parser.add_argument("--timeline", help="write a line a second to this file: the acks, a trivial probe's answer time, the servers' CPU")
     args = parser.parse_args()
     cpus = sorted(os.sched_getaffinity(0))
     if args.server_cpus and args.server_cpus >= len(cpus):

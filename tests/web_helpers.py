@@ -157,3 +157,30 @@ def migrated_store(url: str) -> Any:
 
     migrate(url)
     return GameStore(url)
+
+
+def appended_together(store: Any, appends: Sequence[tuple[str, int, str, int]]) -> tuple[list[Any], int]:
+    """Append the moves ``(game, number, move, seat)`` through the database's shared commits, all sent at once as a
+    thousand players' moves are; what each write gave (the new version, or the error it raised) and the commits made."""
+    import asyncio
+
+    from sqlalchemy import event
+
+    commits = []
+
+    def committed(_connection: Any) -> None:
+        commits.append(1)
+
+    event.listen(store.database.engine, "commit", committed)
+
+    async def together() -> list[Any]:
+        writes = [
+            store.database.commits.write(game, lambda rows, g=game, n=number, m=move, s=seat: store.append_in(rows, g, n, "move", m, s, None))
+            for game, number, move, seat in appends
+        ]
+        return await asyncio.gather(*writes, return_exceptions=True)
+
+    try:
+        return asyncio.run(together()), len(commits)
+    finally:
+        event.remove(store.database.engine, "commit", committed)

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert, select
+from sqlalchemy.engine import Connection as Rows
 
 from ..i18n import N_, _
 from . import contract
@@ -17,6 +18,7 @@ from .protocol import Connection, ProtocolError
 from .schema import ChatRow
 
 MAX_CHAT = 300  # characters of a chat line
+_ADD = insert(ChatRow).returning(ChatRow.id)
 log = logging.getLogger("quiltmaker.web")
 
 
@@ -32,9 +34,13 @@ class ChatLines:
 
     def add(self, game_id: str, seat: int, text: str) -> dict[str, Any]:
         """Store a chat line; return it as sent to the players."""
-        created = utc_now()
         with self.database.writing_rows() as connection:
-            line_id = connection.execute(insert(ChatRow).values(game_id=game_id, seat=seat, text=text, created=created).returning(ChatRow.id)).scalar_one()
+            return self.add_in(connection, game_id, seat, text)
+
+    def add_in(self, connection: Rows, game_id: str, seat: int, text: str) -> dict[str, Any]:
+        """:meth:`add`, in the caller's transaction (a commit of several: :class:`.database.Commits`)."""
+        created = utc_now()
+        line_id = connection.execute(_ADD, {"game_id": game_id, "seat": seat, "text": text, "created": created}).scalar_one()
         return _line_view(line_id, seat, text, created)
 
     def since(self, game_id: str, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
@@ -68,7 +74,8 @@ class Chat:
         if any(not c.isprintable() for c in line):
             raise ProtocolError("malformed", _("a chat line holds printable characters only"))
         self.server.count(connection, "chat", N_("too many chat lines from your address: wait {seconds} s"))
-        await asyncio.to_thread(self.lines.add, game_id, connection.seat, line)
+        seat = connection.seat
+        await self.lines.database.commits.write(game_id, lambda rows: self.lines.add_in(rows, game_id, seat, line))
         self.server.in_background(self._announce(game_id))
         return {"type": "sent"}
 

@@ -163,7 +163,9 @@ class GameServer:
         at, finished = at or utc_now(), stored.is_finished
         clock = stored.clock_after(kind, value, at)
         try:
-            new_version = await asyncio.to_thread(self.store.append, stored.id, version, kind, value, seat, client_id, at, clock)
+            new_version = await self.store.database.commits.write(  # committed with the moves of other games that come meanwhile
+                stored.id, lambda rows: self.store.append_in(rows, stored.id, version, kind, value, seat, client_id, at, clock)
+            )
         except StoreError:
             self.current.discard(stored.id)  # another process wrote first: the next load reads what it wrote
             raise

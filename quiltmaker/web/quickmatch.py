@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import bindparam, delete, func, insert, or_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.engine import Connection
 
 from ..core.position import Position
 from ..i18n import _
@@ -165,7 +165,7 @@ class QuickMatch:
         # Plain statements on bare connections for a seek's own rows (its insert, its partner's query, its polls):
         # through ORM sessions they cost a burst of seeks several times their statements.
         with self._writing_rows() as connection:
-            connection.execute(insert(SeekRow).values(**dataclasses.asdict(new), secret_hash=secret_hash(secret), polled=now))
+            connection.execute(_SEEK, [{**dataclasses.asdict(new), "secret_hash": secret_hash(secret), "polled": now, "game_id": None, "seat": None, "token": None}])
         seats = self._match_now(utc_now(), new)  # someone may be waiting for exactly this
         return seek_id, secret, seats.get(seek_id)
 
@@ -182,14 +182,14 @@ class QuickMatch:
         now = utc_now()
         # Read first: a waiting seek is polled every second, and most polls need write nothing.
         with self._reading_rows() as connection:
-            row = connection.execute(select(SeekRow.__table__).where(SeekRow.id == seek_id)).first()
+            row = connection.execute(_SEEK_ROW, {"id": seek_id}).first()
         if row is None or not hmac.compare_digest(row.secret_hash, secret_hash(secret)):
             raise StoreError("not_found", _("this quick match is no longer waiting: start another"))
         if row.game_id is not None and row.token is not None and row.seat is not None:
             return seat_of(row.game_id, row.token, row.seat)
         if (now - as_utc(row.polled)).total_seconds() > SEEK_TIMEOUT / 3:  # still here: noted now and then, not every poll
             with self._writing_rows() as connection:
-                connection.execute(update(SeekRow).where(SeekRow.id == seek_id).values(polled=now))
+                connection.execute(_POLLED, {"seek": seek_id, "now": now})
         waited = (now - as_utc(row.created)).total_seconds()
         level, level_rating = nearest_level(row.rating, TimeControl.parse(row.control), row.rated)
         return {
@@ -316,49 +316,47 @@ class QuickMatch:
         transaction is rolled back and each pair is tried on its own.
         """
         try:
-            with self._writing() as session:
+            # Plain statements on a bare connection: through an ORM session, a pair's rows cost several times their
+            # statements, and a burst of seeks is paired while its players wait.
+            with self._writing_rows() as connection:
                 # Every seek of the batch locked first, in one order (PostgreSQL; SQLite has one writer anyway):
                 # two processes pairing overlapping batches then wait for each other instead of deadlocking.
                 ids = sorted(seek.id for pair in pairs for seek in pair)
-                free = session.scalars(select(SeekRow.id).where(SeekRow.id.in_(ids), SeekRow.game_id.is_(None)).order_by(SeekRow.id).with_for_update())
-                if len(list(free)) != len(ids):
+                free = connection.execute(_FREE, {"ids": ids}).all()
+                if len(free) != len(ids):
                     raise _Paired
-                games = [self._make(session, first, second) for first, second in pairs]
+                games = [self._make(connection, first, second) for first, second in pairs]
         except _Paired:
             return {} if len(pairs) == 1 else {seek: seat for pair in pairs for seek, seat in self._pair([pair]).items()}
         for _game, seats in games:
             self._call_on_loop(self._hand_over, seats)
         return {seek: seat for _game, seats in games for seek, seat in seats.items()}
 
-    def _make(self, session: Session, first: Seeker, second: Seeker) -> tuple[str, dict[str, dict[str, Any]]]:
+    def _make(self, connection: Connection, first: Seeker, second: Seeker) -> tuple[str, dict[str, dict[str, Any]]]:
         """Make the game of two seeks and give each its seat; raise :class:`_Paired` if either was claimed meanwhile.
         The game and each seek's seat (as :meth:`poll` hands it over)."""
         seats = [first, second] if secrets.randbelow(2) == 0 else [second, first]
         control = TimeControl.parse(first.control)
         start = Position.initial(secrets.randbits(63), first_player=0)
         game_id, token0, token1 = self.store.create(
-            "online", start, [seats[0].name, seats[1].name], creator_seat=0, control=control, session=session, both_seated=True
+            "online", start, [seats[0].name, seats[1].name], creator_seat=0, control=control, session=connection, both_seated=True
         )
         assert token1 is not None  # (both seated)
         for seat, (seek, token) in enumerate(zip(seats, (token0, token1))):
-            claimed = session.execute(
-                update(SeekRow).where(SeekRow.id == seek.id, SeekRow.game_id.is_(None)).values(game_id=game_id, seat=seat, token=token),
-                execution_options={"synchronize_session": False},  # no seek is loaded in this session: nothing to bring up to date
-            )
-            if claimed.rowcount != 1:  # type: ignore[attr-defined]
+            claimed = connection.execute(_CLAIM, {"seek": seek.id, "game": game_id, "seat": seat, "token": token})
+            if claimed.rowcount != 1:
                 raise _Paired  # rolls the whole transaction back
         if first.rated:  # a player who opens the game at once sees it rated
-            self.ratings.open_game(game_id, family_of(control.kind), [s.account_id for s in seats], session=session)
-        session.add(
-            ChallengeRow(
-                game_id=game_id, kind="quick", control=first.control, rated=first.rated, creator_id=seats[0].account_id,
-                creator_name=seats[0].name, creator_rating=seats[0].rating, for_id=None, for_name=None, within=None,
-                created=utc_now(), taken=utc_now(),
-            )
-        )
-        for seat, seek in enumerate(seats):
-            if seek.account_id is not None:
-                session.add(AccountGameRow(account_id=seek.account_id, game_id=game_id, seat=str(seat)))
+            self.ratings.open_game(game_id, family_of(control.kind), [s.account_id for s in seats], session=connection)
+        now = utc_now()
+        connection.execute(insert(ChallengeRow), [{
+            "game_id": game_id, "kind": "quick", "control": first.control, "rated": first.rated, "creator_id": seats[0].account_id,
+            "creator_name": seats[0].name, "creator_rating": seats[0].rating, "for_id": None, "for_name": None, "within": None,
+            "created": now, "taken": now,
+        }])
+        seated = [{"account_id": seek.account_id, "game_id": game_id, "seat": str(seat)} for seat, seek in enumerate(seats) if seek.account_id is not None]
+        if seated:
+            connection.execute(insert(AccountGameRow), seated)
         return game_id, {seats[0].id: seat_of(game_id, token0, 0), seats[1].id: seat_of(game_id, token1, 1)}
 
 
@@ -384,6 +382,18 @@ _FORGET_UNPOLLED = delete(SeekRow).where(SeekRow.polled < bindparam("before"))
 # Claimed for a game that was never finished (the process pairing them died): their players start again.
 _FORGET_UNFINISHED = delete(SeekRow).where(SeekRow.game_id.is_not(None), SeekRow.token.is_(None), SeekRow.created < bindparam("before"))
 _WAITING = select(*SEEKER_COLUMNS).where(SeekRow.game_id.is_(None))
+# A seek's own: its insert, its poll's read and the note that its player is still there.
+_SEEK = insert(SeekRow)
+_SEEK_ROW = select(SeekRow.__table__).where(SeekRow.id == bindparam("id"))
+_POLLED = update(SeekRow).where(SeekRow.id == bindparam("seek")).values(polled=bindparam("now"))  # (not the columns' names)
+# A pairing's: the batch's seeks still free, locked (in one order), and each one's claim by its game.
+_FREE = (
+    select(SeekRow.id).where(SeekRow.id.in_(bindparam("ids", expanding=True)), SeekRow.game_id.is_(None)).order_by(SeekRow.id).with_for_update()
+)
+_CLAIM = (
+    update(SeekRow).where(SeekRow.id == bindparam("seek"), SeekRow.game_id.is_(None))
+    .values(game_id=bindparam("game"), seat=bindparam("seat"), token=bindparam("token"))
+)
 
 
 def seat_of(game_id: str, token: str, seat: int) -> dict[str, Any]:

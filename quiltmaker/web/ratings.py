@@ -33,7 +33,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from ..ai.levels import LEVELS
@@ -172,10 +173,10 @@ class Ratings:
 
     # A rated game's seats ----------------------------------------------------------
 
-    def open_game(self, game_id: str, family: str, accounts: list[int | None], session: Session | None = None) -> None:
+    def open_game(self, game_id: str, family: str, accounts: list[int | None], session: Session | Connection | None = None) -> None:
         """Record a new rated game and the accounts seated so far (in a caller's ``session``: in its transaction)."""
-        with contextlib.nullcontext(session) if session is not None else self._writing() as session:
-            session.add(RatedGameRow(game_id=game_id, family=family, accounts=accounts, settled=False))
+        with contextlib.nullcontext(session) if session is not None else self._writing() as rows:
+            rows.execute(insert(RatedGameRow), [{"game_id": game_id, "family": family, "accounts": accounts, "settled": False, "unrated": None}])
 
     def seat(self, game_id: str, seat: int, account_id: int) -> None:
         """An account took a seat of a rated game (the invited player joined)."""

@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, ProgrammingError
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from ..core.errors import QuiltmakerError
@@ -36,6 +37,8 @@ MODES = ("ai", "local", "online", "lesson", "puzzle")  # a lesson: against the t
 # The statements run every second (or more often) in every process, idle or not, made once: building a statement
 # costs more than running it (SQLAlchemy's coercions), and an idle server spent 18 ms a second on these passes.
 _DUE = select(ClockRow.game_id).where(ClockRow.deadline <= bindparam("now")).order_by(ClockRow.deadline).limit(bindparam("limit"))
+_APPEND = insert(EventRow)
+_DEADLINE = update(ClockRow).where(ClockRow.game_id == bindparam("game")).values(deadline=bindparam("deadline"))
 _BEAT = update(BeatRow).where(BeatRow.process == bindparam("name")).values(seen=bindparam("now"))  # (not the columns' names)
 _FORGET_BEATS = delete(BeatRow).where(BeatRow.seen < bindparam("before"))
 
@@ -115,7 +118,7 @@ class GameStore:
         control: TimeControl | None = None,
         game_id: str | None = None,
         puzzle: tuple[str, int | None] | None = None,
-        session: Session | None = None,
+        session: Session | Connection | None = None,
         both_seated: bool = False,
     ) -> tuple[str, str, str | None]:
         """Store a new game; return its id, the creator's token and (online) the invitation code.
@@ -137,29 +140,26 @@ class GameStore:
         other = secrets.token_urlsafe(24) if both_seated else None
         if other is not None:
             hashes[1 - creator_seat] = secret_hash(other)
-        row = GameRow(
-            id=game_id,
-            created=utc_now(),
-            mode=mode,
-            start=start.text(),
-            names=names,
-            ai_level=ai_level,
-            ai_seat=ai_seat,
-            token_hashes=hashes,
-            invite_hash=secret_hash(invite) if invite else None,
-        )
-        with contextlib.nullcontext(session) if session is not None else self.writing() as session:
-            session.add(row)
-            session.flush()  # the game's row first: the lesson and its events refer to it
+        row = {
+            "id": game_id, "created": utc_now(), "mode": mode, "start": start.text(), "names": names, "ai_level": ai_level,
+            "ai_seat": ai_seat, "token_hashes": hashes, "invite_hash": secret_hash(invite) if invite else None, "analysis": None,
+        }
+        # Plain statements, in the order of the rows' references (a quick match makes its games in bursts: through the
+        # ORM's unit of work, a game's rows cost several times their statements). A session runs them as they are.
+        with contextlib.nullcontext(session) if session is not None else self.database.writing_rows() as rows:
+            rows.execute(insert(GameRow), [row])
             if lesson is not None:
-                session.add(LessonRow(game_id=game_id, number=lesson))
+                rows.execute(insert(LessonRow), [{"game_id": game_id, "number": lesson}])
             if puzzle is not None:
-                session.add(PuzzleGameRow(game_id=game_id, puzzle_id=puzzle[0], account_id=puzzle[1]))
+                rows.execute(insert(PuzzleGameRow), [{"game_id": game_id, "puzzle_id": puzzle[0], "account_id": puzzle[1]}])
             if control is not None:
-                session.add(ClockRow(game_id=game_id, control=control.to_json(), deadline=None))
-            created = utc_now()
-            for number, move in enumerate(script):
-                session.add(EventRow(game_id=game_id, number=number, kind="move", value=move, seat=None, client_id=None, created=created))
+                rows.execute(insert(ClockRow), [{"game_id": game_id, "control": control.to_json(), "deadline": None}])
+            if script:
+                created = utc_now()
+                rows.execute(insert(EventRow), [
+                    {"game_id": game_id, "number": number, "kind": "move", "value": move, "seat": None, "client_id": None, "created": created}
+                    for number, move in enumerate(script)
+                ])
         return game_id, token, other if both_seated else invite
 
     def create_rematch(self, stored: StoredGame, rematch: Rematch, start: Position) -> str:
@@ -338,16 +338,29 @@ class GameStore:
         Raises:
             StoreError: ``stale`` when another event took that number first.
         """
+        with self.database.writing_rows() as connection:
+            return self.append_in(connection, game_id, version, kind, value, seat, client_id, at, clock)
+
+    def append_in(
+        self,
+        connection: Connection,
+        game_id: str,
+        version: int,
+        kind: str,
+        value: str,
+        seat: int | None,
+        client_id: str | None,
+        at: datetime | None = None,
+        clock: Clock | None = None,
+    ) -> int:
+        """:meth:`append`, in the caller's transaction (a commit of several: :class:`.database.Commits`)."""
+        row = {"game_id": game_id, "number": version, "kind": kind, "value": value, "seat": seat, "client_id": client_id, "created": at or utc_now()}
         try:
-            with self.database.writing_rows() as connection:
-                connection.execute(
-                    insert(EventRow),
-                    [{"game_id": game_id, "number": version, "kind": kind, "value": value, "seat": seat, "client_id": client_id, "created": at or utc_now()}],
-                )
-                if clock is not None:
-                    connection.execute(update(ClockRow).where(ClockRow.game_id == game_id).values(deadline=_watched(clock)))
+            connection.execute(_APPEND, row)
         except IntegrityError:
             raise StoreError("stale", _("the game has moved on since you saw it (version {seen}): here is the new state").format(seen=version)) from None
+        if clock is not None:
+            connection.execute(_DEADLINE, {"game": game_id, "deadline": _watched(clock)})
         return version + 1
 
     def set_deadline(self, game_id: str, clock: Clock) -> None:

@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 from services import BINARIES, PostgresServer, postgres
 from web_client import TEST_QUOTAS
-from web_helpers import migrated_store, play_in_the_past
+from web_helpers import appended_together, migrated_store, play_in_the_past
 
 from quiltmaker.core.game import Ending
 from quiltmaker.core.position import Position
@@ -43,6 +43,18 @@ def test_the_store_appends_once_per_number_and_replays(postgres_url: str) -> Non
     store.append(game_id, 1, "undo", "1", 1, None)
     loaded = store.load(game_id)
     assert loaded.version == 2 and loaded.game.moves == [] and loaded.client_ids == {"one"}
+    store.close()
+
+
+def test_moves_sent_at_once_share_a_commit_and_a_stale_one_fails_alone(postgres_url: str) -> None:
+    store = migrated_store(postgres_url)
+    first, _, _ = store.create("local", Position.initial(3), ["Ann", "Bob"])
+    results, commits = appended_together(store, [(first, 0, "A", 0), (first, 1, "A", 1)])
+    assert results == [1, 2] and commits == 1
+    # On PostgreSQL the taken number aborts the whole transaction: each write is tried again alone.
+    results, commits = appended_together(store, [(first, 2, "A", 0), (first, 2, "A", 0), (first, 3, "A", 1)])
+    assert results[0] == 3 and results[2] == 4 and isinstance(results[1], StoreError) and results[1].code == "stale"
+    assert store.load(first).version == 4
     store.close()
 
 

@@ -17,7 +17,7 @@ from web_client import (
     snapshot,
 )
 
-from web_helpers import migrated_store
+from web_helpers import appended_together, migrated_store
 
 from quiltmaker.core.position import Position
 from quiltmaker.web.round import rules
@@ -57,6 +57,48 @@ def test_store_refuses_a_second_append_of_the_same_event_number(tmp_path: Path) 
         assert error.value.code == "stale"
         loaded = store.load(game_id)
         assert loaded.version == 1 and loaded.client_ids == {"one"}
+    finally:
+        store.close()
+
+
+def test_moves_sent_at_once_share_one_commit_in_order_and_a_stale_one_fails_alone(tmp_path: Path) -> None:
+    store = migrated_store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    try:
+        first, _, _ = store.create("local", Position.initial(0, first_player=0), ["a", "b"])
+        second, _, _ = store.create("local", Position.initial(1, first_player=0), ["a", "b"])
+        results, commits = appended_together(store, [(first, 0, "A", 0), (first, 1, "A", 1), (second, 0, "A", 0)])
+        assert results == [1, 2, 1] and commits == 1  # three moves, one transaction (one fsync)
+        results, commits = appended_together(store, [(first, 2, "A", 0), (first, 2, "A", 0), (second, 1, "A", 1)])
+        assert results[0] == 3 and results[2] == 2 and commits == 2  # the shared commit failed: each alone, the good two kept
+        assert isinstance(results[1], StoreError) and results[1].code == "stale"
+        assert store.load(first).version == 3 and store.load(second).version == 2
+    finally:
+        store.close()
+
+
+def test_the_moves_commit_goes_before_the_other_writers_waiting(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    store = migrated_store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    order: list[str] = []
+
+    def write(name: str, urgent: bool) -> None:
+        with store.database.writing_rows(urgent=urgent):
+            order.append(name)
+
+    try:
+        with store.database.writing_rows():  # held: a seek's transaction, say
+            others = [threading.Thread(target=write, args=(f"seek {n}", False)) for n in range(3)]
+            for thread in others:
+                thread.start()
+            time.sleep(0.2)  # (the seeks are waiting)
+            moves = threading.Thread(target=write, args=("moves", True))
+            moves.start()
+            time.sleep(0.2)
+        for thread in [*others, moves]:
+            thread.join()
+        assert order[0] == "moves" and sorted(order[1:]) == ["seek 0", "seek 1", "seek 2"]
     finally:
         store.close()
 
