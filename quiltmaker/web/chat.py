@@ -7,7 +7,7 @@ import logging
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import bindparam, insert, select
 from sqlalchemy.engine import Connection as Rows
 
 from ..i18n import N_, _
@@ -18,7 +18,14 @@ from .protocol import Connection, ProtocolError
 from .schema import ChatRow
 
 MAX_CHAT = 300  # characters of a chat line
+# A line is written and read with plain statements made once, on a bare connection: through an ORM session, the
+# commit and the objects cost a chat line several times its statements (a line every few moves of every game, and a
+# read at each line and each socket's greeting).
 _ADD = insert(ChatRow).returning(ChatRow.id)
+_SINCE = (
+    select(ChatRow.id, ChatRow.seat, ChatRow.text, ChatRow.created)
+    .where(ChatRow.game_id == bindparam("game"), ChatRow.id > bindparam("after")).order_by(ChatRow.id.desc()).limit(bindparam("limit"))
+)
 log = logging.getLogger("quiltmaker.web")
 
 
@@ -27,10 +34,6 @@ class ChatLines:
 
     def __init__(self, database: Database) -> None:
         self.database = database
-
-    # A line is written and read with plain statements on a bare connection: through an ORM session, the commit and
-    # the objects cost a chat line several times its statements (a line every few moves of every game).
-    COLUMNS = (ChatRow.id, ChatRow.seat, ChatRow.text, ChatRow.created)
 
     def add(self, game_id: str, seat: int, text: str) -> dict[str, Any]:
         """Store a chat line; return it as sent to the players."""
@@ -45,9 +48,8 @@ class ChatLines:
 
     def since(self, game_id: str, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
         """The game's chat lines with an id above ``after``, the last ``limit`` of them, oldest first."""
-        query = select(*self.COLUMNS).where(ChatRow.game_id == game_id, ChatRow.id > after).order_by(ChatRow.id.desc()).limit(limit)
         with self.database.reading_rows() as connection:
-            return [_line_view(*row) for row in reversed(connection.execute(query).all())]
+            return [_line_view(*row) for row in reversed(connection.execute(_SINCE, {"game": game_id, "after": after, "limit": limit}).all())]
 
 
 def _line_view(line_id: int, seat: int, text: str, created: datetime) -> dict[str, Any]:
