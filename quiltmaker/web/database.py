@@ -40,12 +40,14 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 MIGRATION_LOCK = 0x717569_6C74  # PostgreSQL's advisory lock for migrating ("quilt")
 # The threads a process gives its blocking calls with a database server (docs/web.md, "Several server processes"). Its
 # threads mostly wait on the network there: the event loop's default (the cores + 4: 6 on two cores) was saturated by
-# those waits while a thousand players arrived (ack p99 1.7 and 3.4 s, against 0.4 to 0.6 s with 16). SQLite answers
-# in the process, so there the default stands. Its pool holds a connection for each, the matcher's and two more.
-SERVER_THREADS = 16
-# The threads that commit the moves and chat lines (:class:`Commits`) with a database server: two, so that a move
-# waiting on a row lock holds up half of the process's moves, not all. SQLite writes one transaction at a time: one.
-SERVER_COMMIT_LANES = 2
+# those waits while a thousand players arrived (ack p99 1.7 and 3.4 s, against 0.4 to 0.6 s with 16, when the moves'
+# writes were made in them too). SQLite answers in the process, so there the default stands.
+SERVER_THREADS = 12
+# The threads that commit the moves and chat lines (:class:`Commits`) with a database server. A commit waits on the
+# network for each of its statements, and on the interpreter's lock after each, so one thread's commits were the
+# queue under a thousand players (ack p99 1.1 to 1.8 s with two; 0.45 to 0.8 s with six or eight). SQLite writes one
+# transaction at a time: one there. The pool holds a connection for each thread, the matcher's and two more.
+SERVER_COMMIT_LANES = 6
 SERVER_CONNECTIONS = SERVER_THREADS + SERVER_COMMIT_LANES + 3
 COMMIT_MOST = 64  # writes in one commit: a long batch holds the writes that arrive while it commits
 

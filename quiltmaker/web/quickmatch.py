@@ -295,18 +295,12 @@ class QuickMatch:
         nearest within it: one query, however many wait.
         """
         reach = seek_range((now - as_utc(new.created)).total_seconds())
-        query = select(*SEEKER_COLUMNS).where(
-            SeekRow.game_id.is_(None),
-            SeekRow.control == new.control,
-            SeekRow.rated == new.rated,
-            SeekRow.id != new.id,
-            SeekRow.rating.between(new.rating - reach, new.rating + reach),
-            SeekRow.polled >= now - timedelta(seconds=SEEK_TIMEOUT),
-        )
-        if new.account_id is not None:
-            query = query.where(or_(SeekRow.account_id.is_(None), SeekRow.account_id != new.account_id))
+        values = {
+            "control": new.control, "rated": new.rated, "seek": new.id, "low": new.rating - reach, "high": new.rating + reach,
+            "since": now - timedelta(seconds=SEEK_TIMEOUT), "rating": new.rating, "account": new.account_id,
+        }
         with self._reading_rows() as connection:
-            found = connection.execute(query.order_by(func.abs(SeekRow.rating - new.rating), SeekRow.created).limit(1)).first()
+            found = connection.execute(_PARTNER if new.account_id is None else _PARTNER_NOT_SELF, values).first()
         return None if found is None else Seeker(*found)
 
     def _pair(self, pairs: list[tuple[Seeker, Seeker]]) -> dict[str, dict[str, Any]]:
@@ -382,6 +376,16 @@ _FORGET_UNPOLLED = delete(SeekRow).where(SeekRow.polled < bindparam("before"))
 # Claimed for a game that was never finished (the process pairing them died): their players start again.
 _FORGET_UNFINISHED = delete(SeekRow).where(SeekRow.game_id.is_not(None), SeekRow.token.is_(None), SeekRow.created < bindparam("before"))
 _WAITING = select(*SEEKER_COLUMNS).where(SeekRow.game_id.is_(None))
+# A new seek's partner (:meth:`QuickMatch._partner`), for a guest and for an account (never its own other seek).
+_PARTNER = select(*SEEKER_COLUMNS).where(
+    SeekRow.game_id.is_(None),
+    SeekRow.control == bindparam("control"),
+    SeekRow.rated == bindparam("rated"),
+    SeekRow.id != bindparam("seek"),
+    SeekRow.rating.between(bindparam("low"), bindparam("high")),
+    SeekRow.polled >= bindparam("since"),
+).order_by(func.abs(SeekRow.rating - bindparam("rating")), SeekRow.created).limit(1)
+_PARTNER_NOT_SELF = _PARTNER.where(or_(SeekRow.account_id.is_(None), SeekRow.account_id != bindparam("account")))
 # A seek's own: its insert, its poll's read and the note that its player is still there.
 _SEEK = insert(SeekRow)
 _SEEK_ROW = select(SeekRow.__table__).where(SeekRow.id == bindparam("id"))
