@@ -175,7 +175,7 @@ def appended_together(store: Any, appends: Sequence[tuple[str, int, str, int]]) 
 
     async def together() -> list[Any]:
         writes = [
-            store.database.commits.write(game, lambda rows, g=game, n=number, m=move, s=seat: store.append_in(rows, g, n, "move", m, s, None))
+            store.database.commits.write(game, lambda rows, g=game, n=number, m=move, s=seat: store.append(g, n, "move", m, s, None, rows=rows))
             for game, number, move, seat in appends
         ]
         return await asyncio.gather(*writes, return_exceptions=True)

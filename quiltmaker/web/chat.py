@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from datetime import datetime
 from typing import Any
@@ -35,15 +36,12 @@ class ChatLines:
     def __init__(self, database: Database) -> None:
         self.database = database
 
-    def add(self, game_id: str, seat: int, text: str) -> dict[str, Any]:
-        """Store a chat line; return it as sent to the players."""
-        with self.database.writing_rows() as connection:
-            return self.add_in(connection, game_id, seat, text)
-
-    def add_in(self, connection: Rows, game_id: str, seat: int, text: str) -> dict[str, Any]:
-        """:meth:`add`, in the caller's transaction (a commit of several: :class:`.database.Commits`)."""
+    def add(self, game_id: str, seat: int, text: str, rows: Rows | None = None) -> dict[str, Any]:
+        """Store a chat line; return it as sent to the players. In a caller's ``rows``, in its transaction (a shared
+        commit's: :mod:`.commits`)."""
         created = utc_now()
-        line_id = connection.execute(_ADD, {"game_id": game_id, "seat": seat, "text": text, "created": created}).scalar_one()
+        with contextlib.nullcontext(rows) if rows is not None else self.database.writing_rows() as connection:
+            line_id = connection.execute(_ADD, {"game_id": game_id, "seat": seat, "text": text, "created": created}).scalar_one()
         return _line_view(line_id, seat, text, created)
 
     def since(self, game_id: str, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
@@ -77,7 +75,7 @@ class Chat:
             raise ProtocolError("malformed", _("a chat line holds printable characters only"))
         self.server.count(connection, "chat", N_("too many chat lines from your address: wait {seconds} s"))
         seat = connection.seat
-        await self.lines.database.commits.write(game_id, lambda rows: self.lines.add_in(rows, game_id, seat, line))
+        await self.lines.database.commits.write(game_id, lambda rows: self.lines.add(game_id, seat, line, rows))
         self.server.in_background(self._announce(game_id))
         return {"type": "sent"}
 

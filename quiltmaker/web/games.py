@@ -1,12 +1,10 @@
 """The live games of one server process: loading, the intents of the players, telling the sockets.
 
-Every intent is checked by the round's rules (:mod:`.round.rules`), the same
-ones the replay of the log applies, appended to the game's log, committed,
-and only then acknowledged and broadcast (see docs/web.md). Blocking work
-(the database, the rules) runs in threads; the AI runs in worker processes
-(:mod:`.ai_service`). The server's other parts are modules of their own:
-:mod:`.presence`, :mod:`.chat`, :mod:`.timeouts`, :mod:`.lobby`,
-:mod:`.quickmatch`, :mod:`.ratings`, :mod:`.accounts`.
+Every intent is checked by the round's rules (:mod:`.round.rules`), the same ones the replay of the log applies,
+appended to the game's log, committed (with the others that come meanwhile: :mod:`.commits`), and only then
+acknowledged and broadcast (see docs/web.md). Blocking work (the database, the rules) runs in threads; the AI runs in
+worker processes (:mod:`.ai_service`). The server's other parts are modules of their own: :mod:`.presence`,
+:mod:`.chat`, :mod:`.timeouts`, :mod:`.lobby`, :mod:`.quickmatch`, :mod:`.ratings`, :mod:`.accounts`.
 """
 
 from __future__ import annotations
@@ -163,9 +161,8 @@ class GameServer:
         at, finished = at or utc_now(), stored.is_finished
         clock = stored.clock_after(kind, value, at)
         try:
-            new_version = await self.store.database.commits.write(  # committed with the moves of other games that come meanwhile
-                stored.id, lambda rows: self.store.append_in(rows, stored.id, version, kind, value, seat, client_id, at, clock)
-            )
+            new_version = await self.store.database.commits.write(  # with the moves of other games that come meanwhile
+                stored.id, lambda rows: self.store.append(stored.id, version, kind, value, seat, client_id, at, clock, rows))
         except StoreError:
             self.current.discard(stored.id)  # another process wrote first: the next load reads what it wrote
             raise

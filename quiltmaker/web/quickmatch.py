@@ -344,10 +344,8 @@ class QuickMatch:
             self.ratings.open_game(game_id, family_of(control.kind), [s.account_id for s in seats], session=connection)
         now = utc_now()
         connection.execute(insert(ChallengeRow), [{
-            "game_id": game_id, "kind": "quick", "control": first.control, "rated": first.rated, "creator_id": seats[0].account_id,
-            "creator_name": seats[0].name, "creator_rating": seats[0].rating, "for_id": None, "for_name": None, "within": None,
-            "created": now, "taken": now,
-        }])
+            "game_id": game_id, "kind": "quick", "control": first.control, "rated": first.rated, "creator_id": seats[0].account_id, "for_id": None,
+            "creator_name": seats[0].name, "creator_rating": seats[0].rating, "for_name": None, "within": None, "created": now, "taken": now}])
         seated = [{"account_id": seek.account_id, "game_id": game_id, "seat": str(seat)} for seat, seek in enumerate(seats) if seek.account_id is not None]
         if seated:
             connection.execute(insert(AccountGameRow), seated)
@@ -378,12 +376,8 @@ _FORGET_UNFINISHED = delete(SeekRow).where(SeekRow.game_id.is_not(None), SeekRow
 _WAITING = select(*SEEKER_COLUMNS).where(SeekRow.game_id.is_(None))
 # A new seek's partner (:meth:`QuickMatch._partner`), for a guest and for an account (never its own other seek).
 _PARTNER = select(*SEEKER_COLUMNS).where(
-    SeekRow.game_id.is_(None),
-    SeekRow.control == bindparam("control"),
-    SeekRow.rated == bindparam("rated"),
-    SeekRow.id != bindparam("seek"),
-    SeekRow.rating.between(bindparam("low"), bindparam("high")),
-    SeekRow.polled >= bindparam("since"),
+    SeekRow.game_id.is_(None), SeekRow.control == bindparam("control"), SeekRow.rated == bindparam("rated"), SeekRow.id != bindparam("seek"),
+    SeekRow.rating.between(bindparam("low"), bindparam("high")), SeekRow.polled >= bindparam("since"),
 ).order_by(func.abs(SeekRow.rating - bindparam("rating")), SeekRow.created).limit(1)
 _PARTNER_NOT_SELF = _PARTNER.where(or_(SeekRow.account_id.is_(None), SeekRow.account_id != bindparam("account")))
 # A seek's own: its insert, its poll's read and the note that its player is still there.
@@ -391,13 +385,9 @@ _SEEK = insert(SeekRow)
 _SEEK_ROW = select(SeekRow.__table__).where(SeekRow.id == bindparam("id"))
 _POLLED = update(SeekRow).where(SeekRow.id == bindparam("seek")).values(polled=bindparam("now"))  # (not the columns' names)
 # A pairing's: the batch's seeks still free, locked (in one order), and each one's claim by its game.
-_FREE = (
-    select(SeekRow.id).where(SeekRow.id.in_(bindparam("ids", expanding=True)), SeekRow.game_id.is_(None)).order_by(SeekRow.id).with_for_update()
-)
-_CLAIM = (
-    update(SeekRow).where(SeekRow.id == bindparam("seek"), SeekRow.game_id.is_(None))
-    .values(game_id=bindparam("game"), seat=bindparam("seat"), token=bindparam("token"))
-)
+_FREE = select(SeekRow.id).where(SeekRow.id.in_(bindparam("ids", expanding=True)), SeekRow.game_id.is_(None)).order_by(SeekRow.id).with_for_update()
+_CLAIM = update(SeekRow).where(SeekRow.id == bindparam("seek"), SeekRow.game_id.is_(None)).values(
+    game_id=bindparam("game"), seat=bindparam("seat"), token=bindparam("token"))
 
 
 def seat_of(game_id: str, token: str, seat: int) -> dict[str, Any]:

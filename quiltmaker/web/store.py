@@ -327,6 +327,7 @@ class GameStore:
         client_id: str | None,
         at: datetime | None = None,
         clock: Clock | None = None,
+        rows: Connection | None = None,
     ) -> int:
         """Append event number ``version``, made at ``at`` (now by default); return the new version.
 
@@ -334,33 +335,19 @@ class GameStore:
         the unique (game, number) constraint makes the check and the write
         one atomic step across threads and processes. A clocked game's
         ``clock`` after the event sets its deadline in the same transaction.
+        In a caller's ``rows``, in its transaction (a shared commit's: :mod:`.commits`).
 
         Raises:
             StoreError: ``stale`` when another event took that number first.
         """
-        with self.database.writing_rows() as connection:
-            return self.append_in(connection, game_id, version, kind, value, seat, client_id, at, clock)
-
-    def append_in(
-        self,
-        connection: Connection,
-        game_id: str,
-        version: int,
-        kind: str,
-        value: str,
-        seat: int | None,
-        client_id: str | None,
-        at: datetime | None = None,
-        clock: Clock | None = None,
-    ) -> int:
-        """:meth:`append`, in the caller's transaction (a commit of several: :class:`.database.Commits`)."""
         row = {"game_id": game_id, "number": version, "kind": kind, "value": value, "seat": seat, "client_id": client_id, "created": at or utc_now()}
-        try:
-            connection.execute(_APPEND, row)
-        except IntegrityError:
-            raise StoreError("stale", _("the game has moved on since you saw it (version {seen}): here is the new state").format(seen=version)) from None
-        if clock is not None:
-            connection.execute(_DEADLINE, {"game": game_id, "deadline": _watched(clock)})
+        with contextlib.nullcontext(rows) if rows is not None else self.database.writing_rows() as connection:
+            try:
+                connection.execute(_APPEND, row)
+            except IntegrityError:
+                raise StoreError("stale", _("the game has moved on since you saw it (version {seen}): here is the new state").format(seen=version)) from None
+            if clock is not None:
+                connection.execute(_DEADLINE, {"game": game_id, "deadline": _watched(clock)})
         return version + 1
 
     def set_deadline(self, game_id: str, clock: Clock) -> None:
