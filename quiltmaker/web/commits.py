@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import dataclasses
 import threading
+import weakref
 import zlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy.engine import Connection
 
-if TYPE_CHECKING:
-    from .database import Database
+# How a commit's transaction is begun: :meth:`.database.Database.writing_rows` (urgent: before SQLite's other writers).
+Writing = Callable[[bool], contextlib.AbstractContextManager[Connection]]
 
 COMMIT_MOST = 64  # writes in one commit: a long batch holds the writes that arrive while it commits
 
@@ -65,71 +68,130 @@ class Commits:
     hundreds of milliseconds (docs/benchmarks.md). Here a write waits for the commit running, if any, then is
     committed with the others that came meanwhile, in a transaction of their own, on a thread of its own. A
     game's writes go to one lane (its id's hash), so they stay in order. When a commit fails (a move finds its
-    number taken, a disk error), each of its writes is tried again alone, so the failure reaches only its own.
+    number taken), each of its writes is tried again alone, so the failure reaches only its own; when the commit
+    itself fails (its start or end, the connection), every write of it is told so, none tried again (a commit whose
+    end is unknown may have stored them).
     """
 
-    def __init__(self, database: Database, lanes: int) -> None:
-        self._lanes = [_Lane(database, f"commits-{index}") for index in range(lanes)]
+    def __init__(self, writing: Writing, lanes: int) -> None:
+        self._lanes = [_Lane(writing, f"commits-{index}", sort=lanes > 1) for index in range(lanes)]
 
     async def write(self, key: str, work: Callable[[Connection], T]) -> T:
-        """``work(connection)``'s result once committed (or what it raised); ``key`` (a game's id) picks the lane."""
-        return await self._lanes[zlib.crc32(key.encode()) % len(self._lanes)].write(work)
+        """``work(connection)``'s result once committed (or what it raised); ``key`` (a game's id) picks the lane.
+        ``work`` runs in its writer's context (its language, for the words of an error it raises)."""
+        return await self._lanes[zlib.crc32(key.encode()) % len(self._lanes)].write(key, work)
 
     def close(self) -> None:
         for lane in self._lanes:
             lane.executor.shutdown(wait=True)
 
 
-class _Lane:
-    def __init__(self, database: Database, name: str) -> None:
-        self.database = database
-        self.executor = ThreadPoolExecutor(1, thread_name_prefix=name)
-        self.waiting: list[tuple[Callable[[Connection], Any], asyncio.Future[Any]]] = []
-        self.committing: asyncio.Task[None] | None = None
+class _Failed(Exception):
+    """A shared commit's own failure (its transaction's start or end, the connection): none of its writes is known to
+    be at fault, and a write tried again might be stored twice, so every one of them is told it."""
 
-    async def write(self, work: Callable[[Connection], T]) -> T:
-        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self.waiting.append((work, future))
-        if self.committing is None:
-            self.committing = asyncio.create_task(self._commit_waiting())
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+@dataclasses.dataclass(slots=True)
+class _Write:
+    key: str
+    work: Callable[[Connection], Any]
+    context: contextvars.Context
+    future: asyncio.Future[Any]
+
+    def run(self, connection: Connection) -> Any:
+        return self.context.run(self.work, connection)
+
+
+@dataclasses.dataclass(slots=True)
+class _Queue:
+    """The writes waiting on one event loop, and that loop's task committing them (a server has one loop; tests more)."""
+
+    waiting: list[_Write] = dataclasses.field(default_factory=list)
+    committing: asyncio.Task[None] | None = None
+
+
+class _Lane:
+    def __init__(self, writing: Writing, name: str, sort: bool) -> None:
+        self.writing = writing
+        self.executor = ThreadPoolExecutor(1, thread_name_prefix=name)
+        # With a database server, a commit's rows are written in the order of their games' ids (a game's own stay in
+        # theirs): two processes' commits then lock rows in one order, and never wait for each other in a cycle.
+        self.sort = sort
+        self.queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Queue] = weakref.WeakKeyDictionary()
+
+    async def write(self, key: str, work: Callable[[Connection], T]) -> T:
+        loop = asyncio.get_running_loop()
+        queue = self.queues.setdefault(loop, _Queue())
+        future: asyncio.Future[T] = loop.create_future()
+        queue.waiting.append(_Write(key, work, contextvars.copy_context(), future))
+        if queue.committing is None or queue.committing.done():
+            queue.committing = asyncio.create_task(self._commit_waiting(queue))
         return await future
 
-    async def _commit_waiting(self) -> None:
+    async def _commit_waiting(self, queue: _Queue) -> None:
         loop = asyncio.get_running_loop()
-        try:
-            while self.waiting:
-                batch, self.waiting = self.waiting[:COMMIT_MOST], self.waiting[COMMIT_MOST:]
-                try:
-                    outcomes = await loop.run_in_executor(self.executor, self._commit, [work for work, _ in batch])
-                except BaseException as error:  # cancelled (the server stopping), or the lane shut: nobody waits forever
-                    for _, future in batch + self.waiting:
-                        if not future.done():
-                            future.set_exception(error if isinstance(error, Exception) else RuntimeError("the server is stopping"))
-                    self.waiting = []
+        while queue.waiting:
+            batch, queue.waiting = queue.waiting[:COMMIT_MOST], queue.waiting[COMMIT_MOST:]
+            if self.sort:
+                batch.sort(key=lambda write: write.key)  # (stable: a game's writes keep their order)
+            try:
+                outcomes = await loop.run_in_executor(self.executor, self._commit, batch)
+            except BaseException as error:  # the loop's end cancelled this, or the lane was shut: nobody waits forever
+                for write in batch + queue.waiting:
+                    if not write.future.done():
+                        write.future.set_exception(error if isinstance(error, Exception) else RuntimeError("the server is stopping"))
+                queue.waiting = []
+                if not isinstance(error, Exception):
                     raise
-                for (_, future), (value, failure) in zip(batch, outcomes):
-                    if future.done():  # (its writer gone: a closed socket; the write stands)
-                        continue
-                    if failure is not None:
-                        future.set_exception(failure)
-                    else:
-                        future.set_result(value)
-        finally:
-            self.committing = None
+                return
+            for write, (value, failure) in zip(batch, outcomes):
+                if write.future.done():  # (its writer gone: a closed socket; the write stands)
+                    continue
+                if failure is not None:
+                    write.future.set_exception(failure)
+                else:
+                    write.future.set_result(value)
 
-    def _commit(self, works: list[Callable[[Connection], Any]]) -> list[tuple[Any, Exception | None]]:
+    def _commit(self, batch: list[_Write]) -> list[tuple[Any, Exception | None]]:
         try:
-            with self.database.writing_rows(urgent=True) as connection:
-                values = [work(connection) for work in works]
-            return [(value, None) for value in values]
+            return [(value, None) for value in self._together(batch)]
+        except _Failed as failed:
+            return [(None, failed.error)] * len(batch)
         except Exception as error:
-            if len(works) == 1:
+            if len(batch) == 1:
                 return [(None, error)]
         outcomes: list[tuple[Any, Exception | None]] = []
-        for work in works:  # one of them failed and took the transaction with it: each alone, its failure its own
+        for write in batch:  # one of them failed and took the transaction with it: each alone, its failure its own
             try:
-                with self.database.writing_rows(urgent=True) as connection:
-                    outcomes.append((work(connection), None))
+                outcomes.append((self._together([write])[0], None))
+            except _Failed as failed:
+                outcomes.append((None, failed.error))
             except Exception as error:
                 outcomes.append((None, error))
         return outcomes
+
+    def _together(self, batch: list[_Write]) -> list[Any]:
+        """The batch's writes in one transaction; what a write raised, as it is, or the transaction's failure as _Failed."""
+        values: list[Any] = []
+        try:
+            with self.writing(True) as connection:
+                for write in batch:
+                    try:
+                        values.append(write.run(connection))
+                    except Exception as error:
+                        raise _Blamed(error) from error
+        except _Blamed as blamed:
+            raise blamed.error from None
+        except Exception as error:  # the transaction's start or commit, or the connection
+            raise _Failed(error) from error
+        return values
+
+
+class _Blamed(Exception):
+    """What one write raised, carried out of the transaction (which it rolls back) as that write's own."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error

@@ -262,7 +262,7 @@ class Database:
         # queueing on that lock took a move from a few milliseconds to seconds. So this
         # process's writers queue on a lock of its own first, which wakes the next at once.
         self._one_writer = OneWriter() if sqlite else None
-        self.commits = Commits(self, 1 if sqlite else SERVER_COMMIT_LANES)
+        self.commits = Commits(self.writing_rows, 1 if sqlite else SERVER_COMMIT_LANES)
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[Session]:

@@ -383,7 +383,7 @@ _PARTNER_NOT_SELF = _PARTNER.where(or_(SeekRow.account_id.is_(None), SeekRow.acc
 # A seek's own: its insert, its poll's read and the note that its player is still there.
 _SEEK = insert(SeekRow)
 _SEEK_ROW = select(SeekRow.__table__).where(SeekRow.id == bindparam("id"))
-_POLLED = update(SeekRow).where(SeekRow.id == bindparam("seek")).values(polled=bindparam("now"))  # (not the columns' names)
+_POLLED = update(SeekRow).where(SeekRow.id == bindparam("seek")).values(polled=bindparam("now"))  # ("id" is the column's)
 # A pairing's: the batch's seeks still free, locked (in one order), and each one's claim by its game.
 _FREE = select(SeekRow.id).where(SeekRow.id.in_(bindparam("ids", expanding=True)), SeekRow.game_id.is_(None)).order_by(SeekRow.id).with_for_update()
 _CLAIM = update(SeekRow).where(SeekRow.id == bindparam("seek"), SeekRow.game_id.is_(None)).values(

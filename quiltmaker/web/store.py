@@ -142,7 +142,7 @@ class GameStore:
             hashes[1 - creator_seat] = secret_hash(other)
         row = {
             "id": game_id, "created": utc_now(), "mode": mode, "start": start.text(), "names": names, "ai_level": ai_level,
-            "ai_seat": ai_seat, "token_hashes": hashes, "invite_hash": secret_hash(invite) if invite else None, "analysis": None,
+            "ai_seat": ai_seat, "token_hashes": hashes, "invite_hash": secret_hash(invite) if invite else None,
         }
         # Plain statements, in the order of the rows' references (a quick match makes its games in bursts: through the
         # ORM's unit of work, a game's rows cost several times their statements). A session runs them as they are.

@@ -76,6 +76,52 @@ def test_moves_sent_at_once_share_one_commit_in_order_and_a_stale_one_fails_alon
         store.close()
 
 
+def test_a_shared_commit_that_fails_itself_tells_every_write_and_tries_none_again(tmp_path: Path) -> None:
+    from sqlalchemy import event
+
+    store = migrated_store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    game, _, _ = store.create("local", Position.initial(0, first_player=0), ["a", "b"])
+    tries = []
+
+    def disk_full(_connection: object) -> None:
+        tries.append(1)
+        raise OSError("disk full")
+
+    event.listen(store.database.engine, "commit", disk_full)
+    try:
+        results, _ = appended_together(store, [(game, 0, "A", 0), (game, 1, "A", 1)])
+        # Its end unknown, the commit may have stored them: neither is tried again, both are told.
+        assert [str(result) for result in results] == ["disk full", "disk full"] and len(tries) == 1
+        event.remove(store.database.engine, "commit", disk_full)
+        assert store.load(game).version == 0
+    finally:
+        store.close()
+
+
+def test_a_move_found_stale_in_a_shared_commit_is_told_in_its_players_language(tmp_path: Path) -> None:
+    import asyncio
+
+    from quiltmaker import i18n
+
+    store = migrated_store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    game, _, _ = store.create("local", Position.initial(0, first_player=0), ["a", "b"])
+
+    async def as_pl() -> None:
+        with i18n.using("pl"):
+            await store.database.commits.write(game, lambda rows: store.append(game, 0, "move", "A", 0, None, rows=rows))
+
+    try:
+        store.append(game, 0, "move", "A", 0, None)
+        with pytest.raises(StoreError) as raised:
+            asyncio.run(as_pl())
+        assert raised.value.code == "stale"
+        with i18n.using("pl"):
+            assert str(raised.value) == i18n._("the game has moved on since you saw it (version {seen}): here is the new state").format(seen=0)
+        assert "moved on" not in str(raised.value)
+    finally:
+        store.close()
+
+
 def test_the_moves_commit_goes_before_the_other_writers_waiting(tmp_path: Path) -> None:
     import threading
     import time
@@ -92,10 +138,11 @@ def test_the_moves_commit_goes_before_the_other_writers_waiting(tmp_path: Path) 
             others = [threading.Thread(target=write, args=(f"seek {n}", False)) for n in range(3)]
             for thread in others:
                 thread.start()
-            time.sleep(0.2)  # (the seeks are waiting)
             moves = threading.Thread(target=write, args=("moves", True))
             moves.start()
-            time.sleep(0.2)
+            deadline = time.monotonic() + 10
+            while store.database._one_writer._urgent == 0 and time.monotonic() < deadline:  # (the moves' commit is waiting)
+                time.sleep(0.01)
         for thread in [*others, moves]:
             thread.join()
         assert order[0] == "moves" and sorted(order[1:]) == ["seek 0", "seek 1", "seek 2"]
