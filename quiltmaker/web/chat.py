@@ -9,10 +9,10 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select
-from sqlalchemy.engine import Connection as Rows
 
 from ..i18n import N_, _
 from . import contract
+from .commits import Rows
 from .database import Database, as_utc, utc_now
 from .live import LiveGames
 from .protocol import Connection, ProtocolError

@@ -17,11 +17,45 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from sqlalchemy.engine import Connection
+from sqlalchemy.sql import Executable
 
 # How a commit's transaction is begun: :meth:`.database.Database.writing_rows` (urgent: before SQLite's other writers).
 Writing = Callable[[bool], contextlib.AbstractContextManager[Connection]]
 
 COMMIT_MOST = 64  # writes in one commit: a long batch holds the writes that arrive while it commits
+_SENT_TOGETHER: dict[int, Executable] = {}  # the statements :func:`sent_together` marked, by identity
+E = TypeVar("E", bound=Executable)
+
+
+def sent_together(statement: E) -> E:
+    """Mark a statement made once whose rows a shared commit sends in one go at its end, for all its writes (an insert
+    of many rows, an executemany): one that returns nothing, and that nothing else in a commit reads back. On
+    PostgreSQL each statement is a round trip (and, under load, a wait for the interpreter's lock after it): a commit
+    of seven moves took 14 of them."""
+    _SENT_TOGETHER[id(statement)] = statement
+    return statement
+
+
+class Rows:
+    """The connection a shared commit's writes are given: the statements marked :func:`sent_together` are kept and
+    sent at the commit's end, one per statement with every write's rows; any other runs at once (a chat line's insert,
+    whose id it returns)."""
+
+    def __init__(self, connection: Connection, keep: bool) -> None:
+        self.connection = connection
+        self._keep = keep
+        self._kept: dict[int, list[dict[str, Any]]] = {}
+
+    def execute(self, statement: Executable, parameters: dict[str, Any] | list[dict[str, Any]] | None = None) -> Any:
+        if self._keep and id(statement) in _SENT_TOGETHER:
+            self._kept.setdefault(id(statement), []).extend([parameters] if isinstance(parameters, dict) else parameters or [])
+            return None
+        return self.connection.execute(statement, parameters)
+
+    def send(self) -> None:
+        for statement, rows in self._kept.items():
+            self.connection.execute(_SENT_TOGETHER[statement], rows)
+        self._kept.clear()
 
 
 class OneWriter:
@@ -76,8 +110,8 @@ class Commits:
     def __init__(self, writing: Writing, lanes: int) -> None:
         self._lanes = [_Lane(writing, f"commits-{index}", sort=lanes > 1) for index in range(lanes)]
 
-    async def write(self, key: str, work: Callable[[Connection], T]) -> T:
-        """``work(connection)``'s result once committed (or what it raised); ``key`` (a game's id) picks the lane.
+    async def write(self, key: str, work: Callable[[Rows], T]) -> T:
+        """``work(rows)``'s result once committed (or what it raised); ``key`` (a game's id) picks the lane.
         ``work`` runs in its writer's context (its language, for the words of an error it raises)."""
         return await self._lanes[zlib.crc32(key.encode()) % len(self._lanes)].write(key, work)
 
@@ -97,12 +131,12 @@ class _Failed(Exception):
 @dataclasses.dataclass(slots=True)
 class _Write:
     key: str
-    work: Callable[[Connection], Any]
+    work: Callable[[Rows], Any]
     context: contextvars.Context
     future: asyncio.Future[Any]
 
-    def run(self, connection: Connection) -> Any:
-        return self.context.run(self.work, connection)
+    def run(self, rows: Rows) -> Any:
+        return self.context.run(self.work, rows)
 
 
 @dataclasses.dataclass(slots=True)
@@ -122,7 +156,7 @@ class _Lane:
         self.sort = sort
         self.queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Queue] = weakref.WeakKeyDictionary()
 
-    async def write(self, key: str, work: Callable[[Connection], T]) -> T:
+    async def write(self, key: str, work: Callable[[Rows], T]) -> T:
         loop = asyncio.get_running_loop()
         queue = self.queues.setdefault(loop, _Queue())
         future: asyncio.Future[T] = loop.create_future()
@@ -178,11 +212,16 @@ class _Lane:
         values: list[Any] = []
         try:
             with self.writing(True) as connection:
+                rows = Rows(connection, keep=len(batch) > 1)  # (alone, a write's statements run as it makes them)
                 for write in batch:
                     try:
-                        values.append(write.run(connection))
+                        values.append(write.run(rows))
                     except Exception as error:
                         raise _Blamed(error) from error
+                try:
+                    rows.send()
+                except Exception as error:  # one write's row (a move's number taken): each alone finds whose
+                    raise _Blamed(error) from error
         except _Blamed as blamed:
             raise blamed.error from None
         except Exception as error:  # the transaction's start or commit, or the connection

@@ -25,6 +25,7 @@ from ..core.errors import QuiltmakerError
 from ..core.game import Game
 from ..core.position import Position
 from ..i18n import _
+from .commits import Rows, sent_together
 from .database import Database, as_utc, utc_now
 from .round import log
 from .round.clocks import Clock, TimeControl
@@ -37,8 +38,9 @@ MODES = ("ai", "local", "online", "lesson", "puzzle")  # a lesson: against the t
 # The statements run every second (or more often) in every process, idle or not, made once: building a statement
 # costs more than running it (SQLAlchemy's coercions), and an idle server spent 18 ms a second on these passes.
 _DUE = select(ClockRow.game_id).where(ClockRow.deadline <= bindparam("now")).order_by(ClockRow.deadline).limit(bindparam("limit"))
-_APPEND = insert(EventRow)
-_DEADLINE = update(ClockRow).where(ClockRow.game_id == bindparam("game")).values(deadline=bindparam("deadline"))
+# A move's: sent with the other moves of its commit, in one statement each (:mod:`.commits`).
+_APPEND = sent_together(insert(EventRow))
+_DEADLINE = sent_together(update(ClockRow).where(ClockRow.game_id == bindparam("game")).values(deadline=bindparam("deadline")))
 _BEAT = update(BeatRow).where(BeatRow.process == bindparam("name")).values(seen=bindparam("now"))  # (not the columns' names)
 _FORGET_BEATS = delete(BeatRow).where(BeatRow.seen < bindparam("before"))
 
@@ -327,7 +329,7 @@ class GameStore:
         client_id: str | None,
         at: datetime | None = None,
         clock: Clock | None = None,
-        rows: Connection | None = None,
+        rows: Rows | None = None,
     ) -> int:
         """Append event number ``version``, made at ``at`` (now by default); return the new version.
 
