@@ -62,12 +62,21 @@ def test_store_refuses_a_second_append_of_the_same_event_number(tmp_path: Path) 
 
 
 def test_moves_sent_at_once_share_one_commit_in_order_and_a_stale_one_fails_alone(tmp_path: Path) -> None:
+    from sqlalchemy import event
+
     store = migrated_store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
     try:
         first, _, _ = store.create("local", Position.initial(0, first_player=0), ["a", "b"])
         second, _, _ = store.create("local", Position.initial(1, first_player=0), ["a", "b"])
+        inserts = []
+
+        def counted(_connection: object, _cursor: object, statement: str, *_: object) -> None:
+            inserts.extend([statement] if statement.startswith("INSERT INTO events") else [])
+
+        event.listen(store.database.engine, "before_cursor_execute", counted)
         results, commits = appended_together(store, [(first, 0, "A", 0), (first, 1, "A", 1), (second, 0, "A", 0)])
-        assert results == [1, 2, 1] and commits == 1  # three moves, one transaction (one fsync)
+        event.remove(store.database.engine, "before_cursor_execute", counted)
+        assert results == [1, 2, 1] and commits == 1 and len(inserts) == 1  # three moves: one transaction, one insert
         results, commits = appended_together(store, [(first, 2, "A", 0), (first, 2, "A", 0), (second, 1, "A", 1)])
         assert results[0] == 3 and results[2] == 2 and commits == 2  # the shared commit failed: each alone, the good two kept
         assert isinstance(results[1], StoreError) and results[1].code == "stale"
