@@ -631,15 +631,17 @@ def play_until(
     raise AssertionError("the condition never came")
 
 
-def open_seat(page: Page, game_id: str, token: str, seat: int | str) -> None:
-    """Open a game's page holding a seat, as the browser that created or joined it would."""
+def open_seat(page: Page, game_id: str, token: str, seat: int | str, first_state: bool = True) -> None:
+    """Open a game's page holding a seat, as the browser that created or joined it would
+    (and wait for the first state drawn, unless ``first_state`` is false)."""
     page.goto("/")
     page.evaluate(
         "([id, entry]) => localStorage.setItem('quiltmaker.games', JSON.stringify({...JSON.parse(localStorage.getItem('quiltmaker.games') || '{}'), [id]: entry}))",
         [game_id, {"token": token, "seat": seat}],
     )
     page.goto(f"/game/{game_id}")
-    poll(lambda: version(page) >= 0, 30, what="the first state")
+    if first_state:
+        poll(lambda: version(page) >= 0, 30, what="the first state")
 
 
 def tap_into_place(page: Page, seat: int, move: str, square: tuple[int, int], still: dict[str, float] | None = None) -> None:

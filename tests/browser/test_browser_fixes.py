@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, WebSocketRoute, expect
 
 from browser_helpers import (
     create_in_lobby,
@@ -85,6 +85,34 @@ def test_only_the_player_to_move_sees_what_advancing_would_bring(pages: Pages, s
     mover = pages.open("mover")
     open_seat(mover, online_game["id"], online_game["tokens"][0], 0)
     expect(mover.get_by_test_id("advance")).to_have_text(re.compile(r"^Advance \d+ spaces? · \+\d+ buttons?$"))
+    pages.assert_no_script_errors()
+
+
+def test_a_seat_is_drawn_as_its_players_from_the_first_state(pages: Pages, server: Server, online_game: dict[str, Any]) -> None:
+    """The server sends the state on connect, before it has read the hello: held back, the welcome shows the page
+    must wait for it, or the player first sees the game as a watcher would (no Advance, "Ada to move")."""
+    page = pages.open("slow-welcome")
+    held: list[str | bytes] = []
+    sockets: list[WebSocketRoute] = []
+
+    def route(socket: WebSocketRoute) -> None:
+        server_side = socket.connect_to_server()
+        socket.on_message(server_side.send)
+        # The welcome and whatever follows it are kept until the test lets them through.
+        server_side.on_message(lambda text: held.append(text) if held or '"welcome"' in str(text) else socket.send(text))
+        sockets.append(socket)
+
+    page.route_web_socket(re.compile(r"/ws/games/"), route)
+    open_seat(page, online_game["id"], online_game["tokens"][0], 0, first_state=False)
+    poll(lambda: held, 30, what="the welcome, held back")
+    page.wait_for_timeout(1000)  # the state came long ago: drawn now, it would be drawn without the seat
+    assert version(page) == -1, "the state was drawn before the page knew whose seat it is"
+    expect(page.get_by_test_id("turn")).to_have_text("Waiting for the game…")
+    for text in held:
+        sockets[0].send(text)
+    expect(page.get_by_test_id("turn")).to_contain_text("Your turn")
+    expect(page.get_by_test_id("advance")).to_have_text(re.compile(r"^Advance \d+ spaces? · \+\d+ buttons?$"))
+    assert version(page) >= 0
     pages.assert_no_script_errors()
 
 

@@ -315,7 +315,9 @@ def test_a_clock_is_given_back_the_time_the_server_was_killed_for(server: Server
     with server.http() as http:
         after = http.get(f"/api/games/{game['id']}").json()
     assert after["result"] is None, "not lost on time"
-    assert after["clock"]["remaining"][0] > left - 4.0, (left, after["clock"]["remaining"])
+    # Without the seconds given back the clock loses at least the 8 s; with them, only the kill's and the start's
+    # own moments, which a busy machine has stretched past 4 s.
+    assert after["clock"]["remaining"][0] > left - 6.0, (left, after["clock"]["remaining"])
 
 
 # Worker processes -----------------------------------------------------------------

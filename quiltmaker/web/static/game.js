@@ -128,9 +128,13 @@ function onMessage(message) {
     case "welcome":
       // The contract's seat is a number: the server sends 0 or 1.
       update({ seat: message.seat === undefined ? null : message.seat });
+      showEarly();
       break;
     case "state":
-      showInTurn(message.state, performance.now());
+      // The server sends the state on connect, before it has read the hello: drawn then, a player's
+      // page would first show no Advance and "Ada to move" instead of "Your turn". It waits for the answer.
+      if (ui.seat === undefined) update({ early: { state: message.state, at: performance.now() } });
+      else showInTurn(message.state, performance.now());
       break;
     case "ack": {
       const id = message.id;
@@ -161,6 +165,14 @@ function onMessage(message) {
       // Unknown messages are shown, never dropped silently.
       say(t("The server sent an unexpected message ({type}).", { type: String(/** @type {{type: unknown}} */ (message).type) }), "error");
   }
+}
+
+/** The state held until the hello was answered, shown now. */
+function showEarly() {
+  const early = ui.early;
+  if (!early) return;
+  update({ early: null });
+  showInTurn(early.state, early.at);
 }
 
 /** @param {"resign" | "abort" | null} kind */
@@ -208,6 +220,7 @@ function onError(message) {
     if (message.id) page.pending.delete(message.id);
     if (message.code === "forbidden" && page.seat === undefined) page.seat = null; // the hello was refused: watching
   });
+  showEarly(); // a refused hello (forbidden, rate_limited) is an answer too: the game is shown as it may be
   const title = ERROR_TITLES[message.code] || t("Error");
   // A lesson's refusal speaks of the move in words; the notation would only distract.
   const what = intent && message.code !== "lesson" ? ` (${intent.text})` : "";

@@ -117,6 +117,8 @@ export interface GamePage {
   /** States waiting their turn to be shown (the other side's moves, one at a time), with when each arrived. */
   waiting: { state: GameState; at: number }[];
   showing: boolean;
+  /** The state that came before the hello's answer, held until the page knows whose seat it is. */
+  early: { state: GameState; at: number } | null;
   lastOtherShown: number;
   /** Seats seen here at least once on this page: the next arrival is "back", not "joined". */
   seenHere: Set<number>;

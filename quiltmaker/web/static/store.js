@@ -48,6 +48,7 @@ const initial = {
   rematchAcked: false,
   waiting: [],
   showing: false,
+  early: null,
   lastOtherShown: 0,
   seenHere: new Set(),
   chat: [],
