@@ -150,6 +150,14 @@ def play_in_the_past(store: Any, game_id: str, moves: list[tuple[str, float]]) -
         stored.apply(Event(version, "move", move, seat, None, when))
 
 
+def new_game(store: Any, mode: str, start: Any, names: list[str], **setup: Any) -> Any:
+    """A game made in ``store``'s database as the server makes every game (:class:`quiltmaker.web.setup.GameMaker`)."""
+    from quiltmaker.web.round.kinds import Mode
+    from quiltmaker.web.setup import GameMaker, GameSetup
+
+    return GameMaker(store.database).make(GameSetup(Mode(mode), start, names, **setup))
+
+
 def migrated_store(url: str) -> Any:
     """A store on the database at ``url``, migrated first as a server does when it starts."""
     from quiltmaker.web.database import migrate

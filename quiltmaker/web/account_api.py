@@ -137,7 +137,7 @@ async def claim(claim: Claim, account: SignedIn, server: Server) -> dict[str, An
             continue
         seat = stored.seat_of(seat_claim.token)
         if seat is not None:
-            await asyncio.to_thread(server.accounts.claim, account, stored.id, str(seat))
+            await asyncio.to_thread(server.maker.claim, account.id, stored.id, str(seat))
             claimed.append(stored.id)
     return {"claimed": claimed}
 

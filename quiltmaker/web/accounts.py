@@ -216,12 +216,6 @@ class Accounts:
             if row is not None:
                 row.password_hash = _hasher.hash(password)
 
-    def claim(self, account: Account, game_id: str, seat: str) -> None:
-        """Record that the account holds ``seat`` of a game (the caller has checked the seat's token)."""
-        with self._writing() as session:
-            if session.get(AccountGameRow, (account.id, game_id)) is None:
-                session.add(AccountGameRow(account_id=account.id, game_id=game_id, seat=seat))
-
     def seat_in(self, account: Account, game_id: str) -> str | None:
         """The seat the account holds in a game ("0", "1", "both"), or ``None``."""
         with self._sessions() as session:

@@ -44,6 +44,7 @@ from .round import rules
 from .round.game import BOTH_SEATS, Event, StoredGame
 from .round.rules import Refusal
 from .settings import Settings
+from .setup import GameMaker
 from .store import GameStore, StoreError, replay
 from .summaries import Summaries
 from .timeouts import Timeouts
@@ -104,7 +105,8 @@ class GameServer:
         self.summaries = Summaries(self.database)
         self.puzzles = Puzzles(self.database)
         self.lobby = Lobby(self.store, self.ratings)
-        self.quickmatch = QuickMatch(self.store, self.ratings, self.lobby)
+        self.maker = GameMaker(self.database)
+        self.quickmatch = QuickMatch(self.database, self.maker, self.lobby)
         self.quickmatch.tell_others = lambda seek_ids: self.in_background(self.broker.publish_paired(seek_ids))
         self.lobby_sockets: set[Any] = set()  # the lobby's live sockets (lobby_api.LobbySocket)
         self.open_sockets = OpenSockets(settings.sockets_per_client)
@@ -353,10 +355,7 @@ class GameServer:
             return str(seat)
         rules.may_rematch(stored)
         start = Position.initial(secrets.randbits(63), first_player=0, variant=stored.game.position.variant)
-        rematch = str(await asyncio.to_thread(self.store.create_rematch, stored, rules.rematch_of(stored), start))
-        if stored.rating is not None:
-            await asyncio.to_thread(self.ratings.rematch, stored.id, rematch)
-        return rematch
+        return await asyncio.to_thread(self.maker.rematch, stored, rules.rematch_of(stored), start)
 
     async def _hello(self, game_id: str, connection: Connection, token: Any) -> dict[str, Any]:
         self.count(connection, "hello", N_("too many greetings from your address: wait {seconds} s"))

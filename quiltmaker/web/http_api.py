@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
+import dataclasses
 import random
 from typing import Any, Literal
 
@@ -18,7 +18,7 @@ from ..core.components import DEFAULT_VARIANT, TIME_TRACKS, VARIANT_ALIASES
 from ..core.errors import QuiltmakerError
 from ..core.position import Position
 from ..i18n import N_, _, ngettext
-from ..tutorial import LEARNER, LESSONS, TUTOR, setup
+from ..tutorial import LEARNER, LESSONS, setup
 from . import contract
 from .accounts import seat_name_refusal
 from .catalogue import catalogue
@@ -29,7 +29,9 @@ from .protocol import GAME_ID, ProtocolError
 from .ratings import ai_ratings, family_of, level_rated_on
 from .round import rules
 from .round.clocks import TimeControl, thinking_cap
-from .round.game import BOTH_SEATS, StoredGame
+from .round.game import StoredGame
+from .round.kinds import Mode, OfferKind
+from .setup import GameSetup, Offer
 from .store import StoreError
 from .summaries import lines_of
 from .views import replay_view
@@ -174,33 +176,27 @@ async def create_game(new: NewGame, account: Writer, server: Server, request: Re
             raise HTTPException(422, _("a challenge is for someone else"))
     name = account.name if account is not None else None
     if new.from_game is not None:
-        created = await _create_what_if(server, new, name)
+        wanted = await _what_if(server, new, name)
     else:
-        created = await (_create_lesson(server, new, name) if new.mode == "lesson" else _create_game(server, new, name))
+        wanted = _lesson(new, name) if new.mode == "lesson" else _game(new, name)
     if account is not None:
-        await asyncio.to_thread(server.accounts.claim, account, created["id"], str(created["seat"]))
-    if new.rated and account is not None and new.clock is not None:
-        seats: list[int | None] = [None, None]
-        seats[created["seat"]] = account.id
-        family = family_of(TimeControl.parse(new.clock).kind)
-        await asyncio.to_thread(server.ratings.open_game, created["id"], family, seats)
-    if new.offer != "invite" and new.clock is not None and account is not None:
-        # Listed before anyone loads the game, so its first load knows the offer. (An offer needs an
-        # account, under whose name its creator plays.)
-        await asyncio.to_thread(
-            server.lobby.offer, created["id"], new.clock, new.rated, account, account.name, challenged, new.within
-        )
-    return created
+        accounts: list[int | None] = [None, None]
+        accounts[wanted.seat] = account.id
+        offer = None
+        if new.offer != "invite" and wanted.control is not None:
+            # Listed before anyone loads the game, so its first load knows the offer. (An offer needs an
+            # account, under whose name its creator plays.)
+            rating = await asyncio.to_thread(server.lobby.rating_of, account, family_of(wanted.control.kind))
+            for_account = (challenged.id, challenged.name) if challenged is not None else None
+            offer = Offer(OfferKind(new.offer), rating, for_account, new.within)
+        wanted = dataclasses.replace(wanted, accounts=(accounts[0], accounts[1]), rated=new.rated, offer=offer)
+    made = await asyncio.to_thread(server.maker.make, wanted)
+    return made.seat_taken()
 
 
-async def _create_game(
-    server: GameServer,
-    new: NewGame,
-    account_name: str | None,
-    start: Position | None = None,
-    script: list[str] | None = None,
-    level: str | None = None,
-) -> dict[str, Any]:
+def _game(
+    new: NewGame, account_name: str | None, start: Position | None = None, script: list[str] | None = None, level: str | None = None
+) -> GameSetup:
     """A new game from a fresh setup, or from ``start`` with the moves ``script`` (another game's) played first,
     against ``level`` or ``new.level``."""
     rng = random.Random(new.seed)
@@ -209,34 +205,25 @@ async def _create_game(
         start = Position.initial(rng.randrange(2**63), first_player=0, variant=new.variant)
     seat = new.seat if new.seat is not None else rng.randrange(2)
     level = level or new.level
-    if new.mode == "ai":
+    mode = Mode(new.mode)
+    if mode is Mode.AI:
         # A name, not "You": messages speak of players in the third person. Default names are worded in
         # the creator's language and kept with the game, as a name typed in is.
         names = [_("Player"), f"quiltmaker {level}"] if seat == 0 else [f"quiltmaker {level}", _("Player")]
     else:
         names = [_("Player 1"), _("Player 2")]
     for index, name in enumerate(new.names or []):
-        if name.strip() and not (new.mode == "ai" and index != seat):
+        if name.strip() and not (mode is Mode.AI and index != seat):
             names[index] = name.strip()
-    if account_name is not None and new.mode != "local":
+    if account_name is not None and mode is not Mode.LOCAL:
         names[seat] = account_name  # a signed-in player plays under their account's name
-    game_id, token, invite = await asyncio.to_thread(
-        functools.partial(
-            server.store.create,
-            new.mode,
-            start,
-            names,
-            ai_level=level if new.mode == "ai" else None,
-            ai_seat=1 - seat if new.mode == "ai" else None,
-            creator_seat=seat,
-            script=script or (),
-            control=TimeControl.parse(new.clock) if new.clock else None,
-        )
-    )
-    return {"id": game_id, "token": token, "seat": BOTH_SEATS if new.mode == "local" else seat, "invite": invite}
+    return GameSetup(
+        mode, start, names, seat, ai_level=level if mode is Mode.AI else None, script=script or (),
+        control=TimeControl.parse(new.clock) if new.clock else None,
+    )  # fmt: skip
 
 
-async def _create_what_if(server: GameServer, new: NewGame, account_name: str | None) -> dict[str, Any]:
+async def _what_if(server: GameServer, new: NewGame, account_name: str | None) -> GameSetup:
     """A "what if" game: against the AI from a position of a finished game, the player seated to move there.
 
     The new game's log starts with the source game's moves up to that position
@@ -255,10 +242,10 @@ async def _create_what_if(server: GameServer, new: NewGame, account_name: str | 
         new = new.model_copy(update={"seat": start.to_move})
     level = new.level if "level" in new.model_fields_set else source.ai_level or new.level
     moves = [move.text() for move in source.game.moves[: new.from_ply]]
-    return await _create_game(server, new, account_name, source.game.start, moves, level)
+    return _game(new, account_name, source.game.start, moves, level)
 
 
-async def _create_lesson(server: GameServer, new: NewGame, account_name: str | None) -> dict[str, Any]:
+def _lesson(new: NewGame, account_name: str | None) -> GameSetup:
     """A lesson's game: the learner against the tutor (the beginner level), from the lesson's start."""
     assert new.lesson is not None  # the model requires it
     names = [_("Player"), _("Tutor")]
@@ -267,10 +254,7 @@ async def _create_lesson(server: GameServer, new: NewGame, account_name: str | N
     if account_name is not None:
         names[LEARNER] = account_name
     lesson = LESSONS[new.lesson - 1]
-    game_id, token, _invite = await asyncio.to_thread(
-        server.store.create, "lesson", setup(), names, "beginner", TUTOR, LEARNER, lesson.number, lesson.script
-    )
-    return {"id": game_id, "token": token, "seat": LEARNER, "invite": None}
+    return GameSetup(Mode.LESSON, setup(), names, LEARNER, ai_level="beginner", lesson=lesson.number, script=lesson.script)
 
 
 @router.post("/games/{game_id}/join", response_model=contract.SeatTaken)
@@ -283,15 +267,11 @@ async def join_game(game_id: str, join: Join, account: Writer, server: Server) -
             raise HTTPException(403, _("this is a rated game: sign in (or create an account) to join it"))
         if account.id in rated[1]:
             raise HTTPException(403, _("you already play in this rated game: the invitation is for your opponent"))
+    taker = (account.id, account.name) if account is not None else None
     try:
-        token, seat = await asyncio.to_thread(server.store.join, game_id, join.invite, account.name if account else None)
+        token, seat = await asyncio.to_thread(server.maker.take_free_seat, game_id, join.invite, taker)
     except StoreError as error:
         raise HTTPException(404 if error.code == "not_found" else 403, str(error)) from None
-    await asyncio.to_thread(server.lobby.taken, game_id)  # a challenge joined by its link leaves the lobby
-    if account is not None:
-        if rated is not None:
-            await asyncio.to_thread(server.ratings.seat, game_id, seat, account.id)
-        await asyncio.to_thread(server.accounts.claim, account, game_id, str(seat))
     with contextlib.suppress(Exception):  # the seat is taken: the token must reach its owner whatever happens
         server.announce(await server.load(game_id))  # the game leaves "waiting" for everyone watching
     return {"token": token, "seat": seat}

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, exists, select, update
+from sqlalchemy import delete, exists, select
 
 from .accounts import Account
 from .database import utc_now
@@ -48,29 +48,6 @@ class Lobby:
 
     # Challenges -----------------------------------------------------------------------
 
-    def offer(
-        self, game_id: str, control: str, rated: bool, creator: Account | None, creator_name: str, for_account: Account | None, within: float | None
-    ) -> None:
-        """List a new online game in the lobby (``for_account``: shown to that account alone)."""
-        family = family_of(TimeControl.parse(control).kind)
-        with self._writing() as session:
-            session.add(
-                ChallengeRow(
-                    game_id=game_id,
-                    kind="named" if for_account is not None else "open",
-                    control=control,
-                    rated=rated,
-                    creator_id=creator.id if creator else None,
-                    creator_name=creator_name,
-                    creator_rating=self.rating_of(creator, family),
-                    for_id=for_account.id if for_account else None,
-                    for_name=for_account.name if for_account else None,
-                    within=within,
-                    created=utc_now(),
-                    taken=None,
-                )
-            )
-
     def challenge(self, game_id: str) -> dict[str, Any] | None:
         with self._sessions() as session:
             row = session.get(ChallengeRow, game_id)
@@ -92,10 +69,6 @@ class Lobby:
             if abs(rating - found["rating"]) > found["within"]:
                 return f"this challenge is for ratings within ±{found['within']:g} of {found['rating']}; yours is {round(rating)}"
         return None
-
-    def taken(self, game_id: str) -> None:
-        with self._writing() as session:
-            session.execute(update(ChallengeRow).where(ChallengeRow.game_id == game_id).values(taken=utc_now()))
 
     def withdraw(self, game_id: str) -> None:
         """The challenge's game was aborted before anyone accepted: it leaves the lobby."""

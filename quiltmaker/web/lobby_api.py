@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import random
 from dataclasses import dataclass, field
@@ -29,8 +28,9 @@ from .dependencies import Server, Writer, admitted, quota
 from .games import GameServer
 from .protocol import GAME_ID, SEND_SECONDS, ProtocolError
 from .quickmatch import POLL_WAIT, QuickMatch
-from .ratings import family_of
 from .round.clocks import TimeControl
+from .round.kinds import Mode
+from .setup import GameSetup
 from .store import StoreError
 
 log = logging.getLogger(__name__)
@@ -180,16 +180,11 @@ async def accept(game_id: str, account: Writer, server: Server) -> dict[str, Any
     why = await asyncio.to_thread(server.lobby.may_accept, game_id, account)
     if why is not None:
         raise HTTPException(403, why)
+    taker = (account.id, account.name) if account is not None else None
     try:
-        token, seat = await asyncio.to_thread(server.store.accept, game_id, account.name if account else None)
+        token, seat = await asyncio.to_thread(server.maker.take_free_seat, game_id, None, taker)
     except StoreError as error:
         raise HTTPException(404 if error.code == "not_found" else 409, str(error)) from None
-    await asyncio.to_thread(server.lobby.taken, game_id)
-    rated = await asyncio.to_thread(server.ratings.rated_game, game_id)
-    if account is not None:
-        if rated is not None:
-            await asyncio.to_thread(server.ratings.seat, game_id, seat, account.id)
-        await asyncio.to_thread(server.accounts.claim, account, game_id, str(seat))
     with contextlib.suppress(Exception):
         server.announce(await server.load(game_id))  # the game starts for its creator
     return {"id": game_id, "token": token, "seat": seat}
@@ -268,15 +263,13 @@ async def play_the_computer(seek_id: str, body: SeekSecret, account: Writer, ser
     names[seat] = account.name if account else _("Player")
     names[1 - seat] = f"quiltmaker {level}"
     start = Position.initial(random.randrange(2**63), first_player=0)
-    game_id, token, _invite = await asyncio.to_thread(
-        functools.partial(server.store.create, "ai", start, names, ai_level=level, ai_seat=1 - seat, creator_seat=seat, control=control)
+    accounts: list[int | None] = [None, None]
+    accounts[seat] = account.id if account is not None else None
+    wanted = GameSetup(
+        Mode.AI, start, names, seat, (accounts[0], accounts[1]), ai_level=level, control=control, rated=seek["rated"] and account is not None
     )
-    if account is not None:
-        await asyncio.to_thread(server.accounts.claim, account, game_id, str(seat))
-        if seek["rated"]:
-            seats: list[int | None] = [None, None]
-            seats[seat] = account.id
-            await asyncio.to_thread(server.ratings.open_game, game_id, family_of(control.kind), seats)
+    made = await asyncio.to_thread(server.maker.make, wanted)
+    game_id, token = made.id, made.token
     return {"matched": True, "game": game_id, "token": token, "seat": seat, "computer": level}
 
 

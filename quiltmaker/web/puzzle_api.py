@@ -8,7 +8,6 @@ position, the player seated to move (docs/web.md, "Puzzles").
 from __future__ import annotations
 
 import asyncio
-import functools
 import random
 from collections import Counter
 from typing import Any
@@ -21,6 +20,8 @@ from ..i18n import N_, _
 from . import contract
 from .accounts import seat_name_refusal
 from .dependencies import Server, Viewer, Writer, quota
+from .round.kinds import Mode
+from .setup import GameSetup
 
 router = APIRouter(prefix="/api")
 OTHER_SIDE = N_("Opponent")  # the puzzle's other seat: nobody plays it (the puzzle ends with the player's move)
@@ -60,10 +61,9 @@ async def next_puzzle(wanted: NextPuzzle, account: Writer, server: Server) -> di
     seat = puzzle.to_move
     names = [_(OTHER_SIDE), _(OTHER_SIDE)]
     names[seat] = account.name if account is not None else (wanted.name or "").strip() or _("Player")
-    game_id, token, _invite = await asyncio.to_thread(
-        functools.partial(
-            server.store.create, "puzzle", Position.from_text(puzzle.position), names, creator_seat=seat,
-            puzzle=(puzzle.id, account.id if account is not None else None),
-        )
-    )  # fmt: skip
-    return {"id": game_id, "token": token, "seat": seat, "invite": None}
+    accounts: list[int | None] = [None, None]
+    accounts[seat] = account.id if account is not None else None
+    made = await asyncio.to_thread(
+        server.maker.make, GameSetup(Mode.PUZZLE, Position.from_text(puzzle.position), names, seat, (accounts[0], accounts[1]), puzzle=puzzle.id)
+    )
+    return made.seat_taken()

@@ -33,13 +33,15 @@ from sqlalchemy.engine import Connection
 from ..core.position import Position
 from ..i18n import _
 from .accounts import Account
-from .database import as_utc, utc_now
+from .database import Database, as_utc, utc_now
 from .lobby import Lobby
-from .ratings import Ratings, ai_ratings, family_of, level_rated_on
+from .ratings import ai_ratings, family_of, level_rated_on
 from .round.clocks import TimeControl
 from .round.game import secret_hash
-from .schema import AccountGameRow, ChallengeRow, SeekRow
-from .store import GameStore, StoreError
+from .round.kinds import Mode, OfferKind
+from .schema import SeekRow
+from .setup import GameMaker, GameSetup, Offer
+from .store import StoreError
 
 log = logging.getLogger("quiltmaker.web")
 MATCH_SECONDS = 1.0
@@ -66,14 +68,13 @@ def nearest_level(rating: float, control: TimeControl, rated: bool) -> tuple[str
 class QuickMatch:
     """The seeks in the games' database and their pairing (thread-safe; blocking calls, and the matcher's loop)."""
 
-    def __init__(self, store: GameStore, ratings: Ratings, lobby: Lobby) -> None:
-        self.store = store
-        self.ratings = ratings
+    def __init__(self, database: Database, maker: GameMaker, lobby: Lobby) -> None:
+        self.maker = maker
         self.lobby = lobby
-        self._sessions = store.database.reading
-        self._writing = store.writing
-        self._writing_rows = store.database.writing_rows
-        self._reading_rows = store.database.reading_rows
+        self._sessions = database.reading
+        self._writing = database.writing
+        self._writing_rows = database.writing_rows
+        self._reading_rows = database.reading_rows
         self._matching = threading.Lock()
         self._again = threading.Event()  # a new seek came while a pass was running: run another at once
         # On the event loop: the matcher's sleep between passes, and the polls waiting for their seek's pairing.
@@ -330,25 +331,17 @@ class QuickMatch:
         """Make the game of two seeks and give each its seat; raise :class:`_Paired` if either was claimed meanwhile.
         The game and each seek's seat (as :meth:`poll` hands it over)."""
         seats = [first, second] if secrets.randbelow(2) == 0 else [second, first]
-        control = TimeControl.parse(first.control)
-        start = Position.initial(secrets.randbits(63), first_player=0)
-        game_id, token0, token1 = self.store.create(
-            "online", start, [seats[0].name, seats[1].name], creator_seat=0, control=control, session=connection, both_seated=True
-        )
+        made = self.maker.make(GameSetup(
+            Mode.ONLINE, Position.initial(secrets.randbits(63), first_player=0), [seats[0].name, seats[1].name], 0,
+            (seats[0].account_id, seats[1].account_id), control=TimeControl.parse(first.control), rated=first.rated,
+            offer=Offer(OfferKind.QUICK, seats[0].rating), both_seated=True,
+        ), rows=connection)  # fmt: skip
+        game_id, token0, token1 = made.id, made.token, made.other_token
         assert token1 is not None  # (both seated)
         for seat, (seek, token) in enumerate(zip(seats, (token0, token1))):
             claimed = connection.execute(_CLAIM, {"seek": seek.id, "game": game_id, "seat": seat, "token": token})
             if claimed.rowcount != 1:
                 raise _Paired  # rolls the whole transaction back
-        if first.rated:  # a player who opens the game at once sees it rated
-            self.ratings.open_game(game_id, family_of(control.kind), [s.account_id for s in seats], session=connection)
-        now = utc_now()
-        connection.execute(insert(ChallengeRow), [{
-            "game_id": game_id, "kind": "quick", "control": first.control, "rated": first.rated, "creator_id": seats[0].account_id, "for_id": None,
-            "creator_name": seats[0].name, "creator_rating": seats[0].rating, "for_name": None, "within": None, "created": now, "taken": now}])
-        seated = [{"account_id": seek.account_id, "game_id": game_id, "seat": str(seat)} for seat, seek in enumerate(seats) if seek.account_id is not None]
-        if seated:
-            connection.execute(insert(AccountGameRow), seated)
         return game_id, {seats[0].id: seat_of(game_id, token0, 0), seats[1].id: seat_of(game_id, token1, 1)}
 
 

@@ -33,9 +33,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, update
-from sqlalchemy.engine import Connection
-from sqlalchemy.orm import Session
+from sqlalchemy import bindparam, select, update
 
 from ..ai.levels import LEVELS
 from . import glicko2
@@ -173,20 +171,6 @@ class Ratings:
 
     # A rated game's seats ----------------------------------------------------------
 
-    def open_game(self, game_id: str, family: str, accounts: list[int | None], session: Session | Connection | None = None) -> None:
-        """Record a new rated game and the accounts seated so far (in a caller's ``session``: in its transaction)."""
-        with contextlib.nullcontext(session) if session is not None else self._writing() as rows:
-            rows.execute(insert(RatedGameRow), [{"game_id": game_id, "family": family, "accounts": accounts, "settled": False, "unrated": None}])
-
-    def seat(self, game_id: str, seat: int, account_id: int) -> None:
-        """An account took a seat of a rated game (the invited player joined)."""
-        with self._writing() as session:
-            row = session.get(RatedGameRow, game_id, with_for_update=True)
-            if row is not None:
-                accounts = list(row.accounts)
-                accounts[seat] = account_id
-                row.accounts = accounts
-
     def rated_game(self, game_id: str) -> tuple[str, list[int | None]] | None:
         """A rated game's family and seats' accounts; None for a casual game."""
         with self._sessions() as session:
@@ -214,13 +198,6 @@ class Ratings:
             }
             for row in rows
         }
-
-    def rematch(self, game_id: str, rematch_id: str) -> None:
-        """The rematch of a rated game is rated too, between the same accounts with the seats swapped."""
-        found = self.rated_game(game_id)
-        if found is not None:
-            family, accounts = found
-            self.open_game(rematch_id, family, [accounts[1], accounts[0]])
 
     # Settling -----------------------------------------------------------------------
 

@@ -9,17 +9,13 @@ log through the round's rules (:meth:`.round.game.StoredGame.apply`).
 from __future__ import annotations
 
 import contextlib
-import hmac
 import json
-import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, ProgrammingError
-from sqlalchemy.engine import Connection
-from sqlalchemy.orm import Session
 
 from ..core.errors import QuiltmakerError
 from ..core.game import Game
@@ -29,11 +25,8 @@ from .commits import Rows, sent_together
 from .database import Database, as_utc, utc_now
 from .round import log
 from .round.clocks import Clock, TimeControl
-from .round.game import Event, StoredGame, secret_hash
-from .round.rules import Rematch
-from .schema import Base, BeatRow, ChatRow, ClockRow, EventRow, GameRow, LessonRow, PuzzleGameRow, RatingChangeRow
-
-MODES = ("ai", "local", "online", "lesson", "puzzle")  # a lesson: against the tutor from a lesson's start; a puzzle: one move to find
+from .round.game import Event, StoredGame
+from .schema import Base, BeatRow, ChatRow, ClockRow, EventRow, GameRow, LessonRow, RatingChangeRow
 
 # The statements run every second (or more often) in every process, idle or not, made once: building a statement
 # costs more than running it (SQLAlchemy's coercions), and an idle server spent 18 ms a second on these passes.
@@ -105,88 +98,7 @@ class GameStore:
     def close(self) -> None:
         self.database.close()
 
-    # Creating ----------------------------------------------------------------
-
-    def create(
-        self,
-        mode: str,
-        start: Position,
-        names: list[str],
-        ai_level: str | None = None,
-        ai_seat: int | None = None,
-        creator_seat: int = 0,
-        lesson: int | None = None,
-        script: Sequence[str] = (),
-        control: TimeControl | None = None,
-        game_id: str | None = None,
-        puzzle: tuple[str, int | None] | None = None,
-        session: Session | Connection | None = None,
-        both_seated: bool = False,
-    ) -> tuple[str, str, str | None]:
-        """Store a new game; return its id, the creator's token and (online) the invitation code.
-
-        A lesson's game is stored with its number and with the moves played before
-        the lesson (``script``, already checked by the rules) as its first events, as
-        is a game played on from another's position (its moves up to there); a clocked
-        game with its time control; a puzzle's with the puzzle's id and the account trying it.
-        In a caller's ``session``, it is written in the caller's transaction. ``both_seated``: an online game whose
-        two seats are taken at once (a quick match's): the third value is the other seat's token, not an invitation.
-        """
-        if mode not in MODES:
-            raise StoreError("malformed", f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
-        game_id = game_id or secrets.token_urlsafe(9)  # (the lobby picks a quick match's id before it exists)
-        token = secrets.token_urlsafe(24)
-        invite = secrets.token_urlsafe(18) if mode == "online" and not both_seated else None
-        hashes: list[str | None] = [None, None]
-        hashes[0 if mode == "local" else creator_seat] = secret_hash(token)
-        other = secrets.token_urlsafe(24) if both_seated else None
-        if other is not None:
-            hashes[1 - creator_seat] = secret_hash(other)
-        row = {
-            "id": game_id, "created": utc_now(), "mode": mode, "start": start.text(), "names": names, "ai_level": ai_level,
-            "ai_seat": ai_seat, "token_hashes": hashes, "invite_hash": secret_hash(invite) if invite else None,
-        }
-        # Plain statements, in the order of the rows' references (a quick match makes its games in bursts: through the
-        # ORM's unit of work, a game's rows cost several times their statements). A session runs them as they are.
-        with contextlib.nullcontext(session) if session is not None else self.database.writing_rows() as rows:
-            rows.execute(insert(GameRow), [row])
-            if lesson is not None:
-                rows.execute(insert(LessonRow), [{"game_id": game_id, "number": lesson}])
-            if puzzle is not None:
-                rows.execute(insert(PuzzleGameRow), [{"game_id": game_id, "puzzle_id": puzzle[0], "account_id": puzzle[1]}])
-            if control is not None:
-                rows.execute(insert(ClockRow), [{"game_id": game_id, "control": control.to_json(), "deadline": None}])
-            if script:
-                created = utc_now()
-                rows.execute(insert(EventRow), [
-                    {"game_id": game_id, "number": number, "kind": "move", "value": move, "seat": None, "client_id": None, "created": created}
-                    for number, move in enumerate(script)
-                ])
-        return game_id, token, other if both_seated else invite
-
-    def create_rematch(self, stored: StoredGame, rematch: Rematch, start: Position) -> str:
-        """Store ``stored``'s rematch (:func:`.round.rules.rematch_of`) from ``start``; return its id.
-
-        Each seat keeps its token (only their hashes are known here, and they
-        move with the seats), so nobody needs a new link or invitation.
-        """
-        row = GameRow(
-            id=secrets.token_urlsafe(9),
-            created=utc_now(),
-            mode=stored.mode,
-            start=start.text(),
-            names=rematch.names,
-            ai_level=stored.ai_level,
-            ai_seat=rematch.ai_seat,
-            token_hashes=rematch.token_hashes,
-            invite_hash=None,
-        )
-        with self.writing() as session:
-            session.add(row)
-            if stored.control is not None:  # the same time control
-                session.flush()
-                session.add(ClockRow(game_id=row.id, control=stored.control.to_json(), deadline=None))
-        return row.id
+    # Deleting (a new game is :mod:`.setup`'s) ---------------------------------------
 
     def delete_unstarted(self, created_before: datetime) -> int:
         """Delete the games created before ``created_before`` in which no move was made (none at all, or only
@@ -212,40 +124,6 @@ class GameStore:
             if row is not None:
                 _delete_games(session, [game_id])
             return row is not None
-
-    def join(self, game_id: str, invite: str, name: str | None = None) -> tuple[str, int]:
-        """Spend an online game's invitation code on the free seat (its player named ``name``, if given); return its token and seat."""
-        return self._take_free_seat(game_id, invite, name)
-
-    def accept(self, game_id: str, name: str | None = None) -> tuple[str, int]:
-        """Take an online game's free seat without its code: a challenge accepted in the lobby (the caller checked who may)."""
-        return self._take_free_seat(game_id, None, name)
-
-    def _take_free_seat(self, game_id: str, invite: str | None, name: str | None) -> tuple[str, int]:
-        with self.writing() as session:
-            row = session.get(GameRow, game_id, with_for_update=True)
-            if row is None:
-                raise StoreError("not_found", _("no game {game}").format(game=repr(game_id)))
-            if invite is not None and (row.invite_hash is None or not hmac.compare_digest(row.invite_hash, secret_hash(invite))):
-                raise StoreError("forbidden", _("this invitation is not valid (already used, or not for this game)"))
-            if row.invite_hash is None:
-                raise StoreError("forbidden", _("someone has just taken this game's free seat"))
-            seat = row.token_hashes.index(None)
-            token = secrets.token_urlsafe(24)
-            hashes = list(row.token_hashes)
-            hashes[seat] = secret_hash(token)
-            names = list(row.names)
-            if name is not None:
-                names[seat] = name
-            # Compare-and-set on the invitation: of two browsers racing, one wins.
-            result = session.execute(
-                update(GameRow)
-                .where(GameRow.id == game_id, GameRow.invite_hash == row.invite_hash)
-                .values(token_hashes=hashes, invite_hash=None, names=names)
-            )
-            if result.rowcount != 1:  # type: ignore[attr-defined]
-                raise StoreError("forbidden", _("this invitation has just been used"))
-        return token, seat
 
     # Reading -----------------------------------------------------------------
 
@@ -391,7 +269,5 @@ class GameStore:
             return None if row is None else row.analysis
 
     def save_analysis(self, game_id: str, analysis: Any) -> None:
-        with self.writing() as session:
-            row = session.get(GameRow, game_id)
-            if row is not None:
-                row.analysis = json.loads(json.dumps(analysis))
+        with self.database.writing_rows() as connection:
+            connection.execute(update(GameRow).where(GameRow.id == game_id).values(analysis=json.loads(json.dumps(analysis))))

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from web_client import TEST_QUOTAS, connect, create, game_count, get_state, join
-from web_helpers import migrated_store, play_in_the_past, poll
+from web_helpers import new_game, migrated_store, play_in_the_past, poll
 
 from quiltmaker.core import record
 from quiltmaker.core.game import Ending
@@ -136,7 +136,7 @@ def test_a_log_whose_timeout_came_before_the_time_ran_out_is_corrupt(tmp_path: A
     from quiltmaker.core.position import Position
 
     store = migrated_store(f"sqlite:///{tmp_path / 'clocks.sqlite3'}")
-    game_id, _, _ = store.create("online", Position.initial(3, first_player=0), ["A", "B"], control=TimeControl.parse("5+0"))
+    game_id = new_game(store, "online", Position.initial(3, first_player=0), ["A", "B"], control=TimeControl.parse("5+0")).id
     play_in_the_past(store, game_id, [("A", 10), ("A", 5)])
     store.append(game_id, 2, "timeout", "0", None, None)  # seat 0 has almost all of its five minutes
     with pytest.raises(StoreError) as refused:
@@ -158,7 +158,7 @@ def test_a_log_whose_credit_the_turn_does_not_allow_is_corrupt(tmp_path: Any, va
     from quiltmaker.core.position import Position
 
     store = migrated_store(f"sqlite:///{tmp_path / 'clocks.sqlite3'}")
-    game_id, _, _ = store.create("online", Position.initial(3, first_player=0), ["A", "B"], control=TimeControl.parse("5+0"))
+    game_id = new_game(store, "online", Position.initial(3, first_player=0), ["A", "B"], control=TimeControl.parse("5+0")).id
     play_in_the_past(store, game_id, [("A", 10), ("A", 5), ("A", 2)])  # seat 1 to move, for two seconds now
     assert store.load(game_id).game.position.to_move == 1
     store.append(game_id, 3, "credit", value, seat, None)
@@ -172,7 +172,7 @@ def test_the_credits_of_one_turn_together_never_exceed_it(tmp_path: Any) -> None
     from quiltmaker.core.position import Position
 
     store = migrated_store(f"sqlite:///{tmp_path / 'clocks.sqlite3'}")
-    game_id, _, _ = store.create("online", Position.initial(3, first_player=0), ["A", "B"], control=TimeControl.parse("5+0"))
+    game_id = new_game(store, "online", Position.initial(3, first_player=0), ["A", "B"], control=TimeControl.parse("5+0")).id
     play_in_the_past(store, game_id, [("A", 10), ("A", 5), ("A", 2)])  # seat 1 to move, for two seconds now
     store.append(game_id, 3, "credit", "1 1.500", None, None)
     assert store.load(game_id).credited_this_turn() == 1.5  # one credit within the turn loads
@@ -215,7 +215,7 @@ def test_time_no_server_ran_is_given_back_to_the_clocks_at_restart(tmp_path: Any
 
     url = f"sqlite:///{tmp_path / 'clocks.sqlite3'}"
     store = migrated_store(url)
-    game_id, _, _ = store.create("online", Position.initial(3, first_player=0), ["A", "B"], control=TimeControl.parse("0.25+0"))
+    game_id = new_game(store, "online", Position.initial(3, first_player=0), ["A", "B"], control=TimeControl.parse("0.25+0")).id
     play_in_the_past(store, game_id, [("A", 30), ("A", 25), ("A", 20)])  # seat 1's 15 s ran out 5 s ago...
     store.beat("a process now gone", datetime.now(timezone.utc) - timedelta(seconds=down_for))  # ... while no server ran, or for 1 s only
     store.close()

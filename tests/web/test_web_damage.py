@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 from web_client import TEST_QUOTAS, connect
 
-from web_helpers import RUNNING, migrated_store
+from web_helpers import new_game, RUNNING, migrated_store
 
 from quiltmaker.core.position import Position
 from quiltmaker.web.app import Settings, create_app
@@ -26,7 +26,7 @@ def stored_games(path: Path, count: int) -> list[str]:
     store = migrated_store(f"sqlite:///{path}")
     ids = []
     for seed in range(count):
-        game_id, _, _ = store.create("local", Position.initial(seed, first_player=0), ["A", "B"])
+        game_id = new_game(store, "local", Position.initial(seed, first_player=0), ["A", "B"]).id
         for number, move in enumerate(["A", "A", "A"]):
             store.append(game_id, number, "move", move, 0, None)
         ids.append(game_id)

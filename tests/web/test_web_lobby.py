@@ -11,11 +11,15 @@ from typing import Any
 from fastapi.testclient import TestClient
 from sqlalchemy import delete
 from web_client import act_as, age_account, connect, create, new_account
+from web_helpers import new_game
 
 from quiltmaker.core.position import Position
 from quiltmaker.web.quickmatch import POLL_WAIT, seek_range
 from quiltmaker.web.ratings import RatingRow
+from quiltmaker.web.round.clocks import TimeControl
+from quiltmaker.web.round.kinds import OfferKind
 from quiltmaker.web.schema import SummaryRow
+from quiltmaker.web.setup import Offer
 
 
 def give_rating(client: TestClient, name: str, rating: float) -> None:
@@ -215,8 +219,8 @@ def test_named_challenges_cannot_push_the_open_ones_out_of_anyones_lobby(fresh: 
     server = fresh.app.state.server  # type: ignore[attr-defined]
     bob = server.accounts.find("Bob")
     for _ in range(150):  # many accounts' named challenges, as a flood would make them (written straight to the table)
-        game_id, _, _ = server.store.create("online", Position.initial(1), ["X", "Bob"])
-        server.lobby.offer(game_id, "5+3", False, None, "X", bob, None)
+        named = Offer(OfferKind.NAMED, 1500.0, (bob.id, bob.name))
+        new_game(server.store, "online", Position.initial(1), ["X", "Bob"], control=TimeControl.parse("5+3"), offer=named)
     new_account(fresh, "Carol")
     assert [c["id"] for c in lobby(fresh)["challenges"]] == [open_one["id"]]
 

@@ -26,7 +26,7 @@ from data.make_schema_0 import CLOCKS_AT, expected  # what the fixture wrote dow
 from services import BINARIES, postgres
 from sqlalchemy import MetaData, create_engine, insert, text
 from web_client import TEST_QUOTAS, connect, create
-from web_helpers import first_legal_move
+from web_helpers import new_game, first_legal_move
 
 from quiltmaker.core.errors import QuiltmakerError
 from quiltmaker.tutorial import LESSONS, setup
@@ -164,7 +164,7 @@ def test_a_database_from_before_the_lessons_gains_their_table(tmp_path: Path) ->
     build_schema_0(url, without="lessons")
     assert migrate(url) == REVISIONS
     store = GameStore(url)
-    game_id, _, _ = store.create("lesson", setup(), ["Player", "Tutor"], "beginner", 1, 0, LESSONS[1].number, LESSONS[1].script)
+    game_id = new_game(store, "lesson", setup(), ["Player", "Tutor"], ai_level="beginner", lesson=LESSONS[1].number, script=LESSONS[1].script).id
     assert store.load(game_id).lesson is LESSONS[1]
     store.close()
 

@@ -340,7 +340,7 @@ def test_a_seat_taken_through_another_process_is_greeted_even_before_its_news_co
     # The socket opens on the game while its second seat is free; the seat is then taken through another process
     # (the store written behind this one's back, no news sent): the greeting with the new token still seats it.
     with connect(client, online_game["id"]) as friend:
-        token, seat = client.app.state.server.store.join(online_game["id"], online_game["invite"], None)  # type: ignore[attr-defined]
+        token, seat = client.app.state.server.maker.take_free_seat(online_game["id"], online_game["invite"], None)  # type: ignore[attr-defined]
         assert friend.hello(token)["seat"] == seat == 1
 
 

@@ -13,12 +13,13 @@ import pytest
 from fastapi.testclient import TestClient
 from services import BINARIES, PostgresServer, postgres
 from web_client import TEST_QUOTAS
-from web_helpers import appended_together, migrated_store, play_in_the_past
+from web_helpers import new_game, appended_together, migrated_store, play_in_the_past
 
 from quiltmaker.core.game import Ending
 from quiltmaker.core.position import Position
 from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.round.clocks import TimeControl
+from quiltmaker.web.setup import GameMaker
 from quiltmaker.web.store import StoreError
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
@@ -35,7 +36,7 @@ def postgres_url() -> Iterator[str]:
 
 def test_the_store_appends_once_per_number_and_replays(postgres_url: str) -> None:
     store = migrated_store(postgres_url)
-    game_id, _token, _ = store.create("local", Position.initial(3), ["Ann", "Bob"])
+    game_id = new_game(store, "local", Position.initial(3), ["Ann", "Bob"]).id
     assert store.append(game_id, 0, "move", "A", 0, "one") == 1
     with pytest.raises(StoreError) as raised:
         store.append(game_id, 0, "move", "A", 0, "two")
@@ -48,7 +49,7 @@ def test_the_store_appends_once_per_number_and_replays(postgres_url: str) -> Non
 
 def test_moves_sent_at_once_share_a_commit_and_a_stale_one_fails_alone(postgres_url: str) -> None:
     store = migrated_store(postgres_url)
-    first, _, _ = store.create("local", Position.initial(3), ["Ann", "Bob"])
+    first = new_game(store, "local", Position.initial(3), ["Ann", "Bob"]).id
     results, commits = appended_together(store, [(first, 0, "A", 0), (first, 1, "A", 1)])
     assert results == [1, 2] and commits == 1
     # On PostgreSQL the taken number aborts the whole transaction: each write is tried again alone.
@@ -60,7 +61,7 @@ def test_moves_sent_at_once_share_a_commit_and_a_stale_one_fails_alone(postgres_
 
 def test_a_clock_deadline_is_stored_and_found_due_and_its_timeout_replays(postgres_url: str) -> None:
     store = migrated_store(postgres_url)
-    game_id, _, _ = store.create("online", Position.initial(5, first_player=0), ["Ann", "Bob"], control=TimeControl.parse("0.25+0"))
+    game_id = new_game(store, "online", Position.initial(5, first_player=0), ["Ann", "Bob"], control=TimeControl.parse("0.25+0")).id
     play_in_the_past(store, game_id, [("A", 21), ("A", 20)])  # the clocks started 20 s ago: 15 s each
     assert game_id in store.due(datetime.now(timezone.utc))
     stored = store.load(game_id)
@@ -73,12 +74,13 @@ def test_a_clock_deadline_is_stored_and_found_due_and_its_timeout_replays(postgr
 
 def test_an_invitation_is_spent_once(postgres_url: str) -> None:
     store = migrated_store(postgres_url)
-    game_id, token, invite = store.create("online", Position.initial(4), ["Ann", "Bob"], creator_seat=1)
+    made = new_game(store, "online", Position.initial(4), ["Ann", "Bob"], seat=1)
+    game_id, token, invite = made.id, made.token, made.invite
     assert invite is not None
-    second, seat = store.join(game_id, invite)
+    second, seat = GameMaker(store.database).take_free_seat(game_id, invite, None)
     assert seat == 0 and second != token
     with pytest.raises(StoreError):
-        store.join(game_id, invite)
+        GameMaker(store.database).take_free_seat(game_id, invite, None)
     loaded = store.load(game_id)
     assert loaded.seat_of(second) == 0 and loaded.seat_of(token) == 1 and loaded.status == "playing"
     store.close()

@@ -17,7 +17,7 @@ import pytest
 from services import RedisServer, servers
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from web_helpers import migrated_store, play_in_the_past
+from web_helpers import new_game, migrated_store, play_in_the_past
 from websockets.sync.client import connect
 
 from quiltmaker.core.position import Position
@@ -212,7 +212,7 @@ def test_exactly_one_server_ends_a_game_on_time_also_one_whose_time_ran_out_whil
     store = migrated_store(url)
     waited = []
     for seed in range(8):
-        game_id, _, _ = store.create("online", Position.initial(seed, first_player=0), ["A", "B"], control=TimeControl.parse("0.25+0"))
+        game_id = new_game(store, "online", Position.initial(seed, first_player=0), ["A", "B"], control=TimeControl.parse("0.25+0")).id
         play_in_the_past(store, game_id, [("A", 21), ("A", 20)])
         waited.append(game_id)
     store.close()

@@ -17,11 +17,12 @@ from web_client import (
     snapshot,
 )
 
-from web_helpers import appended_together, migrated_store
+from web_helpers import new_game, appended_together, migrated_store
 
 from quiltmaker.core.position import Position
 from quiltmaker.web.round import rules
 from quiltmaker.web.schema import EventRow
+from quiltmaker.web.setup import GameMaker
 from quiltmaker.web.store import StoreError
 
 
@@ -50,7 +51,7 @@ def test_second_server_on_the_same_database_sees_the_same_game(tmp_path: Path) -
 def test_store_refuses_a_second_append_of_the_same_event_number(tmp_path: Path) -> None:
     store = migrated_store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
     try:
-        game_id, _, _ = store.create("local", Position.initial(0, first_player=0), ["a", "b"])
+        game_id = new_game(store, "local", Position.initial(0, first_player=0), ["a", "b"]).id
         assert store.append(game_id, 0, "move", "A", 0, "one") == 1
         with pytest.raises(StoreError) as error:
             store.append(game_id, 0, "move", "A", 0, "two")
@@ -66,8 +67,8 @@ def test_moves_sent_at_once_share_one_commit_in_order_and_a_stale_one_fails_alon
 
     store = migrated_store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
     try:
-        first, _, _ = store.create("local", Position.initial(0, first_player=0), ["a", "b"])
-        second, _, _ = store.create("local", Position.initial(1, first_player=0), ["a", "b"])
+        first = new_game(store, "local", Position.initial(0, first_player=0), ["a", "b"]).id
+        second = new_game(store, "local", Position.initial(1, first_player=0), ["a", "b"]).id
         inserts = []
 
         def counted(_connection: object, _cursor: object, statement: str, *_: object) -> None:
@@ -89,7 +90,7 @@ def test_a_shared_commit_that_fails_itself_tells_every_write_and_tries_none_agai
     from sqlalchemy import event
 
     store = migrated_store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
-    game, _, _ = store.create("local", Position.initial(0, first_player=0), ["a", "b"])
+    game = new_game(store, "local", Position.initial(0, first_player=0), ["a", "b"]).id
     tries = []
 
     def disk_full(_connection: object) -> None:
@@ -113,7 +114,7 @@ def test_a_move_found_stale_in_a_shared_commit_is_told_in_its_players_language(t
     from quiltmaker import i18n
 
     store = migrated_store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
-    game, _, _ = store.create("local", Position.initial(0, first_player=0), ["a", "b"])
+    game = new_game(store, "local", Position.initial(0, first_player=0), ["a", "b"]).id
 
     async def as_pl() -> None:
         with i18n.using("pl"):
@@ -207,7 +208,7 @@ def test_corrupt_game_is_a_500_with_a_message_and_the_server_lives_on(client: Te
 
 def test_a_log_with_a_rematch_before_the_end_is_corrupt(tmp_path: Path) -> None:
     store = migrated_store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
-    game_id, _token, _invite = store.create("local", Position.initial(1, first_player=0), ["A", "B"])
+    game_id = new_game(store, "local", Position.initial(1, first_player=0), ["A", "B"]).id
     store.append(game_id, 0, "rematch", "elsewhere", 0, None)
     with pytest.raises(StoreError) as error:
         store.load(game_id)
@@ -227,9 +228,10 @@ def test_a_log_with_a_rematch_before_the_end_is_corrupt(tmp_path: Path) -> None:
 )
 def test_a_log_that_ends_a_game_wrongly_is_corrupt(tmp_path: Path, events: list[tuple[str, str, int]], why: str) -> None:
     store = migrated_store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
-    game_id, _token, invite = store.create("online", Position.initial(1, first_player=0), ["A", "B"])
-    assert invite is not None
-    store.join(game_id, invite)
+    made = new_game(store, "online", Position.initial(1, first_player=0), ["A", "B"])
+    game_id = made.id
+    assert made.invite is not None
+    GameMaker(store.database).take_free_seat(game_id, made.invite, None)
     for number, (kind, value, seat) in enumerate(events):
         store.append(game_id, number, kind, value, seat, None)
     with pytest.raises(StoreError) as error:
@@ -239,10 +241,10 @@ def test_a_log_that_ends_a_game_wrongly_is_corrupt(tmp_path: Path, events: list[
 
 def test_only_a_game_without_events_is_deleted_as_a_lost_rematch(tmp_path: Path) -> None:
     store = migrated_store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
-    played, _token, _invite = store.create("local", Position.initial(1, first_player=0), ["A", "B"])
+    played = new_game(store, "local", Position.initial(1, first_player=0), ["A", "B"]).id
     store.append(played, 0, "move", "A", 0, None)
     stored = store.load(played)
-    fresh = store.create_rematch(stored, rules.rematch_of(stored), Position.initial(2, first_player=0))
+    fresh = GameMaker(store.database).rematch(stored, rules.rematch_of(stored), Position.initial(2, first_player=0))
     assert store.load(fresh).names == ["B", "A"]
     assert not store.delete_unplayed(played) and store.exists(played)
     assert store.delete_unplayed(fresh) and not store.exists(fresh)

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import delete
 from sqlalchemy.orm import Session
 from web_client import TEST_QUOTAS, connect, create, new_account, play_against_the_beginner
-from web_helpers import play_in_the_past
+from web_helpers import new_game, play_in_the_past
 
 from quiltmaker.core.position import Position
 from quiltmaker.web.app import Settings, create_app
@@ -61,8 +61,7 @@ def test_a_profile_lists_its_games_a_page_at_a_time(fresh: TestClient) -> None:
     account = server.accounts.find("Ada")
     made = []
     for seed in range(PROFILE_GAMES * 2 + 7):
-        game_id, _token, _ = server.store.create("local", Position.initial(seed, first_player=0), ["Ada", "Ada"])
-        server.accounts.claim(account, game_id, "both")
+        game_id = new_game(server.store, "local", Position.initial(seed, first_player=0), ["Ada", "Ada"], accounts=(account.id, None)).id
         made.append(game_id)
     seen, before, pages = [], None, 0
     while True:
@@ -86,7 +85,7 @@ def test_the_games_in_memory_keep_within_their_budget(tmp_path: Path) -> None:
         server = client.app.state.server  # type: ignore[attr-defined]
         made = []
         for seed in range(120):
-            game_id, token, _ = server.store.create("local", Position.initial(seed, first_player=0), ["Ada", "Bob"])
+            game_id = new_game(server.store, "local", Position.initial(seed, first_player=0), ["Ada", "Bob"]).id
             play_in_the_past(server.store, game_id, [("A", 40 - n) for n in range(10)])  # 10 moves each: some 19 KB
             made.append(game_id)
         for game_id in made:
