@@ -16,9 +16,10 @@ import time
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 from rich.console import Console
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from quiltmaker import i18n
 from quiltmaker.core import record
@@ -29,7 +30,9 @@ from quiltmaker.core.moves import ADVANCE, BUY, SPECIAL, Move
 from quiltmaker.ai.players import Limit
 from quiltmaker.core.position import Position
 from quiltmaker.tui import QuiltApp
+from quiltmaker.tui.app import MIN_SIZE
 from quiltmaker.tui.model import Ghost, advance_preview, first_fit, forecast
+from quiltmaker.tui.render import CARD_HEIGHT, CARD_WIDTH, card_body, render_player, render_quilt
 from quiltmaker.tui.screens import GameOverScreen, HelpScreen, PathPrompt
 from quiltmaker.tui.widgets import MessageLine, OfferPanel, QuiltPanel, TurnBar
 from quiltmaker.words import illegal
@@ -514,3 +517,124 @@ async def test_the_full_screen_game_in_polish(tmp_path: Path) -> None:
             await pilot.press("question_mark")
             assert isinstance(app.screen, HelpScreen)
             assert "Tury wyznacza tor czasu" in shown(app.screen.query_one(Static))
+
+
+# The language and the size of the screen ------------------------------------------------
+
+# English words of the board: the move and turn lines, the track, the players' figures, the
+# circle, the log. None may show while Polish is in use (names are names: "greedy" stays).
+ENGLISH_WORDS = (
+    "Move", "you", "your", "player", "behind", "turn", "starts", "Time track", "buttons", "button",
+    "income", "space", "empty", "score", "forecast", "no buys", "Patch circle", "left", "offer",
+    "then", "cost", "time", "advance", "earning", "bought", "placed", "patch", "thinking", "saving",
+    "Hint", "chance", "margin", "ghost",
+)  # fmt: skip
+QUILT_ROW = re.compile(r"│\s*([1-9]) (?:(?:·|██|▓▓|▒▒|XX) ?){9}")
+
+
+def screen_lines(app: QuiltApp) -> list[str]:
+    """What the terminal shows, line by line, as text (what a screenshot shows, without colours)."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), record=True, color_system=None, legacy_windows=False, safe_box=False)
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text().splitlines()
+
+
+def quilt_rows(app: QuiltApp, lines: list[str], seat: int) -> list[int]:
+    """The numbers of the quilt rows drawn inside a player's box (a cut-off row is missing)."""
+    region = app.query_one(f"#quilt{seat}", QuiltPanel).region
+    rows = []
+    for line in lines[region.y : region.bottom]:
+        found = QUILT_ROW.match(line[region.x : region.right])
+        if found:
+            rows.append(int(found.group(1)))
+    return rows
+
+
+def english_on_screen(app: QuiltApp, lines: list[str]) -> set[str]:
+    """The English words of :data:`ENGLISH_WORDS` on the board, the footer's key names aside.
+
+    The keys' names are worded when the app's module is imported (Textual reads bindings
+    from the class); ``quiltmaker play`` sets the language before, this test module after.
+    """
+    footer = app.query_one(Footer).region
+    board = "\n".join(line for number, line in enumerate(lines) if not footer.y <= number < footer.bottom)
+    return {word for word in ENGLISH_WORDS if re.search(rf"(?<![\w/.]){re.escape(word)}(?!\w)", board, re.IGNORECASE)}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("language", ["pl", "en"])
+@pytest.mark.parametrize("size", [SIZE, MIN_SIZE], ids=["120x40", "smallest"])
+async def test_a_game_against_the_ai_keeps_its_language_and_shows_whole_quilts(
+    language: str, size: tuple[int, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Several moves against the computer: every screen in the language chosen at start, both quilts' nine rows drawn.
+
+    The computer and the hints think in worker threads, and their answers come back through
+    callbacks: both once ran outside the language set at start, and everything drawn after the
+    computer's first answer was English. A forecast line too long for its box (Polish) pushed
+    the quilt's last row out of it.
+    """
+    monkeypatch.chdir(tmp_path)  # the turn line names the save file: a short name of no language
+    rng = random.Random(3)
+    with i18n.using(language):
+        app = QuiltApp(
+            Game.new(HUMAN_FIRST_SEED, players=["you", "greedy"]),
+            opponent=player_from_spec("greedy", 1),
+            save_path=Path("g.json"),
+            hint_limit=Limit(iterations=300),
+        )
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot, app)
+            for turn in range(6):
+                if turn == 2:
+                    await pilot.press("h")  # the hint's answer is on the message line
+                    await settle(pilot, app, timeout=120)  # the first search may load the compiled core
+                    assert app.message.startswith("Podpowiedź: " if language == "pl" else "Hint: "), app.message
+                lines = screen_lines(app)
+                shown_screen = "\n".join(lines)
+                for seat in (0, 1):
+                    assert quilt_rows(app, lines, seat) == list(range(1, 10)), f"quilt {seat}, turn {turn}:\n{shown_screen}"
+                english = english_on_screen(app, lines)
+                if language == "pl":
+                    assert not english, f"English on the Polish screen, turn {turn}: {sorted(english)}\n{shown_screen}"
+                    assert "Tor czasu" in shown_screen and "prognoza" in shown_screen, shown_screen
+                else:
+                    assert {"Move", "Time track", "buttons", "forecast"} <= english, shown_screen
+                if app.game.position.is_over:
+                    break
+                await play_by_keys(pilot, app, choose_human_move(app.game.position, rng))
+                await settle(pilot, app)
+            assert 1 in app.game.movers, "the computer must have answered"
+
+
+@pytest.mark.asyncio
+async def test_the_figures_and_the_patch_cards_fit_their_boxes_in_every_language() -> None:
+    """No line of a player's figures or of a patch card is wider than its box, in any language, at its longest figures.
+
+    The boxes have a fixed size at every size of the terminal: a wrapped line once pushed the
+    quilt's last row (or a tall patch's) out of its box; now a line too long ends in "…", so a
+    translation must fit: a Polish forecast ("prognoza -104 (bez zakupów)") did not.
+    """
+    app = QuiltApp(Game.new(HUMAN_FIRST_SEED, players=["player 0", "player 1"]), save_path=None)
+    async with app.run_test(size=MIN_SIZE) as pilot:
+        await pilot.pause()
+        width = app.query_one(QuiltPanel).content_size.width
+        assert width >= len(render_quilt(app.game.position, 0, {}).plain.splitlines()[0])
+    start = Position.initial(HUMAN_FIRST_SEED)
+    seven_by_seven = sum(1 << (row * BOARD_SIZE + col) for row in range(7) for col in range(7))
+    extremes = [
+        start,  # forecast -104 and 81 empty squares
+        start._replace(buttons=(123, 123), income=(30, 30), times=(53, 53)),
+        start._replace(quilts=(seven_by_seven, seven_by_seven), bonus=0, buttons=(0, 0)),  # the bonus beside a score of -57
+    ]
+    for code in i18n.LANGUAGES:
+        with i18n.using(code):
+            for position in extremes:
+                for player in (0, 1):
+                    figures = render_player(position, player, "a long name of a player", to_move=True).plain.splitlines()
+                    assert len(figures) == 5 and max(map(cell_len, figures)) <= width, (code, figures)
+            for patch_id, patch in enumerate(PATCHES):
+                for orientation in patch.orientations:
+                    card = card_body(patch_id, orientation.cells, affordable=False, too_dear=True, transform="R3").plain.splitlines()
+                    assert len(card) <= CARD_HEIGHT - 2 and max(map(cell_len, card)) <= CARD_WIDTH - 2, (code, card)

@@ -7,16 +7,24 @@ did is ever lost and the screen always shows the current position. The AI and
 hints think in worker threads (the compiled search releases the GIL), and a
 result that arrives after an undo or a load is dropped.
 
-Its words are in the language in use (:mod:`quiltmaker.i18n`); the keys'
-names in the footer are worded when this module is first imported, since
-Textual reads bindings from the class (``quiltmaker play`` chooses the
-language before).
+Its words are in the language in use (:mod:`quiltmaker.i18n`), a context
+variable: the app's own tasks inherit it, but a thread worker starts in an
+empty context, and what it hands back (``call_from_thread``) runs in the
+context of that thread. So every thread worker runs in a copy of the context
+that started it (:meth:`QuiltApp.run_worker`), or the AI's first answer
+redrew the whole screen in English. The keys' names in the footer are worded
+when this module is first imported, since Textual reads bindings from the
+class (``quiltmaker play`` chooses the language before).
 """
 
 from __future__ import annotations
 
+import contextvars
+import functools
+import inspect
 import re
 from pathlib import Path
+from typing import cast
 
 from rich.text import Text
 from textual import events
@@ -24,6 +32,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Footer
+from textual.worker import ResultType, Worker, WorkType
 
 from ..ai.analysis import Analysis
 from ..ai.mcts import MCTSPlayer, warm_up
@@ -130,6 +139,27 @@ class QuiltApp(App[None]):
         self._entries: list[tuple[int, str]] = []
         self._over_shown = False
         self.too_small = False
+
+    def run_worker(
+        self,
+        work: WorkType[ResultType],
+        name: str | None = "",
+        group: str = "default",
+        description: str = "",
+        exit_on_error: bool = True,
+        start: bool = True,
+        exclusive: bool = False,
+        thread: bool = False,
+    ) -> Worker[ResultType]:
+        """Textual's ``run_worker``, a thread's function run in a copy of the caller's context.
+
+        A thread starts in an empty context, English; the function and the callbacks
+        it hands back with ``call_from_thread`` (which run in the context of the
+        thread that calls it) thus keep the language of the game.
+        """
+        if thread and callable(work) and not inspect.iscoroutinefunction(work):
+            work = cast("WorkType[ResultType]", functools.partial(contextvars.copy_context().run, work))
+        return super().run_worker(work, name, group, description, exit_on_error, start, exclusive, thread)
 
     # Layout ------------------------------------------------------------------
 

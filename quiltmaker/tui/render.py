@@ -1,6 +1,11 @@
 """Rich renderables for the full-screen game: quilts with the ghost, the patch circle, the move log.
 
 Squares are two characters wide so that a quilt looks square in a terminal.
+
+The players' figures and the patch cards sit in boxes of fixed size, above or
+beside a shape that must show whole: their lines never wrap (one too long for
+its box ends in "…"), and every language's words fit (tests/test_tui.py checks
+them at their longest figures).
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ COVERED = "██"
 SPECIAL = "▓▓"
 GHOST_FREE = "▒▒"
 GHOST_CLASH = "XX"
+CARD_WIDTH = 16  # a patch card on offer, its border included
+CARD_HEIGHT = 10  # three lines of figures and the tallest shape (5 squares), in a border
 
 
 def player_style(player: int) -> str:
@@ -69,7 +76,9 @@ def render_quilt(position: Position, player: int, owners: dict[Cell, int | None]
 def render_player(position: Position, player: int, name: str, to_move: bool) -> Text:
     """A player's figures: buttons, income, space, score now and the forecast."""
     marker = "▶ " if to_move else "  "
-    text = Text(marker + _("{name} (player {player})").format(name=name[:10], player=player) + "\n", style=player_style(player))
+    # One line a figure, never wrapped: a wrapped line would push the quilt below out of its box.
+    text = Text(no_wrap=True, overflow="ellipsis", style=player_style(player))
+    text.append(marker + _("{name} (player {player})").format(name=name[:10], player=player) + "\n")
     text.append(_("buttons {buttons}  income {income}").format(buttons=position.buttons[player], income=position.income[player]) + "\n")
     text.append(_("space {space}  empty {empty}").format(space=position.times[player], empty=position.empty_squares(player)) + "\n")
     text.append(_("score now {score}").format(score=position.score(player)))
@@ -94,6 +103,23 @@ def shape_text(cells: tuple[Cell, ...], style: str) -> Text:
     return text
 
 
+def card_body(patch_id: int, cells: tuple[Cell, ...], affordable: bool, too_dear: bool, transform: str | None) -> Text:
+    """A patch card's inside: cost and time, income, the orientation shown or "too dear", then the shape.
+
+    Its lines never wrap: a wrapped one would push the shape's last row out of the card.
+    """
+    patch = PATCHES[patch_id]
+    body = Text(no_wrap=True, overflow="ellipsis", style="" if affordable else "dim")
+    body.append(_("cost {cost} time {time}").format(cost=patch.cost, time=patch.time) + "\n" + _("income {income}").format(income=patch.income) + "\n")
+    if transform is not None:
+        body.append(f"{transform} ", style="bold")
+    if too_dear:
+        body.append(_("too dear"), style="red")
+    body.append("\n")
+    body.append_text(shape_text(cells, PATCH_COLOURS[patch_id % len(PATCH_COLOURS)] if affordable else "dim"))
+    return body
+
+
 def render_offer(position: Position, cursor: int, selected: int | None, ghost: Ghost | None) -> RenderableType:
     """The patch circle: the three on offer in detail, the rest in circle order, and what advancing earns.
 
@@ -111,16 +137,10 @@ def render_offer(position: Position, cursor: int, selected: int | None, ghost: G
         affordable = player is not None and patch.cost <= position.buttons[player]
         showing = ghost if selected == index and ghost is not None and ghost.patch == patch_id else None
         cells = showing.shape if showing else patch.orientations[0].cells
-        body = Text(_("cost {cost} time {time}").format(cost=patch.cost, time=patch.time) + "\n" + _("income {income}").format(income=patch.income) + "\n", style="" if affordable else "dim")
-        if showing:
-            body.append(f"{showing.transform} ", style="bold")
-        if player is not None and not affordable:
-            body.append(_("too dear"), style="red")
-        body.append("\n")
-        body.append_text(shape_text(cells, PATCH_COLOURS[patch_id % len(PATCH_COLOURS)] if affordable else "dim"))
+        body = card_body(patch_id, cells, affordable, too_dear=player is not None and not affordable, transform=showing.transform if showing else None)
         title = _("{key}: patch {patch}").format(key=index + 1, patch=patch_id)
         border = "bold green" if selected == index else "white" if cursor == index and selected is None else "dim"
-        cards.append(Panel(body, title=title, title_align="left", border_style=border, width=16, height=10, padding=(0, 0)))
+        cards.append(Panel(body, title=title, title_align="left", border_style=border, width=CARD_WIDTH, height=CARD_HEIGHT, padding=(0, 0)))
         boxes.add_column()
     if cards:
         boxes.add_row(*cards)

@@ -55,10 +55,16 @@ class TrackPanel(_Drawn):
 
 
 class QuiltPanel(_Drawn):
-    """One player's figures above their 9x9 quilt."""
+    """One player's figures above their 9x9 quilt.
+
+    Five lines of figures, a blank one and the quilt's ten fill the box exactly at
+    every size the game accepts; a figure's line never wraps (it would push the
+    quilt's last row out), and the box has no right padding: the quilt is 21
+    columns wide, the figures' longest lines (Polish) 25.
+    """
 
     DEFAULT_CSS = """
-    QuiltPanel { width: 28; height: 18; padding: 0 1; border: round $panel; }
+    QuiltPanel { width: 28; height: 18; padding: 0 0 0 1; border: round $panel; }
     QuiltPanel.to-move { border: round $accent; }
     """
 
