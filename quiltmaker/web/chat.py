@@ -12,6 +12,7 @@ from sqlalchemy import bindparam, insert, select
 
 from ..i18n import N_, _
 from . import contract
+from .bus import ChatSaid
 from .commits import Rows
 from .database import Database, as_utc, utc_now
 from .live import LiveGames
@@ -60,6 +61,7 @@ class Chat:
     def __init__(self, server: LiveGames) -> None:
         self.server = server
         self.lines = ChatLines(server.store.database)
+        server.bus.subscribe(ChatSaid, self._said)  # here and in the other processes alike
 
     async def say(self, game_id: str, connection: Connection, text: Any) -> dict[str, Any]:
         """A line from a player to the other: checked, stored, and sent to the players only."""
@@ -76,15 +78,11 @@ class Chat:
         self.server.count(connection, "chat", N_("too many chat lines from your address: wait {seconds} s"))
         seat = connection.seat
         await self.lines.database.commits.write(game_id, lambda rows: self.lines.add(game_id, seat, line, rows))
-        self.server.in_background(self._announce(game_id))
+        self.server.in_background(self.server.bus.publish(ChatSaid(game_id)))
         return {"type": "sent"}
 
-    async def _announce(self, game_id: str) -> None:
-        await self.deliver(game_id)
-        try:
-            await self.server.broker.publish_chat(game_id)
-        except Exception:
-            log.exception("telling the other processes about chat in game %s failed", game_id)
+    async def _said(self, news: ChatSaid) -> None:
+        await self.deliver(news.game)
 
     async def deliver(self, game_id: str, only: Connection | None = None) -> None:
         """Send each seated socket of the game here the chat lines it has not had (spectators get none)."""

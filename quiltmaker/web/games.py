@@ -34,8 +34,8 @@ from .fair_ratings import AccountAddresses
 from .lobby import Lobby
 from .presence import Presence
 from .protocol import GAME_ID, SEND_SECONDS, Connection, OpenSockets, ProtocolError, client_id_of, move_of
+from .bus import Bus, GameChanged, GameEnded, Paired
 from .news import News
-from .pubsub import Broker, LocalBroker
 from .puzzles import Puzzles
 from .quickmatch import QuickMatch
 from .quotas import Quotas
@@ -88,7 +88,7 @@ class GameServer:
         self.settings = settings
         self.database = Database(settings.database_url)
         self.store = GameStore(self.database)
-        self.broker: Broker = settings.broker or LocalBroker()
+        self.bus = Bus(settings.broker)
         self.ai = AIService(self, settings, executor)
         self.connections: dict[str, set[Connection]] = defaultdict(set)
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
@@ -107,18 +107,25 @@ class GameServer:
         self.lobby = Lobby(self.store, self.ratings)
         self.maker = GameMaker(self.database)
         self.quickmatch = QuickMatch(self.database, self.maker, self.lobby)
-        self.quickmatch.tell_others = lambda seek_ids: self.in_background(self.broker.publish_paired(seek_ids))
+        self.quickmatch.tell_others = lambda seek_ids: self.in_background(self.bus.publish(Paired(seek_ids)))
         self.lobby_sockets: set[Any] = set()  # the lobby's live sockets (lobby_api.LobbySocket)
         self.open_sockets = OpenSockets(settings.sockets_per_client)
         self.presence = Presence(self)
         self.chat = Chat(self)
         self.timeouts = Timeouts(self)
+        self.news = News(self, self.bus)
         self.chores: list[asyncio.Task[None]] = []
+        # What a game's end sets off here, in this order, before the intent that ended it is acknowledged.
+        self.bus.subscribe(GameEnded, self.summaries.on_game_ended, elsewhere=False)
+        self.bus.subscribe(GameEnded, self.ratings.on_game_ended, elsewhere=False)
+        self.bus.subscribe(GameEnded, self.lobby.on_game_ended, elsewhere=False)
+        self.bus.subscribe(GameEnded, self.puzzles.on_game_ended, elsewhere=False)
+        self.bus.subscribe(GameChanged, self._changed_here, elsewhere=False)  # (the others': :class:`.news.News`)
 
     async def start(self) -> None:
         await self.ai.start()
         await self.timeouts.recover()  # (the app's start-up: no request is served before it)
-        await self.broker.start(News(self))
+        await self.bus.start(self.news)
         self.chores = [
             asyncio.create_task(self._hourly()),
             asyncio.create_task(self.timeouts.run()),
@@ -129,7 +136,7 @@ class GameServer:
     async def stop(self) -> None:
         for task in [*self.background, *self.chores]:
             task.cancel()
-        await self.broker.close()
+        await self.bus.close()
         self.quickmatch.stop()
         self.ai.stop()
         self.database.close()
@@ -171,11 +178,8 @@ class GameServer:
         if stored.version == version:  # (a refresh meanwhile may have brought it in already)
             stored.apply(Event(version, kind, value, seat, client_id, at))  # the caller checked it by the same rules
         if stored.is_finished and not finished:
-            await asyncio.to_thread(self.summaries.keep, stored)  # its line in every list, once (summaries)
-        if stored.rating is not None and stored.is_finished and not stored.rating["settled"]:
-            await self.ratings.settle_now(stored)
-        if kind == "abort":
-            await asyncio.to_thread(self.lobby.withdraw, stored.id)  # a challenge called off leaves the lobby
+            ending = "played" if stored.ended is None else stored.ended.by
+            await self.bus.publish(GameEnded(stored.id, new_version, ending, stored))
         return new_version
 
     # Loading and broadcasting ---------------------------------------------------
@@ -276,11 +280,11 @@ class GameServer:
         logged, never reported as a failure of the intent: a reload shows it.
         """
         self.ai.maybe_move(stored)
-        try:
-            await self.broadcast(stored)
-            await self.broker.publish(stored.id, stored.version)
-        except Exception:
-            log.exception("telling the sockets and processes about game %s failed", stored.id)
+        await self.bus.publish(GameChanged(stored.id, stored.version, stored))
+
+    async def _changed_here(self, news: GameChanged) -> None:
+        if news.stored is not None:
+            await self.broadcast(news.stored)
 
     # Intents ------------------------------------------------------------------
 
@@ -334,8 +338,6 @@ class GameServer:
                 if isinstance(error, StoreError):
                     raise ProtocolError(error.code, str(error)) from None
                 raise
-            if stored.mode == "puzzle" and kind == "move":
-                stored.puzzle = await asyncio.to_thread(self.puzzles.state_of, stored)  # judged and rated once, before anyone sees it
         # Committed: acknowledge now. The new state goes out beside the ack (a spectator that
         # does not read, or a broker that hangs, must not hold the mover's acknowledgement).
         self.announce(stored)

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from .protocol import Connection
-from .pubsub import Broker
+from .bus import Bus
 from .round.game import StoredGame
 from .store import GameStore
 
@@ -22,7 +22,7 @@ class LiveGames(Protocol):
     """The games in memory and their sockets: to load, lock, record and announce them."""
 
     store: GameStore
-    broker: Broker
+    bus: Bus
     locks: dict[str, asyncio.Lock]
     connections: dict[str, set[Connection]]
     cache: MutableMapping[str, StoredGame]

@@ -11,12 +11,14 @@ lobby (quick match, the pairing of players who wait, is :mod:`.quickmatch`):
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, exists, select
 
 from .accounts import Account
+from .bus import GameEnded
 from .database import utc_now
 from .ratings import NEW_RATING, Ratings, family_of
 from .round.clocks import TimeControl
@@ -69,6 +71,11 @@ class Lobby:
             if abs(rating - found["rating"]) > found["within"]:
                 return f"this challenge is for ratings within ±{found['within']:g} of {found['rating']}; yours is {round(rating)}"
         return None
+
+    async def on_game_ended(self, news: GameEnded) -> None:
+        """A challenge called off (aborted) before anyone accepted leaves the lobby."""
+        if news.ending == "abort":
+            await asyncio.to_thread(self.withdraw, news.game)
 
     def withdraw(self, game_id: str) -> None:
         """The challenge's game was aborted before anyone accepted: it leaves the lobby."""

@@ -1,6 +1,6 @@
-"""News from the other server processes, as the broker brings it (:mod:`.pubsub`), sent on to this process's sockets.
+"""What the other server processes tell this one, as the bus brings it (:mod:`.bus`), sent on to this process's sockets.
 
-A change another process made reaches this one as ``(game id, version)``;
+A change another process made reaches this one as a game's id and version;
 the database holds the truth, and the game is reloaded from it. While Redis
 is away nothing is heard, and :meth:`News.poll` reads the database instead.
 """
@@ -11,11 +11,11 @@ import asyncio
 import contextlib
 from typing import Protocol
 
+from .bus import Bus, GameChanged, Paired, SeatsHere
 from .chat import Chat
 from .live import LiveGames
 from .presence import Presence
 from .protocol import ProtocolError
-from .pubsub import CHAT
 from .quickmatch import QuickMatch
 from .timeouts import Timeouts
 
@@ -31,36 +31,34 @@ class Served(LiveGames, Protocol):
 
 
 class News:
-    """What the broker tells (a :class:`.pubsub.Subscriber`), for the games of one server process."""
+    """The other processes' news for the games of this one (and the :class:`.pubsub.Recovery` when it was missed)."""
 
-    def __init__(self, server: Served) -> None:
+    def __init__(self, server: Served, bus: Bus) -> None:
         self.server = server
+        bus.subscribe(GameChanged, self.on_change, here=False)
+        bus.subscribe(SeatsHere, self.on_presence, here=False)
+        bus.subscribe(Paired, self.on_paired, here=False)
 
-    async def on_change(self, game_id: str, version: int) -> None:
-        """Another server process changed a game (or its chat): send its state (or the new lines) to our sockets."""
+    async def on_change(self, news: GameChanged) -> None:
+        """Another server process changed a game: send its state to our sockets."""
         server = self.server
-        if version != CHAT:
-            server.current.discard(game_id)  # the next intent reads what the other process wrote
-        if not server.connections.get(game_id):
-            return
-        if version == CHAT:
-            await server.chat.deliver(game_id)
-            return
-        with contextlib.suppress(ProtocolError):
-            await server.broadcast(await server.load(game_id))
+        server.current.discard(news.game)  # the next intent reads what the other process wrote
+        if server.connections.get(news.game):
+            with contextlib.suppress(ProtocolError):
+                await server.broadcast(await server.load(news.game))
 
-    async def on_presence(self, game_id: str, origin: str, seats: list[int]) -> None:
-        await self.server.presence.on_presence(game_id, origin, seats)
+    async def on_presence(self, news: SeatsHere) -> None:
+        await self.server.presence.on_presence(news.game, news.process, news.seats)
 
-    async def on_paired(self, seek_ids: list[str]) -> None:
+    async def on_paired(self, news: Paired) -> None:
         """Another process paired these seeks: the polls waiting for them here read their seats."""
-        self.server.quickmatch.paired_elsewhere(seek_ids)
+        self.server.quickmatch.paired_elsewhere(news.seeks)
 
     async def catch_up(self) -> None:
         """News from other processes may have been missed: reload every game with sockets here, and send what changed."""
         self.server.current.clear()
         for game_id in list(self.server.connections):
-            await self.on_change(game_id, 0)  # sockets that have the version already are skipped
+            await self.on_change(GameChanged(game_id, 0))  # sockets that have the version already are skipped
             await self.server.chat.deliver(game_id)
 
     async def poll(self) -> None:

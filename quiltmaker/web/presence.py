@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import time
 
+from .bus import SeatsHere
 from .pubsub import PRESENCE_EVERY, PRESENCE_FOR
 from .live import LiveGames
 from .round.game import BOTH_SEATS, StoredGame
@@ -37,7 +38,7 @@ class Presence:
         """A seated player came or went: the other processes hear who is here now, and everyone watching
         the game here is sent its state again (same version)."""
         with contextlib.suppress(Exception):
-            await self.server.broker.publish_presence(game_id, self.seats_here(game_id))
+            await self.server.bus.publish(SeatsHere(game_id, self.server.bus.origin, self.seats_here(game_id)))
         await self._rebroadcast(game_id)
 
     def _heard(self, game_id: str, now: float) -> set[int]:
@@ -71,7 +72,7 @@ class Presence:
                 seats = self.seats_here(game_id)
                 if seats:
                     with contextlib.suppress(Exception):
-                        await self.server.broker.publish_presence(game_id, seats)
+                        await self.server.bus.publish(SeatsHere(game_id, self.server.bus.origin, seats))
 
     async def _rebroadcast(self, game_id: str) -> None:
         stored = self.server.cache.get(game_id)

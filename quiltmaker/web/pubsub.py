@@ -1,20 +1,18 @@
-"""Telling the other server processes that a game changed.
+"""Carrying the bus's news to the other server processes (:mod:`.bus` says what is published and who hears it).
 
-A server sends the new state to its own sockets itself; the broker carries
-the news to the other processes sharing the database. A message is only
-``(game id, version)``: the database holds the truth, and each subscriber
-reloads the game from it. The one thing not in the database is who is
-here: a process also publishes the seats that have a socket open to it in
-each game (when one comes or goes, and again every PRESENCE_EVERY seconds),
-and the others keep what they hear for PRESENCE_FOR seconds, so a process
-that dies stops counting within a minute. The default broker serves a lone
-server process (there is no one to tell); the Redis broker lets several
-processes share a database. A process that pairs quick-match seeks says
-which, too: their players' polls may be waiting on another process.
+A message is a topic and its news as plain values: the database holds the
+truth, and a game's news says only which game and version, so each process
+reads what changed from the database. The one thing not in the database is
+who is here: a process publishes the seats that have a socket open to it
+in each game (when one comes or goes, and again every PRESENCE_EVERY
+seconds), and the others keep what they hear for PRESENCE_FOR seconds, so a
+process that dies stops counting within a minute. The default broker
+serves a lone server process (there is no one to tell); the Redis broker
+lets several processes share a database.
 
 While Redis is away, nothing is heard through it: each process then reads
 the database every POLL_SECONDS for the games it has sockets for
-(:meth:`Subscriber.poll`), so a move still reaches the other process within
+(:meth:`Recovery.poll`), so a move still reaches the other process within
 about a second, and its player's clock is given that delay back.
 """
 
@@ -25,8 +23,7 @@ import collections
 import contextlib
 import json
 import logging
-import uuid
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 PRESENCE_EVERY = 20.0
@@ -35,23 +32,13 @@ OUTBOX = 100_000  # messages waiting to be published (while Redis is away) befor
 BATCH = 500  # messages a pipelined publish sends at once
 POLL_SECONDS = 1.0  # how often a process reads the database for news while Redis is away
 
-CHANNEL = "quiltmaker:games"
-CHAT = -1  # the "version" of news that is a chat line: the listener fetches the game's new lines
-PRESENCE = -2  # the "version" of news that is who is here (its "seats")
+CHANNEL = "quiltmaker:bus"
 log = logging.getLogger("quiltmaker.web")
+Deliver = Callable[[str, dict[str, Any]], None]  # a topic and its news, from another process
 
 
-class Subscriber(Protocol):
-    """What a broker tells: the server process it serves."""
-
-    async def on_change(self, game_id: str, version: int) -> None:
-        """Another process changed a game (``version``), or its chat (CHAT)."""
-
-    async def on_presence(self, game_id: str, origin: str, seats: list[int]) -> None:
-        """Process ``origin`` has sockets for these seats of a game."""
-
-    async def on_paired(self, seek_ids: list[str]) -> None:
-        """Another process paired these quick-match seeks."""
+class Recovery(Protocol):
+    """What a process does when news from the others may have been missed, or cannot be heard."""
 
     async def catch_up(self) -> None:
         """News may have been missed (a subscription back after a failure): reload the games served here."""
@@ -61,17 +48,11 @@ class Subscriber(Protocol):
 
 
 class Broker(Protocol):
-    """Publish game changes; deliver the changes other processes publish to the subscriber."""
+    """Carries news to the other processes and theirs back: ``post`` never waits, and never fails the caller."""
 
-    async def start(self, subscriber: Subscriber) -> None: ...
+    async def start(self, origin: str, deliver: Deliver, recovery: Recovery) -> None: ...
 
-    async def publish(self, game_id: str, version: int) -> None: ...
-
-    async def publish_chat(self, game_id: str) -> None: ...
-
-    async def publish_presence(self, game_id: str, seats: list[int]) -> None: ...
-
-    async def publish_paired(self, seek_ids: list[str]) -> None: ...
+    def post(self, topic: str, news: dict[str, Any]) -> None: ...
 
     async def close(self) -> None: ...
 
@@ -79,19 +60,10 @@ class Broker(Protocol):
 class LocalBroker:
     """The broker of a lone server process: no other process to tell (the default)."""
 
-    async def start(self, subscriber: Subscriber) -> None:
+    async def start(self, origin: str, deliver: Deliver, recovery: Recovery) -> None:
         pass
 
-    async def publish(self, game_id: str, version: int) -> None:
-        pass
-
-    async def publish_chat(self, game_id: str) -> None:
-        pass
-
-    async def publish_presence(self, game_id: str, seats: list[int]) -> None:
-        pass
-
-    async def publish_paired(self, seek_ids: list[str]) -> None:
+    def post(self, topic: str, news: dict[str, Any]) -> None:
         pass
 
     async def close(self) -> None:
@@ -107,7 +79,7 @@ class RedisBroker:
         self._client: Any = redis.from_url(url)
         self._tasks: list[asyncio.Task[None]] = []
         self._deaf = False  # the subscription is down: news comes only by polling the database
-        self._origin = uuid.uuid4().hex  # to skip our own messages: our sockets have the state already
+        self._origin = ""  # this process's (the bus's): its own messages are skipped, its subscribers heard them
         self._listeners: set[asyncio.Task[None]] = set()
         # Everything this process publishes goes out in order through one sender and one connection:
         # a publish per task each on its own connection ran the client's pool dry (100 connections)
@@ -115,13 +87,14 @@ class RedisBroker:
         self._outbox: collections.deque[str] = collections.deque(maxlen=OUTBOX)
         self._waiting = asyncio.Event()
 
-    async def start(self, subscriber: Subscriber) -> None:
-        self._tasks = [asyncio.create_task(self._pump(subscriber)), asyncio.create_task(self._send()), asyncio.create_task(self._poll(subscriber))]
+    async def start(self, origin: str, deliver: Deliver, recovery: Recovery) -> None:
+        self._origin = origin
+        self._tasks = [asyncio.create_task(self._pump(deliver, recovery)), asyncio.create_task(self._send()), asyncio.create_task(self._poll(recovery))]
 
-    def _post(self, message: dict[str, Any]) -> None:
+    def post(self, topic: str, news: dict[str, Any]) -> None:
         if len(self._outbox) == OUTBOX:
             log.warning("the Redis outbox is full (Redis away?): the oldest news is dropped")
-        self._outbox.append(json.dumps({**message, "origin": self._origin}))
+        self._outbox.append(json.dumps({"topic": topic, "news": news, "origin": self._origin}))
         self._waiting.set()
 
     async def _send(self) -> None:
@@ -144,10 +117,10 @@ class RedisBroker:
                         log.exception("publishing to Redis failed; trying again in a second")
                         await asyncio.sleep(1.0)
 
-    async def _pump(self, subscriber: Subscriber) -> None:
-        """Deliver other processes' changes for as long as the server runs, reconnecting after failures.
+    async def _pump(self, deliver: Deliver, recovery: Recovery) -> None:
+        """Deliver other processes' news for as long as the server runs, reconnecting after failures.
 
-        While the subscription is down, changes go unheard: the database is
+        While the subscription is down, news goes unheard: the database is
         polled meanwhile (:meth:`_poll`), and once it is back, ``catch_up``
         reloads what this process serves.
         """
@@ -158,29 +131,17 @@ class RedisBroker:
                 if self._deaf:
                     self._deaf = False
                     log.warning("the Redis subscription is back: catching up with the games served here")
-                    self._spawn(subscriber.catch_up())
+                    self._spawn(recovery.catch_up())
                 async for message in pubsub.listen():
                     if message.get("type") != "message":
                         continue
                     try:
                         data = json.loads(message["data"])
-                        origin = str(data.get("origin"))
-                        if "paired" in data:  # quick-match seeks, not a game
-                            paired = [str(seek) for seek in data["paired"]]
-                        else:
-                            paired = None
-                            game_id, version = str(data["game"]), int(data["version"])  # -1: a chat line, not a move
-                            seats = [int(seat) for seat in data["seats"] if seat in (0, 1)] if version == PRESENCE else []
+                        topic, news, origin = str(data["topic"]), data["news"], str(data["origin"])
                     except (ValueError, KeyError, TypeError):
                         continue  # not one of ours
-                    if origin == self._origin:
-                        continue
-                    if paired is not None:
-                        self._spawn(subscriber.on_paired(paired))
-                    elif version == PRESENCE:
-                        self._spawn(subscriber.on_presence(game_id, origin, seats))
-                    else:
-                        self._spawn(subscriber.on_change(game_id, version))  # a task each: one slow game never holds up the others
+                    if origin != self._origin and isinstance(news, dict):
+                        deliver(topic, news)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -189,13 +150,13 @@ class RedisBroker:
                 self._deaf = True
                 await asyncio.sleep(1.0)
 
-    async def _poll(self, subscriber: Subscriber) -> None:
+    async def _poll(self, recovery: Recovery) -> None:
         """While the subscription is down, have the server read the database for news every POLL_SECONDS."""
         while True:
             await asyncio.sleep(POLL_SECONDS)
             if self._deaf:
                 try:
-                    await subscriber.poll()
+                    await recovery.poll()
                 except asyncio.CancelledError:
                     raise
                 except Exception:  # the database is away too: try again next time
@@ -205,18 +166,6 @@ class RedisBroker:
         task = asyncio.create_task(work)
         self._listeners.add(task)
         task.add_done_callback(self._listeners.discard)
-
-    async def publish(self, game_id: str, version: int) -> None:
-        self._post({"game": game_id, "version": version})
-
-    async def publish_chat(self, game_id: str) -> None:
-        await self.publish(game_id, CHAT)
-
-    async def publish_presence(self, game_id: str, seats: list[int]) -> None:
-        self._post({"game": game_id, "version": PRESENCE, "seats": seats})
-
-    async def publish_paired(self, seek_ids: list[str]) -> None:
-        self._post({"paired": seek_ids})
 
     async def close(self) -> None:
         for task in self._tasks:

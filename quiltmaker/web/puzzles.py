@@ -10,6 +10,7 @@ nothing, so that nobody can move a puzzle's rating without an account.
 
 from __future__ import annotations
 
+import asyncio
 import random
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -22,9 +23,11 @@ from ..core.position import Position
 from ..i18n import N_, _, ngettext
 from ..puzzles import Puzzle, load
 from ..words import move_summary, orientation_words
+from .bus import GameEnded
 from .database import Database
 from .ratings import NEW, Rating, rated
 from .round.game import StoredGame
+from .round.kinds import Mode
 from .schema import PuzzleGameRow, PuzzlePlayerRow, PuzzleRatingRow
 
 PUZZLE_RD = 200.0  # a shipped puzzle's first deviation: its rating is an estimate (docs/puzzles.md) until players answer it
@@ -73,6 +76,12 @@ class Puzzles:
         return rng.choice(untried[:NEAREST])
 
     # The answer ------------------------------------------------------------------
+
+    async def on_game_ended(self, news: GameEnded) -> None:
+        """A puzzle game ended here (its move was made): judged and rated once, before anyone sees it."""
+        stored = news.stored
+        if stored is not None and stored.mode == Mode.PUZZLE:
+            stored.puzzle = await asyncio.to_thread(self.state_of, stored)
 
     def state_of(self, stored: StoredGame) -> dict[str, Any] | None:
         """A puzzle game's puzzle for its state (:func:`view`; None for a game that sets no puzzle of this version's set).

@@ -37,6 +37,7 @@ from sqlalchemy import bindparam, select, update
 
 from ..ai.levels import LEVELS
 from . import glicko2
+from .bus import GameEnded
 from .database import Database, as_utc
 from .fair_ratings import why_unrated
 from .round.clocks import TimeControl, thinking_cap
@@ -157,6 +158,12 @@ class Ratings:
             stored.rating = await asyncio.to_thread(self.game_view, stored.id)
         except Exception:
             log.exception("rating game %s failed", stored.id)
+
+    async def on_game_ended(self, news: GameEnded) -> None:
+        """A game ended here: a rated one is rated now."""
+        stored = news.stored
+        if stored is not None and stored.rating is not None and not stored.rating["settled"]:
+            await self.settle_now(stored)
 
     async def settle_missed(self, load: Callable[[str], Awaitable[StoredGame]]) -> None:
         """Rate every finished rated game left unrated (its process died first), a page of ids at a time; ``load`` loads a game."""

@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 
+from .bus import GameEnded
 from .database import Database
 from .protocol import ProtocolError
 from .round.clocks import TimeControl
@@ -38,6 +39,11 @@ class Summaries:
         line = {**summary_view(stored), "clock": None if stored.control is None else stored.control.short}
         with contextlib.suppress(IntegrityError), self.database.writing() as session:  # (another process kept it first)
             session.merge(SummaryRow(game_id=stored.id, summary=line))
+
+    async def on_game_ended(self, news: GameEnded) -> None:
+        """A game ended here: its line in every list, once."""
+        if news.stored is not None:
+            await asyncio.to_thread(self.keep, news.stored)
 
     def kept(self, game_ids: list[str]) -> dict[str, dict[str, Any]]:
         """The kept lines of those of ``game_ids`` that have one."""
