@@ -34,7 +34,7 @@ from .fair_ratings import AccountAddresses
 from .lobby import Lobby
 from .presence import Presence
 from .protocol import GAME_ID, SEND_SECONDS, Connection, OpenSockets, ProtocolError, client_id_of, move_of
-from .bus import Bus, GameChanged, GameEnded, Paired
+from .bus import Bus, GameChanged, GameEnded, GameStarted
 from .news import News
 from .puzzles import Puzzles
 from .quickmatch import QuickMatch
@@ -105,9 +105,8 @@ class GameServer:
         self.summaries = Summaries(self.database)
         self.puzzles = Puzzles(self.database)
         self.lobby = Lobby(self.store, self.ratings)
-        self.maker = GameMaker(self.database)
-        self.quickmatch = QuickMatch(self.database, self.maker, self.lobby)
-        self.quickmatch.tell_others = lambda seek_ids: self.in_background(self.bus.publish(Paired(seek_ids)))
+        self.maker = GameMaker(self.database, self.bus)
+        self.quickmatch = QuickMatch(self.database, self.maker, self.lobby, self.bus)
         self.lobby_sockets: set[Any] = set()  # the lobby's live sockets (lobby_api.LobbySocket)
         self.open_sockets = OpenSockets(settings.sockets_per_client)
         self.presence = Presence(self)
@@ -338,6 +337,8 @@ class GameServer:
                 if isinstance(error, StoreError):
                     raise ProtocolError(error.code, str(error)) from None
                 raise
+        if kind == "rematch":
+            await self.bus.publish(GameStarted(value, stored.mode))
         # Committed: acknowledge now. The new state goes out beside the ack (a spectator that
         # does not read, or a broker that hangs, must not hold the mover's acknowledgement).
         self.announce(stored)

@@ -190,7 +190,7 @@ async def create_game(new: NewGame, account: Writer, server: Server, request: Re
             for_account = (challenged.id, challenged.name) if challenged is not None else None
             offer = Offer(OfferKind(new.offer), rating, for_account, new.within)
         wanted = dataclasses.replace(wanted, accounts=(accounts[0], accounts[1]), rated=new.rated, offer=offer)
-    made = await asyncio.to_thread(server.maker.make, wanted)
+    made = await server.maker.start(wanted)
     return made.seat_taken()
 
 

@@ -268,7 +268,7 @@ async def play_the_computer(seek_id: str, body: SeekSecret, account: Writer, ser
     wanted = GameSetup(
         Mode.AI, start, names, seat, (accounts[0], accounts[1]), ai_level=level, control=control, rated=seek["rated"] and account is not None
     )
-    made = await asyncio.to_thread(server.maker.make, wanted)
+    made = await server.maker.start(wanted)
     game_id, token = made.id, made.token
     return {"matched": True, "game": game_id, "token": token, "seat": seat, "computer": level}
 

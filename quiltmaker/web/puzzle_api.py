@@ -63,7 +63,7 @@ async def next_puzzle(wanted: NextPuzzle, account: Writer, server: Server) -> di
     names[seat] = account.name if account is not None else (wanted.name or "").strip() or _("Player")
     accounts: list[int | None] = [None, None]
     accounts[seat] = account.id if account is not None else None
-    made = await asyncio.to_thread(
-        server.maker.make, GameSetup(Mode.PUZZLE, Position.from_text(puzzle.position), names, seat, (accounts[0], accounts[1]), puzzle=puzzle.id)
+    made = await server.maker.start(
+        GameSetup(Mode.PUZZLE, Position.from_text(puzzle.position), names, seat, (accounts[0], accounts[1]), puzzle=puzzle.id)
     )
     return made.seat_taken()

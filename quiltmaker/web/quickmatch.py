@@ -22,7 +22,7 @@ import hmac
 import logging
 import secrets
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any
@@ -33,6 +33,7 @@ from sqlalchemy.engine import Connection
 from ..core.position import Position
 from ..i18n import _
 from .accounts import Account
+from .bus import Bus, GameStarted, Paired
 from .database import Database, as_utc, utc_now
 from .lobby import Lobby
 from .ratings import ai_ratings, family_of, level_rated_on
@@ -68,8 +69,9 @@ def nearest_level(rating: float, control: TimeControl, rated: bool) -> tuple[str
 class QuickMatch:
     """The seeks in the games' database and their pairing (thread-safe; blocking calls, and the matcher's loop)."""
 
-    def __init__(self, database: Database, maker: GameMaker, lobby: Lobby) -> None:
+    def __init__(self, database: Database, maker: GameMaker, lobby: Lobby, bus: Bus) -> None:
         self.maker = maker
+        self.bus = bus
         self.lobby = lobby
         self._sessions = database.reading
         self._writing = database.writing
@@ -84,7 +86,7 @@ class QuickMatch:
         # queued behind them would pair nobody until every seek was in.
         self._matcher = ThreadPoolExecutor(1, thread_name_prefix="quickmatch")
         self._waiting: dict[str, set[asyncio.Future[dict[str, Any] | None]]] = {}  # None: paired by another process
-        self.tell_others: Callable[[list[str]], None] | None = None  # the seeks this process paired, for the others' polls
+        self._telling: set[asyncio.Task[None]] = set()  # the news of the pairs made here, on its way
 
     async def run(self) -> None:
         """Pair the quick-match seeks every MATCH_SECONDS, or at once when a new seek found a pass running
@@ -139,11 +141,17 @@ class QuickMatch:
             with contextlib.suppress(RuntimeError):  # the loop has closed: the server is stopping
                 self._loop.call_soon_threadsafe(callback, *arguments)
 
-    def _hand_over(self, seats: dict[str, dict[str, Any]]) -> None:
-        """On the event loop: answer the polls waiting here for these seeks' pairing, and tell the other processes."""
+    def _hand_over(self, game_id: str, seats: dict[str, dict[str, Any]]) -> None:
+        """On the event loop: answer the polls waiting here for these seeks' pairing, and tell the bus (the other
+        processes' polls may be waiting for them)."""
         self._answer(seats)
-        if self.tell_others is not None:
-            self.tell_others(list(seats))
+        task = asyncio.create_task(self._tell(game_id, list(seats)))
+        self._telling.add(task)
+        task.add_done_callback(self._telling.discard)
+
+    async def _tell(self, game_id: str, seek_ids: list[str]) -> None:
+        await self.bus.publish(GameStarted(game_id, Mode.ONLINE.value))
+        await self.bus.publish(Paired(seek_ids))
 
     def paired_elsewhere(self, seek_ids: list[str]) -> None:
         """On the event loop: another process paired these seeks; the polls waiting for them here read their seats."""
@@ -323,8 +331,8 @@ class QuickMatch:
                 games = [self._make(connection, first, second) for first, second in pairs]
         except _Paired:
             return {} if len(pairs) == 1 else {seek: seat for pair in pairs for seek, seat in self._pair([pair]).items()}
-        for _game, seats in games:
-            self._call_on_loop(self._hand_over, seats)
+        for game_id, seats in games:
+            self._call_on_loop(self._hand_over, game_id, seats)
         return {seek: seat for _game, seats in games for seek, seat in seats.items()}
 
     def _make(self, connection: Connection, first: Seeker, second: Seeker) -> tuple[str, dict[str, dict[str, Any]]]:

@@ -13,6 +13,7 @@ holds which module writes which table (tests/web/test_web_setup.py).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hmac
 import secrets
@@ -25,6 +26,7 @@ from sqlalchemy.engine import Connection
 
 from ..core.position import Position
 from ..i18n import _
+from .bus import Bus, GameStarted
 from .database import Database, utc_now
 from .ratings import family_of
 from .round.clocks import TimeControl
@@ -124,8 +126,15 @@ class Made:
 class GameMaker:
     """Writes new games and their free seats' takers (thread-safe; blocking calls)."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, bus: Bus | None = None) -> None:
         self.database = database
+        self.bus = bus or Bus()
+
+    async def start(self, setup: GameSetup) -> Made:
+        """:meth:`make`, then the news that the game started."""
+        made = await asyncio.to_thread(self.make, setup)
+        await self.bus.publish(GameStarted(made.id, Mode(setup.mode).value))
+        return made
 
     def make(self, setup: GameSetup, rows: Connection | None = None) -> Made:
         """Write the game ``setup`` describes, with all its rows, in one transaction (a caller's ``rows``: in its own)."""

@@ -10,11 +10,12 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
-from web_client import create, join, new_account
-from web_helpers import migrated_store
+from web_client import connect, create, join, new_account, play_against_the_beginner
+from web_helpers import migrated_store, poll
 
 from quiltmaker.core.position import Position
 from quiltmaker.web import schema
+from quiltmaker.web.bus import GameStarted
 from quiltmaker.web.round.clocks import TimeControl
 from quiltmaker.web.round.kinds import Mode, OfferKind
 from quiltmaker.web.setup import GameMaker, GameSetup, Offer
@@ -134,3 +135,37 @@ def test_an_invitation_joined_by_its_own_creator_seats_the_account_once(fresh: T
     assert join(fresh, game).status_code == 200  # (casual: one may play oneself from two browsers)
     server = fresh.app.state.server  # type: ignore[attr-defined]
     assert server.accounts.seat_in(server.accounts.find("Ada"), game["id"]) == "0"
+
+
+def test_every_way_of_starting_a_game_is_news_of_its_start(client: TestClient) -> None:
+    # Each way a person starts a game, through the API; each game is news on the bus, once, with its mode.
+    server = client.app.state.server  # type: ignore[attr-defined]
+    started: list[GameStarted] = []
+
+    async def on_start(news: GameStarted) -> None:
+        started.append(news)
+
+    server.bus.subscribe(GameStarted, on_start, elsewhere=False)
+    made = [
+        create(client, mode="ai", seat=0)["id"],
+        create(client, mode="local")["id"],
+        create(client, mode="online", seat=1)["id"],
+        create(client, mode="lesson", lesson=1)["id"],
+        client.post("/api/puzzles", json={}).json()["id"],
+    ]
+    finished = play_against_the_beginner(client)
+    made.append(create(client, mode="ai", from_game=finished["id"], from_ply=2)["id"])  # a "what if"
+    with connect(client, finished["id"], finished["token"]) as player:
+        assert player.intent("rematch")["type"] == "ack"
+        made.append(player.state["rematch"])
+    seeks = [client.post("/api/quickmatch", json={"clock": "5+3", "rated": False}).json() for _ in range(2)]
+    paired = [client.post(f"/api/quickmatch/{s['seek']}/poll", json={"secret": s["secret"]}).json() for s in seeks]
+    assert paired[0]["game"] == paired[1]["game"]
+    made.append(paired[0]["game"])
+    alone = client.post("/api/quickmatch", json={"clock": "5+3", "rated": False}).json()
+    made.append(client.post(f"/api/quickmatch/{alone['seek']}/computer", json={"secret": alone["secret"]}).json()["game"])
+    poll(lambda: len(started) >= len(made) + 1 or None, what="the news of every start")  # (+1: the game played out)
+    assert [news.game for news in started if news.game != finished["id"]] == made
+    assert [news.mode for news in started if news.game != finished["id"]] == [
+        "ai", "local", "online", "lesson", "puzzle", "ai", "ai", "online", "ai"
+    ]
