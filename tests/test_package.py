@@ -217,15 +217,6 @@ def test_module_and_console_entry_points() -> None:
     assert "replay" in out and "simulate" in out
 
 
-def test_no_file_of_the_web_server_or_its_page_is_over_400_lines() -> None:
-    """Small modules, each about one thing (the page's generated types excepted: make types writes them)."""
-    web = PACKAGE / "web"
-    sources = [path for suffix in ("py", "js", "css", "html") for path in web.rglob(f"*.{suffix}")]
-    assert len(sources) > 60, sources
-    long = {str(path.relative_to(web)): count for path in sources if (count := len(path.read_text(encoding="utf-8").splitlines())) > 400}
-    assert not long, f"over 400 lines: {long}"
-
-
 def test_each_page_keeps_its_state_in_one_store_changed_only_through_update() -> None:
     """No script keeps state of its own at module level, and none assigns to a store's state: the types make the
     state read-only (page-store.js), and this holds the scripts to it where a cast could slip past them."""

@@ -26,6 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from ..i18n import _
 from .database import Database, as_utc, utc_now
 from .round.game import secret_hash
+from .round.kinds import Mode
 from .schema import AccountGameRow, AccountRow, GameRow, SessionRow, public_game
 from .store import StoreError
 
@@ -230,7 +231,7 @@ class Accounts:
             query = (
                 select(AccountGameRow.game_id, AccountGameRow.seat)
                 .join(GameRow, GameRow.id == AccountGameRow.game_id)
-                .where(AccountGameRow.account_id == account.id, GameRow.mode != "lesson")
+                .where(AccountGameRow.account_id == account.id, GameRow.mode != Mode.LESSON)
             )
             if not private:
                 query = query.where(public_game(AccountGameRow.game_id))

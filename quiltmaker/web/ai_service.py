@@ -39,6 +39,7 @@ from .protocol import ProtocolError
 from .round import rules
 from .round.clocks import thinking_cap
 from .round.game import StoredGame, credit_value
+from .round.kinds import EventKind
 from .round.rules import Refusal
 from .settings import Settings
 
@@ -207,10 +208,10 @@ class AIService:
                     rules.check_move(stored, None, move, now)  # the rules check the AI like anyone else
                 except Refusal as refusal:
                     if refusal.code == "time":  # its own thinking ran its clock out: it loses on time
-                        await server.record(stored, after_credit, "timeout", str(stored.ai_seat), None, None, now)
+                        await server.record(stored, after_credit, EventKind.TIMEOUT, str(stored.ai_seat), None, None, now)
                         return
                     raise
-                await server.record(stored, after_credit, "move", move, None, None, now)
+                await server.record(stored, after_credit, EventKind.MOVE, move, None, None, now)
         except Exception as error:  # a broken worker, the database: log it; the AI tries again below
             log.warning("AI move in game %s at version %d failed: %s", game_id, version, error)
         finally:
@@ -230,7 +231,7 @@ class AIService:
         waited = (now - stored.move_times[-1]).total_seconds() - thinking - stored.credited_this_turn()
         if waited < LAG_CHARGED:
             return version
-        return await self.server.record(stored, version, "credit", credit_value(seat, waited), None, None, now)
+        return await self.server.record(stored, version, EventKind.CREDIT, credit_value(seat, waited), None, None, now)
 
     # Hints ---------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from .commits import Rows
 from .database import Database, as_utc, utc_now
 from .live import LiveGames
 from .protocol import Connection, ProtocolError
+from .round.kinds import Mode
 from .schema import ChatRow
 
 MAX_CHAT = 300  # characters of a chat line
@@ -68,7 +69,7 @@ class Chat:
         if not isinstance(connection.seat, int):
             raise ProtocolError("forbidden", _("only the two players of an online game chat"))
         stored = await self.server.load(game_id, trust_cache=True)  # (its mode, which never changes)
-        if stored.mode != "online":
+        if stored.mode != Mode.ONLINE:
             raise ProtocolError("not_allowed", _("chat is for online games"))
         if not isinstance(text, str) or not text.strip() or len(text) > MAX_CHAT:
             raise ProtocolError("malformed", f"'text' must be a line of 1 to {MAX_CHAT} characters")

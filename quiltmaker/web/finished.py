@@ -15,10 +15,11 @@ from sqlalchemy import select
 
 from ..core.game import Game
 from .database import Database
+from .round.kinds import Mode
 from .schema import GameRow
 from .store import GameStore, StoreError
 
-STUDIED = ("ai", "local", "online")  # the modes whose games are players' own
+STUDIED = (Mode.AI, Mode.LOCAL, Mode.ONLINE)  # the modes whose games are players' own
 
 
 def finished_games(url: str) -> Iterator[tuple[Game, dict[str, Any]]]:

@@ -25,7 +25,7 @@ from cachetools import LRUCache
 from .. import i18n
 from ..core.position import Position
 from ..i18n import N_, _
-from . import contract
+from . import contract, intents
 from .accounts import Accounts, PasswordWork
 from .ai_service import AIService
 from .chat import Chat
@@ -33,7 +33,7 @@ from .database import Database, utc_now
 from .fair_ratings import AccountAddresses
 from .lobby import Lobby
 from .presence import Presence
-from .protocol import GAME_ID, SEND_SECONDS, Connection, OpenSockets, ProtocolError, client_id_of, move_of
+from .protocol import GAME_ID, SEND_SECONDS, Connection, OpenSockets, ProtocolError, client_id_of
 from .bus import Bus, GameChanged, GameEnded, GameStarted
 from .news import News
 from .puzzles import Puzzles
@@ -42,6 +42,7 @@ from .quotas import Quotas
 from .ratings import Ratings
 from .round import rules
 from .round.game import BOTH_SEATS, Event, StoredGame
+from .round.kinds import ENDINGS, EventKind, Mode
 from .round.rules import Refusal
 from .settings import Settings
 from .setup import GameMaker
@@ -54,7 +55,6 @@ CACHED_GAMES = 2000  # the addresses of games' players remembered (for the AI's 
 # What a game in memory holds, measured with tracemalloc: a finished game of 42 moves, with its views in one
 # language, held 41 KB, about a kilobyte a move (a position each) and a few for the rest.
 GAME_BYTES, MOVE_BYTES = 8 * 1024, 1024
-INTENTS = ("move", "undo", "hint", "rematch", "resign", "abort", "claim")
 log = logging.getLogger("quiltmaker.web")
 
 
@@ -157,7 +157,7 @@ class GameServer:
             await asyncio.sleep(3600)
 
     async def record(
-        self, stored: StoredGame, version: int, kind: str, value: str, seat: int | None, client_id: str | None, at: datetime | None = None
+        self, stored: StoredGame, version: int, kind: EventKind, value: str, seat: int | None, client_id: str | None, at: datetime | None = None
     ) -> int:
         """Append an event made now (with the clocks it leaves) and apply it to ``stored``; return the new version.
 
@@ -201,7 +201,7 @@ class GameServer:
             if stored is None:
                 stored = await asyncio.to_thread(self.store.load, game_id)
                 stored.rating = await asyncio.to_thread(self.ratings.game_view, game_id)
-                if stored.mode == "puzzle":
+                if stored.mode == Mode.PUZZLE:
                     stored.puzzle = await asyncio.to_thread(self.puzzles.state_of, stored)
                 if stored.status == "waiting":
                     challenge = await asyncio.to_thread(self.lobby.challenge, game_id)
@@ -294,11 +294,11 @@ class GameServer:
             return await self._hello(game_id, connection, message.get("token"))
         if kind == "chat":
             return await self.chat.say(game_id, connection, message.get("text"))
-        if kind not in INTENTS:
-            raise ProtocolError("malformed", f"unknown message type {kind!r}: expected hello, {', '.join(INTENTS)} or chat")
+        if kind not in intents.INTENTS:
+            raise ProtocolError("malformed", f"unknown message type {kind!r}: expected hello, {', '.join(intents.INTENTS)} or chat")
         client_id = client_id_of(message)
         self.count(connection, "intent", N_("too many requests from your address: wait {seconds} s"))
-        if kind == "rematch":  # a new game, like any other: resigning and asking again must not bypass the limit
+        if kind == EventKind.REMATCH:  # a new game, like any other: resigning and asking again must not bypass the limit
             self.count(connection, "create", N_("too many new games from your address: wait {seconds} s"))
         version = message.get("version")
         if type(version) is not int:
@@ -309,6 +309,12 @@ class GameServer:
             return await self.ai.hint(await self.load(game_id), version, connection.client)
         if kind == "claim":
             return await self.timeouts.claim(game_id, connection)
+        return await self._event_intent(game_id, connection, intents.EVENT_INTENTS[kind], version, client_id, message)
+
+    async def _event_intent(
+        self, game_id: str, connection: Connection, kind: EventKind, version: int, client_id: str | None, message: dict[str, Any]
+    ) -> dict[str, Any]:
+        """An intent that asks for an event of the game's log: checked by the round's rules, recorded, acknowledged."""
         async with self.locks[game_id]:
             stored = await self.load(game_id, trust_cache=True)
             if version > stored.version:  # the client knows of a later event than this process (written by another)
@@ -316,7 +322,7 @@ class GameServer:
                 stored = await self.load(game_id)
             if client_id is not None and client_id in stored.client_ids:
                 raise ProtocolError("duplicate", f"message {client_id!r} was already carried out")
-            if version != stored.version and kind not in ("resign", "abort"):
+            if version != stored.version and kind not in ENDINGS:
                 # (Resigning means the same whatever happened meanwhile; an abort is checked against the game as it is.)
                 raise ProtocolError.stale(version, stored.version)
             if stored.version >= self.settings.max_events:
@@ -331,34 +337,26 @@ class GameServer:
             try:
                 new_version = await self.record(stored, stored.version, kind, value, seat, client_id, now)
             except BaseException as error:
-                if kind == "rematch":  # not recorded (another process started one first, a database error): drop ours
+                if kind == EventKind.REMATCH:  # not recorded (another process started one first, a database error): drop ours
                     with contextlib.suppress(Exception):
                         await asyncio.to_thread(self.store.delete_unplayed, value)
                 if isinstance(error, StoreError):
                     raise ProtocolError(error.code, str(error)) from None
                 raise
-        if kind == "rematch":
+        if kind == EventKind.REMATCH:
             await self.bus.publish(GameStarted(value, stored.mode))
         # Committed: acknowledge now. The new state goes out beside the ack (a spectator that
         # does not read, or a broker that hangs, must not hold the mover's acknowledgement).
         self.announce(stored)
         return {"type": "ack", "version": new_version}
 
-    async def _event_value(self, stored: StoredGame, kind: str, seat: int | None, message: dict[str, Any], now: datetime) -> str:
+    async def _event_value(self, stored: StoredGame, kind: EventKind, seat: int | None, message: dict[str, Any], now: datetime) -> str:
         """The value of the event an intent asks for, by the round's rules (:func:`.round.rules.check` in the replay)."""
-        if kind == "move":
-            rules.may_move(stored, seat)  # first, so that a move out of turn hears so, however it is written
-            move = rules.check_move(stored, seat, move_of(message), now)
-            rules.check_lesson_move(stored, seat, move)
-            return move.text()
-        if kind == "undo":
-            return str(rules.undo_count(stored))
-        if kind in rules.ENDINGS:
-            rules.may_end(stored, kind)
-            return str(seat)
-        rules.may_rematch(stored)
-        start = Position.initial(secrets.randbits(63), first_player=0, variant=stored.game.position.variant)
-        return await asyncio.to_thread(self.maker.rematch, stored, rules.rematch_of(stored), start)
+        if kind == EventKind.REMATCH:
+            rules.may_rematch(stored)
+            start = Position.initial(secrets.randbits(63), first_player=0, variant=stored.game.position.variant)
+            return await asyncio.to_thread(self.maker.rematch, stored, rules.rematch_of(stored), start)
+        return intents.event_value(stored, kind, seat, message, now)
 
     async def _hello(self, game_id: str, connection: Connection, token: Any) -> dict[str, Any]:
         self.count(connection, "hello", N_("too many greetings from your address: wait {seconds} s"))
@@ -387,7 +385,7 @@ class GameServer:
             if self.presence.seats_here(game_id) != seats_before:
                 self.announce_seats(game_id)  # only a seat that came tells everyone: a repeated hello sends nobody anything
             self.players[game_id] = connection.client
-            if stored.mode == "online" and isinstance(seat, int):
+            if stored.mode == Mode.ONLINE and isinstance(seat, int):
                 self.in_background(self.chat.deliver(game_id, connection))  # the chat so far, after the welcome
             # A seated player came (back): an AI turn left hanging (a restart, failures) resumes now.
             # Only for a seat: watching a game, or opening a socket, never starts the AI's work.

@@ -41,9 +41,9 @@ LEVEL_DESCRIPTIONS = {name: level.description for name, level in LEVELS.items()}
 
 
 class NewGame(BaseModel):
-    mode: Literal["ai", "local", "online", "lesson"]
+    mode: Literal[Mode.AI, Mode.LOCAL, Mode.ONLINE, Mode.LESSON]  # (a puzzle is made by /api/puzzles)
     level: str = "casual"
-    lesson: int | None = Field(default=None, ge=1, le=len(LESSONS))  # which lesson, for mode "lesson"
+    lesson: int | None = Field(default=None, ge=1, le=len(LESSONS))  # which lesson, for a lesson
     seat: Literal[0, 1] | None = None
     variant: str = DEFAULT_VARIANT
     seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
@@ -88,7 +88,7 @@ class NewGame(BaseModel):
     @model_validator(mode="after")
     def _fields_of_the_mode(self) -> NewGame:
         # A field the mode would ignore is a mistake of the caller's: say so rather than drop it.
-        if self.mode == "lesson":
+        if self.mode == Mode.LESSON:
             ignored = sorted(self.model_fields_set & {"level", "seat", "variant", "seed"})
             if ignored:
                 raise ValueError(f"a lesson has its own setup: drop {', '.join(ignored)}")
@@ -97,7 +97,7 @@ class NewGame(BaseModel):
         elif self.lesson is not None:
             raise ValueError("'lesson' is for mode 'lesson'")
         if self.clock is not None:
-            if self.mode not in ("online", "ai"):
+            if self.mode not in (Mode.ONLINE, Mode.AI):
                 raise ValueError("a clock is for online games and games against the computer (pass-and-play and lessons have none)")
             try:
                 TimeControl.parse(self.clock)
@@ -105,7 +105,7 @@ class NewGame(BaseModel):
                 raise ValueError(str(error)) from None
         if self.rated and self.clock is None:
             raise ValueError("a rated game needs a clock: choose a time control")
-        if self.offer != "invite" and (self.mode != "online" or self.clock is None):
+        if self.offer != "invite" and (self.mode != Mode.ONLINE or self.clock is None):
             raise ValueError("a challenge in the lobby is an online game with a clock (so nobody waits on it forever)")
         if (self.offer == "named") != (self.opponent is not None):
             raise ValueError("a named challenge needs 'opponent', the account challenged (and only it does)")
@@ -114,7 +114,7 @@ class NewGame(BaseModel):
         if (self.from_game is None) != (self.from_ply is None):
             raise ValueError("playing on from a game needs both 'from_game' and 'from_ply' (the position after that move)")
         if self.from_game is not None:
-            if self.mode != "ai":
+            if self.mode != Mode.AI:
                 raise ValueError("a game is played on from against the computer: mode 'ai'")
             ignored = sorted(self.model_fields_set & {"variant", "seed", "clock", "rated", "offer", "opponent", "within"})
             if ignored:
@@ -148,7 +148,7 @@ async def get_catalogue() -> dict[str, Any]:
 async def create_game(new: NewGame, account: Writer, server: Server, request: Request) -> dict[str, Any]:
     if new.rated and account is None:
         raise HTTPException(403, _("sign in to play a rated game: a rating belongs to an account"))
-    if new.rated and new.mode == "ai" and new.clock is not None and not level_rated_on(new.level, control := TimeControl.parse(new.clock)):
+    if new.rated and new.mode == Mode.AI and new.clock is not None and not level_rated_on(new.level, control := TimeControl.parse(new.clock)):
         raise HTTPException(422, _(
             "quiltmaker {level} is rated only on a clock that leaves it its {seconds:g} s a move (a fortieth of the starting time "
             "and most of the increment; {clock} leaves {cap:.1f} s): choose a longer clock, or a casual game"
@@ -178,7 +178,7 @@ async def create_game(new: NewGame, account: Writer, server: Server, request: Re
     if new.from_game is not None:
         wanted = await _what_if(server, new, name)
     else:
-        wanted = _lesson(new, name) if new.mode == "lesson" else _game(new, name)
+        wanted = _lesson(new, name) if new.mode == Mode.LESSON else _game(new, name)
     if account is not None:
         accounts: list[int | None] = [None, None]
         accounts[wanted.seat] = account.id

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from .protocol import Connection
 from .bus import Bus
 from .round.game import StoredGame
+from .round.kinds import EventKind
 from .store import GameStore
 
 
@@ -31,7 +32,7 @@ class LiveGames(Protocol):
     async def load(self, game_id: str, trust_cache: bool = False) -> StoredGame: ...
 
     async def record(
-        self, stored: StoredGame, version: int, kind: str, value: str, seat: int | None, client_id: str | None, at: datetime | None = None
+        self, stored: StoredGame, version: int, kind: EventKind, value: str, seat: int | None, client_id: str | None, at: datetime | None = None
     ) -> int: ...
 
     async def changed(self, stored: StoredGame) -> None: ...

@@ -22,6 +22,7 @@ from .bus import GameEnded
 from .database import utc_now
 from .ratings import NEW_RATING, Ratings, family_of
 from .round.clocks import TimeControl
+from .round.kinds import OfferKind
 from .schema import AccountRow, ChallengeRow, SeenRow, SummaryRow
 from .store import GameStore
 
@@ -109,7 +110,7 @@ class Lobby:
         since = utc_now() - timedelta(days=1)
         finished = exists(select(SummaryRow.game_id).where(SummaryRow.game_id == ChallengeRow.game_id))
         with self._sessions() as session:
-            query = select(ChallengeRow.game_id).where(ChallengeRow.taken >= since, ChallengeRow.kind != "named", ~finished)
+            query = select(ChallengeRow.game_id).where(ChallengeRow.taken >= since, ChallengeRow.kind != OfferKind.NAMED, ~finished)
             return list(session.scalars(query.order_by(ChallengeRow.taken.desc()).limit(limit)))
 
     # Presence -------------------------------------------------------------------------

@@ -42,6 +42,7 @@ from .database import Database, as_utc
 from .fair_ratings import why_unrated
 from .round.clocks import TimeControl, thinking_cap
 from .round.game import StoredGame
+from .round.kinds import Mode
 from .schema import AccountRow, RatedGameRow, RatingChangeRow, RatingRow, public_game
 from .views import result_view
 
@@ -229,7 +230,7 @@ class Ratings:
             row = session.get(RatedGameRow, stored.id)
             assert row is not None
             family, accounts = row.family, list(row.accounts)
-            if stored.mode == "online" and None in accounts:
+            if stored.mode == Mode.ONLINE and None in accounts:
                 log.warning("rated game %s has a seat without its account: left unrated", stored.id)
                 return None
             if result["by"] == "time" and stored.ai_seat is not None and result["winner"] != stored.ai_seat:

@@ -31,7 +31,7 @@ from .database import Database, utc_now
 from .ratings import family_of
 from .round.clocks import TimeControl
 from .round.game import BOTH_SEATS, StoredGame, secret_hash
-from .round.kinds import Mode, OfferKind
+from .round.kinds import EventKind, Mode, OfferKind
 from .round.rules import Rematch
 from .schema import AccountGameRow, ChallengeRow, ClockRow, EventRow, GameRow, LessonRow, PuzzleGameRow, RatedGameRow
 from .store import StoreError
@@ -164,7 +164,7 @@ class GameMaker:
                 connection.execute(insert(ClockRow), [{"game_id": game_id, "control": setup.control.to_json(), "deadline": None}])
             if setup.script:
                 connection.execute(insert(EventRow), [
-                    {"game_id": game_id, "number": number, "kind": "move", "value": move, "seat": None, "client_id": None, "created": now}
+                    {"game_id": game_id, "number": number, "kind": EventKind.MOVE.value, "value": move, "seat": None, "client_id": None, "created": now}
                     for number, move in enumerate(setup.script)
                 ])  # fmt: skip
             if setup.account_seats:

@@ -26,6 +26,7 @@ from .database import Database, as_utc, utc_now
 from .round import log
 from .round.clocks import Clock, TimeControl
 from .round.game import Event, StoredGame
+from .round.kinds import EventKind, Mode
 from .schema import Base, BeatRow, ChatRow, ClockRow, EventRow, GameRow, LessonRow, RatingChangeRow
 
 # The statements run every second (or more often) in every process, idle or not, made once: building a statement
@@ -54,8 +55,12 @@ def replay(stored: StoredGame, events: list[Event]) -> None:
         raise StoreError("corrupt", str(error)) from error
 
 
-def _event(row: EventRow) -> Event:
-    return Event(row.number, row.kind, row.value, row.seat, row.client_id, as_utc(row.created))
+def _event(game_id: str, row: EventRow) -> Event:
+    try:
+        kind = EventKind(row.kind)
+    except ValueError:
+        raise StoreError("corrupt", f"game {game_id} has a corrupt log at event {row.number}: unknown event kind {row.kind!r}") from None
+    return Event(row.number, kind, row.value, row.seat, row.client_id, as_utc(row.created))
 
 
 @contextlib.contextmanager
@@ -104,7 +109,7 @@ class GameStore:
         """Delete the games created before ``created_before`` in which no move was made (none at all, or only
         resigned, aborted or rematched at once), but those a rating counted; return how many."""
         with self.writing() as session:
-            started = select(EventRow.game_id).where(EventRow.kind == "move").distinct()
+            started = select(EventRow.game_id).where(EventRow.kind == EventKind.MOVE).distinct()
             rated = select(RatingChangeRow.game_id)
             ids = list(
                 session.scalars(
@@ -148,10 +153,14 @@ class GameStore:
             control = None if control is None else TimeControl.from_json(control)
         except (QuiltmakerError, KeyError, TypeError, ValueError) as error:
             raise StoreError("corrupt", f"game {game_id} has a corrupt time control: {error}") from error
+        try:
+            mode = Mode(row.mode)
+        except ValueError:
+            raise StoreError("corrupt", f"game {game_id} has an unknown mode {row.mode!r}") from None
         stored = StoredGame(
             id=row.id,
             created=row.created,
-            mode=row.mode,
+            mode=mode,
             names=list(row.names),
             ai_level=row.ai_level,
             ai_seat=row.ai_seat,
@@ -161,7 +170,7 @@ class GameStore:
             lesson_number=lesson_number,
             control=control,
         )
-        replay(stored, [_event(e) for e in events])
+        replay(stored, [_event(game_id, e) for e in events])
         return stored
 
     def refresh(self, stored: StoredGame) -> list[Event]:
@@ -175,7 +184,7 @@ class GameStore:
             stored.names = list(row.names)  # a signed-in player who joined plays under their account's name
             stored.game.players = list(row.names)  # (and the records say so)
             query = select(EventRow).where(EventRow.game_id == stored.id, EventRow.number >= stored.version)
-            return [_event(e) for e in session.scalars(query.order_by(EventRow.number))]
+            return [_event(stored.id, e) for e in session.scalars(query.order_by(EventRow.number))]
 
     def heads(self, game_ids: list[str]) -> dict[str, tuple[int, int]]:
         """Each game's version and its last chat line's id (0 for none): two indexed queries for any number of games."""

@@ -21,6 +21,7 @@ from .live import LiveGames
 from .protocol import Connection, ProtocolError
 from .round import rules
 from .round.game import BOTH_SEATS, StoredGame, credit_value
+from .round.kinds import EventKind
 from .round.rules import Refusal
 from .store import StoreError
 
@@ -85,7 +86,7 @@ class Timeouts:
                     if clock is None or clock.running is None or stored.is_finished or not stored.move_times:
                         continue
                     lost = (now - max(last, stored.move_times[-1])).total_seconds()
-                    await server.record(stored, stored.version, "credit", credit_value(clock.running, lost), None, None, now)
+                    await server.record(stored, stored.version, EventKind.CREDIT, credit_value(clock.running, lost), None, None, now)
                     given += 1
                 except (ProtocolError, StoreError):  # gone, damaged, or another process just gave it back
                     continue
@@ -113,7 +114,7 @@ class Timeouts:
             late = (now - turn_began).total_seconds()
             if late >= 0.001:  # (credits are whole milliseconds)
                 with contextlib.suppress(StoreError):  # another writer came first: its news comes next poll
-                    await server.record(stored, stored.version, "credit", credit_value(clock.running, late), None, None, now)
+                    await server.record(stored, stored.version, EventKind.CREDIT, credit_value(clock.running, late), None, None, now)
             return stored
 
     async def claim(self, game_id: str, connection: Connection) -> dict[str, Any]:
@@ -155,7 +156,7 @@ class Timeouts:
                 await asyncio.to_thread(server.store.set_deadline, game_id, clock)
                 return False
             try:
-                await server.record(stored, stored.version, "timeout", str(loser), claimed_by, None, now)
+                await server.record(stored, stored.version, EventKind.TIMEOUT, str(loser), claimed_by, None, now)
             except StoreError:  # another process (or a move just in time) took the version: it decided
                 return False
         server.announce(stored)

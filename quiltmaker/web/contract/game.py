@@ -6,6 +6,8 @@ from typing import Annotated, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..round.kinds import AnyMode
+
 Seat: TypeAlias = Literal[0, 1]
 Pair: TypeAlias = Annotated[list[int], Field(min_length=2, max_length=2)]
 Cell: TypeAlias = Annotated[list[int], Field(min_length=2, max_length=2, description="[row, col], 0-based")]
@@ -300,7 +302,7 @@ class GameState(Board):
 
     id: str
     version: int
-    mode: Literal["ai", "local", "online", "lesson", "puzzle"]
+    mode: AnyMode
     status: Literal["waiting", "playing", "over", "aborted"]
     rematch: str | None
     rematch_seats: list[Seat] = Field(description="the seat each seat's player takes in the rematch")

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
+from ..round.kinds import AnyMode
+
 from .game import GameRating, Model, Number, Result, Seat
 
 
@@ -18,7 +20,7 @@ class GameSummary(Model):
     """A line of a list of games (the front page's, an account's, a profile's)."""
 
     id: str
-    mode: Literal["ai", "local", "online", "lesson", "puzzle"]
+    mode: AnyMode
     status: Literal["waiting", "playing", "over", "aborted"]
     names: list[str]
     version: int

@@ -25,6 +25,7 @@ from ...core.game import Ending, Game
 from ...core.moves import Move
 from ...tutorial import LESSONS, Lesson, lesson_of
 from .clocks import Clock, Credit, TimeControl, clock_at
+from .kinds import EventKind, Mode
 
 BOTH_SEATS = "both"  # the seat of pass-and-play's one token
 
@@ -35,7 +36,7 @@ class Event:
     (a seat; None: the server, for the computer, a lesson's script or a clock), the client's message id, and when."""
 
     number: int
-    kind: str
+    kind: EventKind
     value: str
     seat: int | None
     client_id: str | None
@@ -48,7 +49,7 @@ class StoredGame:
 
     id: str
     created: datetime
-    mode: str
+    mode: Mode
     names: list[str]
     ai_level: str | None
     ai_seat: int | None
@@ -75,25 +76,32 @@ class StoredGame:
 
     def apply(self, event: Event) -> None:
         """Carry out the next event of the log, which the rules allowed (:func:`.log.replay` checks, then calls this)."""
-        if event.kind == "move":
-            self.game.play(event.value)
-            self.move_times.append(event.at)
-            self._find_lesson()
-        elif event.kind == "undo":
-            for _ in range(int(event.value)):
-                self.game.undo()
-                self.move_times.pop()
-        elif event.kind == "rematch":
-            self.rematch = event.value
-        elif event.kind == "credit":
-            self.credits.append(Credit(*parse_credit(event.value), len(self.game.moves)))
-        else:  # resign, abort or timeout: the game's ending (a timeout a player sent is a correspondence claim)
-            by = {"resign": "resignation", "abort": "abort"}.get(event.kind) or ("time" if event.seat is None else "claim")
-            self.game.end(Ending(by, None if by == "abort" else int(event.value)))
-            self.ended_at = event.at
+        _APPLY[event.kind](self, event)
         self.version += 1
         if event.client_id:
             self.client_ids.add(event.client_id)
+
+    def _move(self, event: Event) -> None:
+        self.game.play(event.value)
+        self.move_times.append(event.at)
+        self._find_lesson()
+
+    def _undo(self, event: Event) -> None:
+        for _ in range(int(event.value)):
+            self.game.undo()
+            self.move_times.pop()
+
+    def _rematch(self, event: Event) -> None:
+        self.rematch = event.value
+
+    def _credit(self, event: Event) -> None:
+        self.credits.append(Credit(*parse_credit(event.value), len(self.game.moves)))
+
+    def _end(self, event: Event) -> None:
+        """Resign, abort or timeout: the game's ending (a timeout a player sent is a correspondence claim)."""
+        by = _ENDS.get(event.kind) or ("time" if event.seat is None else "claim")
+        self.game.end(Ending(by, None if by == "abort" else int(event.value)))
+        self.ended_at = event.at
 
     def _find_lesson(self) -> None:
         """A lesson game is its lesson once the lesson's script is played (the script's moves come first in its log)."""
@@ -112,7 +120,7 @@ class StoredGame:
             return replace(stopped, running=None, deadline=None)
         return clock_at(self.control, self.game.movers, self.move_times, position.to_move, now, self.credits)
 
-    def clock_after(self, kind: str, value: str, at: datetime) -> Clock | None:
+    def clock_after(self, kind: EventKind, value: str, at: datetime) -> Clock | None:
         """The clocks as they will be once event ``kind value``, made at ``at``, is applied (None without a clock),
         with the deadline the server watches: none while the computer is to move, whose time ends only by its
         own move (it never runs out waiting for the server).
@@ -122,9 +130,9 @@ class StoredGame:
         if self.control is None:
             return None
         position = self.game.position
-        if kind == "credit" and position.to_move is not None:
+        if kind == EventKind.CREDIT and position.to_move is not None:
             clock = clock_at(self.control, self.game.movers, self.move_times, position.to_move, at, [*self.credits, Credit(*parse_credit(value), len(self.game.moves))])
-        elif kind != "move" or position.to_move is None:
+        elif kind != EventKind.MOVE or position.to_move is None:
             return clock_at(self.control, self.game.movers, self.move_times, None, at, self.credits)  # the game ends, or is over
         else:
             after = position.play(Move.from_text(value))
@@ -145,7 +153,7 @@ class StoredGame:
     @property
     def against_ai(self) -> bool:
         """Whether seat ``ai_seat`` is played by the server: the computer, or the tutor of a lesson."""
-        return self.mode in ("ai", "lesson")
+        return self.mode.against_ai
 
     @property
     def moves_version(self) -> int:
@@ -159,7 +167,7 @@ class StoredGame:
         digest = secret_hash(token)
         for seat, stored in enumerate(self.token_hashes):
             if stored is not None and hmac.compare_digest(stored, digest):
-                return BOTH_SEATS if self.mode == "local" else seat
+                return BOTH_SEATS if self.mode == Mode.LOCAL else seat
         return None
 
     def seat_number(self, seat: int | str | None) -> int | None:
@@ -172,7 +180,7 @@ class StoredGame:
     @property
     def is_finished(self) -> bool:
         """Over: played to its end, resigned or aborted, or a puzzle answered (its one move made). Nothing but a rematch may follow."""
-        return self.game.position.is_over or self.ended is not None or (self.mode == "puzzle" and bool(self.game.moves))
+        return self.game.position.is_over or self.ended is not None or (self.mode == Mode.PUZZLE and bool(self.game.moves))
 
     @property
     def status(self) -> str:
@@ -180,9 +188,22 @@ class StoredGame:
             return "aborted"
         if self.is_finished:
             return "over"
-        if self.mode == "online" and self.invite_open:
+        if self.mode == Mode.ONLINE and self.invite_open:
             return "waiting"
         return "playing"
+
+
+# How each kind of event is applied (:meth:`StoredGame.apply`), and the ending each early end is.
+_APPLY = {
+    EventKind.MOVE: StoredGame._move,
+    EventKind.UNDO: StoredGame._undo,
+    EventKind.REMATCH: StoredGame._rematch,
+    EventKind.CREDIT: StoredGame._credit,
+    EventKind.RESIGN: StoredGame._end,
+    EventKind.ABORT: StoredGame._end,
+    EventKind.TIMEOUT: StoredGame._end,
+}
+_ENDS = {EventKind.RESIGN: "resignation", EventKind.ABORT: "abort"}
 
 
 def credit_value(seat: int, seconds: float) -> str:

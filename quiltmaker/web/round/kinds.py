@@ -9,6 +9,7 @@ these. Nothing else spells a mode or an event kind.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal, TypeAlias
 
 
 class Mode(StrEnum):
@@ -26,6 +27,11 @@ class Mode(StrEnum):
         return self in (Mode.AI, Mode.LESSON)
 
 
+# Every mode, for the contract's fields (Pydantic reads the strings and hands back the members; the page's types list
+# the strings). A test holds it to the enum.
+AnyMode: TypeAlias = Literal[Mode.AI, Mode.LOCAL, Mode.ONLINE, Mode.LESSON, Mode.PUZZLE]
+
+
 class EventKind(StrEnum):
     """The kinds of event a game's log holds (:mod:`.game` says what each value is)."""
 
@@ -36,6 +42,9 @@ class EventKind(StrEnum):
     TIMEOUT = "timeout"
     CREDIT = "credit"
     REMATCH = "rematch"
+
+
+ENDINGS = (EventKind.RESIGN, EventKind.ABORT)  # the early ends a player asks for (a timeout is the clock's)
 
 
 class OfferKind(StrEnum):

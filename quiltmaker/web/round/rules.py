@@ -25,11 +25,11 @@ from ...core.position import Position
 from ...i18n import _
 from ...words import illegal, turn_reason
 from .game import parse_credit
+from .kinds import EventKind, Mode
 
 if TYPE_CHECKING:
     from .game import StoredGame
 
-ENDINGS = ("resign", "abort")  # the early ends a player asks for (a timeout is the clock's)
 
 
 class Refusal(QuiltmakerError):
@@ -46,7 +46,7 @@ def is_assisted(game: StoredGame) -> bool:
     An online game, and any game with a clock, is played unaided: two people
     measure themselves there, and a clock's time would mean nothing with undo.
     """
-    return game.mode in ("ai", "local", "lesson") and game.control is None
+    return game.mode in (Mode.AI, Mode.LOCAL, Mode.LESSON) and game.control is None
 
 
 def may_hint(game: StoredGame) -> None:
@@ -64,7 +64,7 @@ def may_move(game: StoredGame, seat: int | None) -> None:
     if game.status == "waiting":
         raise Refusal("not_allowed", _("the game starts when your friend opens the invitation link"))
     if game.is_finished:
-        raise Refusal("game_over", _("the puzzle is answered: take the next one") if game.mode == "puzzle" else _("the game is over"))
+        raise Refusal("game_over", _("the puzzle is answered: take the next one") if game.mode == Mode.PUZZLE else _("the game is over"))
     position = game.game.position
     if seat is not None and seat != position.to_move:
         raise Refusal("not_your_turn", _("it is not your turn: {reason}").format(reason=turn_reason(position, game.names)))
@@ -114,7 +114,7 @@ def undo_count(game: StoredGame) -> int:
         raise Refusal("not_allowed", _("there is no undo in an online game or a game with a clock"))
     if game.rematch is not None:
         raise Refusal("not_allowed", _("the rematch has started: this game can no longer change"))
-    if game.mode == "local":
+    if game.mode == Mode.LOCAL:
         if not game.game.moves:
             raise Refusal("not_allowed", _("there is no move to undo"))
         return 1
@@ -130,20 +130,20 @@ def may_abort(game: Game) -> bool:
     return len(set(game.movers)) < 2
 
 
-def may_end(game: StoredGame, kind: str) -> None:
-    """A player may resign (``kind`` "resign") or call the game off ("abort"): online or against the computer."""
-    if game.mode not in ("online", "ai"):
+def may_end(game: StoredGame, kind: EventKind) -> None:
+    """A player may resign (``kind`` RESIGN) or call the game off (ABORT): online or against the computer."""
+    if game.mode not in (Mode.ONLINE, Mode.AI):
         raise Refusal(
             "not_allowed",
             _("there is no resigning in this game: only a player online or against the computer resigns")
-            if kind == "resign"
+            if kind == EventKind.RESIGN
             else _("there is no aborting in this game: only a player online or against the computer aborts"),
         )
     if game.is_finished:
         raise Refusal("game_over", _("the game is over"))
-    if game.status == "waiting" and kind == "resign":
+    if game.status == "waiting" and kind == EventKind.RESIGN:
         raise Refusal("not_allowed", _("the game has not started: abort it instead"))
-    if kind == "abort" and not may_abort(game.game):
+    if kind == EventKind.ABORT and not may_abort(game.game):
         raise Refusal("not_allowed", _("both sides have moved: the game can no longer be aborted, only resigned"))
 
 
@@ -204,7 +204,7 @@ def may_rematch(game: StoredGame) -> None:
     """A rematch may be asked for once the game is over with a result, and only once (a lesson has none)."""
     if game.lesson is not None:
         raise Refusal("not_allowed", _("a lesson has no rematch: go on to the next lesson, or start this one again"))
-    if game.mode == "puzzle":
+    if game.mode == Mode.PUZZLE:
         raise Refusal("not_allowed", _("a puzzle has no rematch: take the next puzzle"))
     if not game.is_finished or game.status == "aborted":
         raise Refusal("not_allowed", _("a rematch can be asked for once the game is over"))
@@ -220,7 +220,7 @@ def play_on_from(game: StoredGame, ply: int) -> Position:
     the learner's to study (as its analysis). The position is the server's own,
     replayed from the game's log by the rules: nothing of it comes from the page.
     """
-    if game.mode == "lesson":
+    if game.mode == Mode.LESSON:
         raise Refusal("not_allowed", _("a lesson's game is the tutorial's: start the lesson again instead"))
     if not game.is_finished or game.status == "aborted":
         raise Refusal("not_allowed", _("a game can be played on from once it is over"))
@@ -248,7 +248,7 @@ class Rematch:
 
 
 def rematch_of(game: StoredGame) -> Rematch:
-    seats = [0, 1] if game.mode == "local" else [1, 0]
+    seats = [0, 1] if game.mode == Mode.LOCAL else [1, 0]
     hashes: list[str | None] = [None, None]
     for seat, new_seat in enumerate(seats):
         hashes[new_seat] = game.token_hashes[seat]
@@ -271,22 +271,48 @@ def check(game: StoredGame, kind: str, value: str, seat: int | None, at: datetim
     The one gate of the log: the replay calls it for every event, with the
     very rules the live checks call when the event is asked for.
     """
-    if kind == "move":
-        check_move(game, seat, value, at)
-    elif kind == "undo":
-        if value != str(undo_count(game)):
-            raise Refusal("not_allowed", f"an undo of {value} moves where the rules take back {undo_count(game)}")
-    elif kind in ENDINGS:
-        if value not in ("0", "1"):
-            raise Refusal("malformed", f"a {kind} by seat {value!r}")
-        may_end(game, kind)
-    elif kind == "timeout":
-        if value not in ("0", "1"):
-            raise Refusal("malformed", f"a timeout of seat {value!r}")
-        may_time_out(game, int(value), seat, at)
-    elif kind == "rematch":
-        may_rematch(game)
-    elif kind == "credit":
-        may_credit(game, value, seat, at)
-    else:
-        raise Refusal("malformed", f"unknown event kind {kind!r}")
+    try:
+        checked = _CHECKS[EventKind(kind)]
+    except ValueError:
+        raise Refusal("malformed", f"unknown event kind {kind!r}") from None
+    checked(game, EventKind(kind), value, seat, at)
+
+
+def _check_move(game: StoredGame, kind: EventKind, value: str, seat: int | None, at: datetime) -> None:
+    check_move(game, seat, value, at)
+
+
+def _check_undo(game: StoredGame, kind: EventKind, value: str, seat: int | None, at: datetime) -> None:
+    if value != str(undo_count(game)):
+        raise Refusal("not_allowed", f"an undo of {value} moves where the rules take back {undo_count(game)}")
+
+
+def _check_end(game: StoredGame, kind: EventKind, value: str, seat: int | None, at: datetime) -> None:
+    if value not in ("0", "1"):
+        raise Refusal("malformed", f"a {kind} by seat {value!r}")
+    may_end(game, kind)
+
+
+def _check_timeout(game: StoredGame, kind: EventKind, value: str, seat: int | None, at: datetime) -> None:
+    if value not in ("0", "1"):
+        raise Refusal("malformed", f"a timeout of seat {value!r}")
+    may_time_out(game, int(value), seat, at)
+
+
+def _check_rematch(game: StoredGame, kind: EventKind, value: str, seat: int | None, at: datetime) -> None:
+    may_rematch(game)
+
+
+def _check_credit(game: StoredGame, kind: EventKind, value: str, seat: int | None, at: datetime) -> None:
+    may_credit(game, value, seat, at)
+
+
+_CHECKS: dict[EventKind, Callable[[StoredGame, EventKind, str, int | None, datetime], None]] = {
+    EventKind.MOVE: _check_move,
+    EventKind.UNDO: _check_undo,
+    EventKind.RESIGN: _check_end,
+    EventKind.ABORT: _check_end,
+    EventKind.TIMEOUT: _check_timeout,
+    EventKind.REMATCH: _check_rematch,
+    EventKind.CREDIT: _check_credit,
+}

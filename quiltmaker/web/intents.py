@@ -1,0 +1,54 @@
+"""The intents a seated player sends over a game's socket, and the event of the log each asks for, by the round's rules.
+
+An intent that asks for an event (a move, an undo, a rematch, resigning,
+aborting) is worded here as its event's value, checked by the same rules
+the replay of the log applies (:func:`.round.rules.check`); a hint and a
+claim ask the server for work, not for an event of the player's own.
+:class:`.games.GameServer` carries them out.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from .protocol import move_of
+from .round import rules
+from .round.game import StoredGame
+from .round.kinds import EventKind
+
+# The intents that ask for an event of the game's log, by the name a message gives them; then the others.
+EVENT_INTENTS = {kind.value: kind for kind in (EventKind.MOVE, EventKind.UNDO, EventKind.REMATCH, EventKind.RESIGN, EventKind.ABORT)}
+INTENTS = (*EVENT_INTENTS, "hint", "claim")
+
+
+def event_value(stored: StoredGame, kind: EventKind, seat: int | None, message: dict[str, Any], now: datetime) -> str:
+    """The value of the event ``kind`` that ``seat``'s message asks for, if the rules allow it (a rematch's is the new
+    game, which the server makes).
+
+    Raises:
+        Refusal: what the rules say.
+    """
+    return _VALUES[kind](stored, kind, seat, message, now)
+
+
+def _move_value(stored: StoredGame, kind: EventKind, seat: int | None, message: dict[str, Any], now: datetime) -> str:
+    rules.may_move(stored, seat)  # first, so that a move out of turn hears so, however it is written
+    move = rules.check_move(stored, seat, move_of(message), now)
+    rules.check_lesson_move(stored, seat, move)
+    return move.text()
+
+
+def _undo_value(stored: StoredGame, kind: EventKind, seat: int | None, message: dict[str, Any], now: datetime) -> str:
+    return str(rules.undo_count(stored))
+
+
+def _end_value(stored: StoredGame, kind: EventKind, seat: int | None, message: dict[str, Any], now: datetime) -> str:
+    rules.may_end(stored, kind)
+    return str(seat)
+
+
+# The value of each event a player's intent asks for, checked by the rules.
+_VALUES = {EventKind.MOVE: _move_value, EventKind.UNDO: _undo_value, EventKind.RESIGN: _end_value, EventKind.ABORT: _end_value}
+
+
