@@ -189,6 +189,8 @@ PAGE_RULE_FRAGMENTS = {
     "${row + 1}": "compose a square's name",
     "columns[col]": "compose a square's name",
     "? 1 - ": "swap the seats for a rematch",
+    "isAiSeat(s.to_move)": "decide who may move (the state's may_move says)",
+    "s.lesson) return null": "decide that a lesson has no rematch (the state's may_rematch says)",
     "times[0] ===": "decide who moves first on a shared space",
     "< last ?": "decide who moves first on a shared space",
     "empty * ": "count the empty squares' penalty",

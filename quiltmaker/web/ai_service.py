@@ -224,9 +224,8 @@ class AIService:
     async def _give_back_the_wait(self, stored: StoredGame, version: int, thinking: float, now: datetime) -> int:
         """On a real-time clock, give the AI back the time its turn took beyond its thinking (waiting for a worker,
         a restart): its clock runs only while it thinks. Returns the game's version after."""
-        clock = stored.clock_at(now)
         seat = stored.ai_seat
-        if clock is None or clock.control.kind != "realtime" or seat is None or clock.running != seat or not stored.move_times:
+        if seat is None or rules.creditable(stored, now) != seat:
             return version
         waited = (now - stored.move_times[-1]).total_seconds() - thinking - stored.credited_this_turn()
         if waited < LAG_CHARGED:

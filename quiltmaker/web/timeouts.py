@@ -82,11 +82,11 @@ class Timeouts:
             async with server.locks[game_id]:
                 try:
                     stored = await server.load(game_id)
-                    clock = stored.clock_at(now)
-                    if clock is None or clock.running is None or stored.is_finished or not stored.move_times:
+                    running = rules.creditable(stored, now)
+                    if running is None:
                         continue
                     lost = (now - max(last, stored.move_times[-1])).total_seconds()
-                    await server.record(stored, stored.version, EventKind.CREDIT, credit_value(clock.running, lost), None, None, now)
+                    await server.record(stored, stored.version, EventKind.CREDIT, credit_value(running, lost), None, None, now)
                     given += 1
                 except (ProtocolError, StoreError):  # gone, damaged, or another process just gave it back
                     continue
@@ -102,19 +102,19 @@ class Timeouts:
         async with server.locks[game_id]:
             stored = await server.load(game_id)
             now = utc_now()
-            clock = stored.clock_at(now)
-            if clock is None or clock.control.kind != "realtime" or clock.running is None or stored.is_finished:
+            running = rules.creditable(stored, now)
+            if running is None:
                 return stored
-            turn_began = stored.move_times[-1] if stored.move_times else None
+            turn_began = stored.move_times[-1]
             seated = {connection.seat for connection in server.connections.get(game_id, ())}
-            if turn_began is None or stored.credited_this_turn() > 0 or not seated & {clock.running, BOTH_SEATS}:
+            if stored.credited_this_turn() > 0 or not seated & {running, BOTH_SEATS}:
                 return stored
             if moves_known is None or len(stored.game.moves) <= moves_known:
                 return stored  # the move was heard here in time: what came late is something else
             late = (now - turn_began).total_seconds()
             if late >= 0.001:  # (credits are whole milliseconds)
                 with contextlib.suppress(StoreError):  # another writer came first: its news comes next poll
-                    await server.record(stored, stored.version, EventKind.CREDIT, credit_value(clock.running, late), None, None, now)
+                    await server.record(stored, stored.version, EventKind.CREDIT, credit_value(running, late), None, None, now)
             return stored
 
     async def claim(self, game_id: str, connection: Connection) -> dict[str, Any]:

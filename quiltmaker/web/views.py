@@ -27,6 +27,7 @@ from ..words import move_summary, turn_reason
 from .round import rules
 from .round.clocks import clock_view
 from .round.game import BOTH_SEATS, StoredGame
+from .round.kinds import EventKind
 
 
 def quilt_grid(game: Game, player: int, ply: int | None = None) -> list[list[int | str | None]]:
@@ -191,10 +192,12 @@ def state_view(
         "moves": moves,
         "result": result_view(stored),
         # What a player may do now, by the round's rules (the server checks again when asked).
+        "may_move": [rules.allows(rules.may_move, stored, seat) and not (stored.against_ai and seat == stored.ai_seat) for seat in (0, 1)],
+        "may_rematch": rules.allows(rules.may_rematch, stored),
         "hints": rules.allows(rules.may_hint, stored),
         "undo": rules.allows(rules.undo_count, stored),
-        "can_resign": rules.allows(rules.may_end, stored, "resign"),
-        "can_abort": rules.allows(rules.may_end, stored, "abort"),
+        "can_resign": rules.allows(rules.may_end, stored, EventKind.RESIGN),
+        "can_abort": rules.allows(rules.may_end, stored, EventKind.ABORT),
         "lesson": lesson_view(stored),
         "puzzle": stored.puzzle,  # a puzzle game's task and, once answered, its verdict (puzzles.view)
         # Whether each seat's player is here now (a socket open to this server process; the AI always is).
@@ -205,9 +208,7 @@ def state_view(
         # A game waiting for its second player in the lobby: an open challenge, or one for a named player.
         "offer": stored.offer if stored.status == "waiting" else None,
         # The seat that may claim the win on time (a correspondence opponent past their days).
-        "claimable_by": (
-            1 - clock.flagged if clock is not None and clock.flagged is not None and clock.control.kind == "correspondence" else None
-        ),
+        "claimable_by": rules.claimable_by(stored, now),
     }
 
 

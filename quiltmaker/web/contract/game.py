@@ -315,6 +315,8 @@ class GameState(Board):
     legal: Legal
     moves: list[MoveEntry]
     result: Result | None
+    may_move: list[bool] = Field(description="whether each seat's player may move now, by the rules (never the computer's seat)")
+    may_rematch: bool = Field(description="whether a player may ask for the rematch now")
     hints: bool
     undo: bool
     can_resign: bool

@@ -107,8 +107,13 @@ def check_lesson_move(game: StoredGame, seat: int | None, move: Move) -> None:
 
 
 def undo_count(game: StoredGame) -> int:
-    """How many moves an undo takes back: pass-and-play one; against the computer, back to the human's last turn."""
-    if game.ended is not None:
+    """How many moves an undo takes back: pass-and-play one; against the computer, back to the human's last turn.
+
+    Never once the game is over, played to its end too: its end is what the
+    lists keep and the analysis studies (to try another line, play on from
+    any of its positions: :func:`play_on_from`).
+    """
+    if game.is_finished:
         raise Refusal("not_allowed", _("the game is over"))
     if not is_assisted(game):
         raise Refusal("not_allowed", _("there is no undo in an online game or a game with a clock"))
@@ -176,6 +181,22 @@ def ended_by_the_server(game: StoredGame, at: datetime) -> int | None:
     return None if game.against_ai and loser == game.ai_seat else loser
 
 
+def claimable_by(game: StoredGame, at: datetime) -> int | None:
+    """The seat that may claim the win on time at ``at`` (:func:`may_claim`), if either may."""
+    if game.control is None or game.control.kind != "correspondence":
+        return None  # (at once: every state sent asks)
+    return next((seat for seat in (0, 1) if allows(may_claim, game, seat, at)), None)
+
+
+def creditable(game: StoredGame, at: datetime) -> int | None:
+    """The seat the server may give time back to at ``at``: the side to move on a running real-time clock, in a game
+    under way since its first move (None: nobody's clock is running that way)."""
+    clock = game.clock_at(at)
+    if clock is None or clock.control.kind != "realtime" or clock.running is None or game.is_finished or not game.move_times:
+        return None
+    return clock.running
+
+
 def may_credit(game: StoredGame, value: str, seat: int | None, at: datetime) -> None:
     """The server may give back to the real-time side to move the time it took from it in this turn (never more, all
     of this turn's credits together)."""
@@ -183,8 +204,7 @@ def may_credit(game: StoredGame, value: str, seat: int | None, at: datetime) -> 
         credited, seconds = parse_credit(value)
     except ValueError:
         raise Refusal("malformed", f"a credit of {value[:40]!r}") from None
-    clock = game.clock_at(at)
-    if seat is not None or clock is None or clock.control.kind != "realtime" or clock.running != credited or game.is_finished:
+    if seat is not None or creditable(game, at) != credited:
         raise Refusal("not_allowed", "only the server gives time back, to the real-time side to move")
     turn = (at - game.move_times[-1]).total_seconds()
     if game.credited_this_turn() + seconds > turn:

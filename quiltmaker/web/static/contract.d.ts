@@ -403,6 +403,14 @@ export interface GameState {
   last_move: LastMove | null;
   legal: Legal;
   lesson: Lesson | null;
+  /**
+   * whether each seat's player may move now, by the rules (never the computer's seat)
+   */
+  may_move: boolean[];
+  /**
+   * whether a player may ask for the rematch now
+   */
+  may_rematch: boolean;
   mode: "ai" | "local" | "online" | "lesson" | "puzzle";
   moves: MoveEntry[];
   names: string[];

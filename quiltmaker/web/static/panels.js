@@ -219,7 +219,7 @@ export function renderActions() {
   $("confirm-setting", HTMLInputElement).checked = confirmsMoves();
   advance.hidden = !player || s?.status === "over";
   const undo = $("undo", HTMLButtonElement);
-  undo.hidden = !(player && s && s.undo && !s.result && live);
+  undo.hidden = !(player && s && s.undo && live);
   undo.disabled = ui.connection !== "open";
   const hint = $("hint", HTMLButtonElement);
   hint.hidden = !(player && s && s.hints && !s.result && live);
@@ -333,7 +333,7 @@ function rematchOffer() {
       el("a", { href: `/game/${encodeURIComponent(s.rematch)}`, "data-testid": "rematch-link" }, watching ? t("watch it") : t("play it")),
       ".");
   }
-  if (ui.seat === null || ui.seat === undefined || s.lesson) return null; // a lesson goes on to the next lesson instead
+  if (ui.seat === null || ui.seat === undefined || !s.may_rematch) return null; // (a lesson goes on to the next lesson instead)
   return el("p", { class: "rematch" },
     el("button", {
       type: "button", class: "primary", "data-testid": "rematch",

@@ -142,13 +142,12 @@ export function whyNotAct() {
   return canAct() ? null : t("It is not your turn.");
 }
 
-/** May this browser act now? (The server has the last word: this only decides what to offer.) @returns {boolean} */
+/** May this browser act now: its seat is the one the rules let move (the state's may_move), and it shows the game as it
+ * stands, not an earlier position. (The server has the last word: this only decides what to offer.) @returns {boolean} */
 export function canAct() {
   const s = ui.state;
-  if (!s || s.result || s.status === "waiting" || s.status === "over" || s.status === "aborted") return false;
-  if (ui.replay.ply !== null || s.to_move === null || s.to_move === undefined) return false;
-  if (isAiSeat(s.to_move)) return false;
-  return isMine(s.to_move);
+  if (!s || ui.replay.ply !== null || s.to_move === null || s.to_move === undefined) return false;
+  return isMine(s.to_move) && !!s.may_move[s.to_move];
 }
 
 /** @returns {Legal} */
