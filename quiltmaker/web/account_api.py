@@ -14,9 +14,11 @@ from pydantic import BaseModel, Field
 from ..i18n import N_
 from . import contract
 from .accounts import SESSION_COOKIE, SESSION_DAYS, Account
+from .bus import SessionsEnded
 from .dependencies import SameSite, Server, SignedIn, Viewer, address_of, quota, too_many
 from .languages import set_language_cookie
 from .protocol import GAME_ID, ProtocolError
+from .round.game import secret_hash
 from .store import StoreError
 from .summaries import lines_of
 from .views import held_seat
@@ -100,7 +102,10 @@ async def sign_in(request: Request, response: Response, credentials: Credentials
 async def sign_out(request: Request, response: Response, server: Server) -> dict[str, Any]:
     token = request.cookies.get(SESSION_COOKIE)
     if token:
+        account = await asyncio.to_thread(server.accounts.account_of, token)
         await asyncio.to_thread(server.accounts.sign_out, token)
+        if account is not None:
+            await server.bus.publish(SessionsEnded(account.id, only=secret_hash(token)))
     response.delete_cookie(SESSION_COOKIE, path="/")
     return _view(None)
 
@@ -108,6 +113,7 @@ async def sign_out(request: Request, response: Response, server: Server) -> dict
 @router.post("/signout-everywhere", response_model=contract.AccountView, dependencies=[SameSite])
 async def sign_out_everywhere(response: Response, account: SignedIn, server: Server) -> dict[str, Any]:
     await asyncio.to_thread(server.accounts.sign_out_everywhere, account)
+    await server.bus.publish(SessionsEnded(account.id))
     response.delete_cookie(SESSION_COOKIE, path="/")
     return _view(None)
 
@@ -120,6 +126,7 @@ async def change_password(request: Request, response: Response, change: NewPassw
         if error.code == "busy":
             raise
         raise HTTPException(403 if error.code == "forbidden" else 422, str(error)) from None
+    await server.bus.publish(SessionsEnded(account.id, keep=secret_hash(token)))
     _set_session(request, response, token)  # this browser stays signed in; every other session has ended
     return _view(account)
 

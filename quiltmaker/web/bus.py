@@ -153,6 +153,21 @@ class GameEnded:
     stored: StoredGame | None = here_only()
 
 
+@topic("sessions.ended")
+@dataclasses.dataclass(frozen=True)
+class SessionsEnded:
+    """Sessions of an account ended: signed out (``only``: that session's hash), everywhere, or by a new password
+    (``keep``: the hash of the one session that goes on). The sockets they seated lose their seats, in every process."""
+
+    account: int
+    only: str | None = None
+    keep: str | None = None
+
+    def ends(self, account: int, session_hash: str) -> bool:
+        """Whether the session ``session_hash`` of ``account`` is one of those that ended."""
+        return account == self.account and self.only in (None, session_hash) and session_hash != self.keep
+
+
 @topic("chat")
 @dataclasses.dataclass(frozen=True)
 class ChatSaid:

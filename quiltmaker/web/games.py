@@ -33,15 +33,15 @@ from .database import Database, utc_now
 from .fair_ratings import AccountAddresses
 from .lobby import Lobby
 from .presence import Presence
-from .protocol import GAME_ID, SEND_SECONDS, Connection, OpenSockets, ProtocolError, client_id_of
-from .bus import Bus, GameChanged, GameEnded, GameStarted
+from .protocol import GAME_ID, SEND_SECONDS, SESSION_ENDED, Connection, OpenSockets, ProtocolError, client_id_of
+from .bus import Bus, GameChanged, GameEnded, GameStarted, SessionsEnded
 from .news import News
 from .puzzles import Puzzles
 from .quickmatch import QuickMatch
 from .quotas import Quotas
 from .ratings import Ratings
 from .round import rules
-from .round.game import BOTH_SEATS, Event, StoredGame
+from .round.game import BOTH_SEATS, Event, StoredGame, secret_hash
 from .round.kinds import ENDINGS, EventKind, Mode
 from .round.rules import Refusal
 from .settings import Settings
@@ -120,6 +120,7 @@ class GameServer:
         self.bus.subscribe(GameEnded, self.lobby.on_game_ended, elsewhere=False)
         self.bus.subscribe(GameEnded, self.puzzles.on_game_ended, elsewhere=False)
         self.bus.subscribe(GameChanged, self._changed_here, elsewhere=False)  # (the others': :class:`.news.News`)
+        self.bus.subscribe(SessionsEnded, self._sessions_ended)
 
     async def start(self) -> None:
         await self.ai.start()
@@ -285,6 +286,16 @@ class GameServer:
         if news.stored is not None:
             await self.broadcast(news.stored)
 
+    async def _sessions_ended(self, news: SessionsEnded) -> None:
+        """Sessions ended (here or in another process): a socket one of them seated is a seat no more. It is closed
+        (``SESSION_ENDED``), and the page that reconnects is greeted as whoever it is now."""
+        for connections in list(self.connections.values()):
+            for connection in list(connections):
+                if connection.seated_by is not None and news.ends(*connection.seated_by):
+                    connection.seat, connection.seated_by = None, None
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(connection.socket.close(code=SESSION_ENDED, reason="signed out"), 1.0)
+
     # Intents ------------------------------------------------------------------
 
     async def handle(self, game_id: str, connection: Connection, message: dict[str, Any]) -> dict[str, Any]:
@@ -372,10 +383,14 @@ class GameServer:
                 account = await asyncio.to_thread(self.accounts.account_of, connection.session)
                 if account is not None:
                     await asyncio.to_thread(self.lobby.seen, account)
-        if not token and account is not None:
-            # No token (another browser): the seat the signed-in account holds in this game, if any.
+        connection.seated_by = None
+        if not token and account is not None and connection.session:
+            # No token (another browser): the seat the signed-in account holds in this game, if any, for as long as
+            # the session lasts (:meth:`_sessions_ended`).
             held = await asyncio.to_thread(self.accounts.seat_in, account, game_id)
             seat = BOTH_SEATS if held == BOTH_SEATS else int(held) if held is not None else None
+            if seat is not None:
+                connection.seated_by = (account.id, secret_hash(connection.session))
         if token and seat is None:
             connection.seat = None
             raise ProtocolError("forbidden", _("this token holds no seat in this game: you are watching"))

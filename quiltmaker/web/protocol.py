@@ -47,6 +47,7 @@ class Connection:
     seat: int | str | None = None
     client: str = ""  # the client's address, for its rate limits
     session: str | None = None  # the account session cookie the socket came with, if any
+    seated_by: tuple[int, str] | None = None  # the account and session hash that seated it (no token): ended with it
     chat_seen: int = 0  # the id of the last chat line sent to this socket
     version_sent: int = -1  # the newest state sent: never follow it with an older one
     language: str = "en"  # the language its reader chose (quiltmaker.i18n): its states are worded in it
@@ -74,6 +75,7 @@ class OpenSockets:
 
 
 TOO_MANY_SOCKETS = 4429  # the close code of a socket refused by OpenSockets (a 4000s code: the application's own)
+SESSION_ENDED = 4401  # the close code of a socket whose seat came with a session that has ended (signed out)
 
 
 def read_message(raw: Mapping[str, Any]) -> dict[str, Any]:

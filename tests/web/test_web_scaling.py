@@ -18,11 +18,13 @@ from services import RedisServer, servers
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from web_helpers import new_game, migrated_store, play_in_the_past
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from quiltmaker.core.position import Position
 from quiltmaker.web.round.clocks import TimeControl
 from quiltmaker.web.database import database_url_for
+from quiltmaker.web.protocol import SESSION_ENDED
 from quiltmaker.web.quickmatch import POLL_WAIT
 from quiltmaker.web.schema import EventRow
 from quiltmaker.web.store import GameStore
@@ -256,3 +258,23 @@ def test_with_the_broker_dead_a_move_still_reaches_the_other_server_within_secon
             assert seen["clock"]["remaining"][waiting_seat] >= left[waiting_seat] - 0.2
     kinds = _events(database_url_for(tmp_path), created["id"])
     assert kinds == ["move", "move", "move", "credit", "move", "credit"], kinds
+
+
+def test_a_session_ended_through_one_server_takes_its_seat_on_the_other(two_servers: list[str]) -> None:
+    a, b = two_servers
+    with httpx.Client(base_url=f"http://{a}") as first, httpx.Client(base_url=f"http://{b}") as second:
+        assert first.post("/api/account/signup", json={"name": "Ada", "password": "correct horse"}).status_code == 200
+        game = first.post("/api/games", json={"mode": "online", "seat": 0}).json()
+        assert second.post("/api/account/signin", json={"name": "Ada", "password": "correct horse"}).status_code == 200
+        cookie = "; ".join(f"{name}={value}" for name, value in second.cookies.items())
+        with connect(f"ws://{b}/ws/games/{game['id']}", additional_headers={"Cookie": cookie}) as other:
+            _receive(other, "state")
+            other.send(json.dumps({"type": "hello", "token": None}))
+            assert _receive(other, "welcome")["seat"] == 0  # seated on server b by its session
+            changed = first.post("/api/account/password", json={"current": "correct horse", "new": "battery staple"})
+            assert changed.status_code == 200
+            deadline = time.monotonic() + 10
+            with pytest.raises(ConnectionClosed) as ended:
+                while time.monotonic() < deadline:
+                    other.recv(timeout=max(0.1, deadline - time.monotonic()))
+            assert ended.value.rcvd is not None and ended.value.rcvd.code == SESSION_ENDED
