@@ -8,6 +8,7 @@ search, which must only be given moves from :meth:`Position.legal_moves`.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
@@ -646,6 +647,7 @@ def _square_names(mask: int) -> tuple[str, ...]:
     return tuple(square_name(r, c) for r, c in mask_to_cells(mask))
 
 
+@functools.lru_cache(maxsize=4096)  # a game's quilts repeat from one position to the next: the server names each often
 def _quilt_text(quilt: int) -> str:
     rows = []
     for row in range(BOARD_SIZE):

@@ -6,6 +6,7 @@ turn, the buttons an advance earns and the scoring all come from here.
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timezone
 from typing import Any
 
@@ -15,11 +16,12 @@ from .. import i18n
 from ..ai.players import forecast
 from ..core.components import (
     BOARD_SIZE,
+    SQUARES,
     PATCHES,
     TIME_TRACKS,
 )
 from ..core.game import Game
-from ..core.moves import ACTIONS, BUY, SPECIAL, Move, square_name
+from ..core.moves import SPECIAL, Move, square_name, PLACEMENTS
 from ..core.position import NO_BONUS, Position
 from ..i18n import _, ngettext
 from ..tutorial import LESSONS, facts, marked_squares, progress, tutor_moves
@@ -34,26 +36,36 @@ def quilt_grid(game: Game, player: int, ply: int | None = None) -> list[list[int
     """Which patch covers each square of a quilt after ``ply`` moves (all by default): a patch id, ``"S"`` (special) or ``None``;
     ``"X"`` for a square covered already at the game's start (a puzzle's, whose earlier moves it does not hold)."""
     start = game.positions[0].quilts[player]
-    grid: list[list[int | str | None]] = [
-        ["X" if start >> (row * BOARD_SIZE + col) & 1 else None for col in range(BOARD_SIZE)] for row in range(BOARD_SIZE)
-    ]
-    for mover, move in list(zip(game.movers, game.moves))[:ply]:
-        if mover == player:
-            for row, col in move.cells:
-                grid[row][col] = "S" if move.kind == SPECIAL else move.patch
-    return grid
+    squares: list[int | str | None] = ["X" if start >> square & 1 else None for square in range(SQUARES)]
+    movers, moves = game.movers, game.moves
+    for index in range(len(moves) if ply is None else min(ply, len(moves))):
+        if movers[index] == player:
+            move = moves[index]
+            covered = "S" if move.kind == SPECIAL else move.patch
+            for square in _squares(move):
+                squares[square] = covered
+    return [squares[row : row + BOARD_SIZE] for row in range(0, SQUARES, BOARD_SIZE)]
 
+
+@functools.cache
+def _squares(move: Move) -> tuple[int, ...]:
+    return tuple(row * BOARD_SIZE + col for row, col in move.cells)
 
 
 def legal_view(position: Position, names: list[str]) -> dict[str, Any]:
-    """The moves of the player to move, grouped for drawing: advance, buys by patch and orientation, specials."""
+    """The moves of the player to move, grouped for drawing: advance, buys by patch and orientation, specials.
+
+    The same moves as :meth:`Position.legal_moves`, read off a table of each
+    patch's placements by orientation (a test holds the two equal): a state
+    is sent after every move, and listing the moves as objects first took
+    most of its time.
+    """
     player = position.to_move
     view: dict[str, Any] = {"advance": None, "buys": [], "specials": []}
     if player is None:
         return view
-    moves = position.legal_moves()
     if position.pending:
-        view["specials"] = [{"move": m.text(), "square": square_name(*m.cells[0]), "cell": list(m.cells[0])} for m in moves]
+        view["specials"] = [{"move": m.text(), "square": square_name(*m.cells[0]), "cell": list(m.cells[0])} for m in position.legal_moves()]
         return view
     after = position.play_unchecked(Move.advance())
     view["advance"] = {
@@ -61,39 +73,40 @@ def legal_view(position: Position, names: list[str]) -> dict[str, Any]:
         "spaces": after.times[player] - position.times[player],
         "buttons": after.buttons[player] - position.buttons[player],
     }
-    placed: dict[int, list[tuple[str, int]]] = {}  # each offered patch's placements, in the moves' order (one pass over them)
-    for move in moves:
-        if move.patch is not None and move.kind == BUY:
-            placed.setdefault(move.patch, []).append(_PLACEMENT[move])
+    quilt, buttons = position.quilts[player], position.buttons[player]
     for patch_id in position.offered:
         patch = PATCHES[patch_id]
-        entry: dict[str, Any] = {"patch": patch_id, "affordable": patch.cost <= position.buttons[player], "reason": None}
-        if not entry["affordable"]:
+        affordable = patch.cost <= buttons
+        entry: dict[str, Any] = {"patch": patch_id, "affordable": affordable, "reason": None}
+        if not affordable:
             entry["reason"] = ngettext("costs {n} button; {name} has {buttons}", "costs {n} buttons; {name} has {buttons}", patch.cost).format(
-                n=patch.cost, name=names[player], buttons=position.buttons[player]
+                n=patch.cost, name=names[player], buttons=buttons
             )
-        anchors: dict[str, list[int]] = {o.transform: [] for o in patch.orientations}
-        for transform, anchor in placed.get(patch_id, ()):
-            anchors[transform].append(anchor)
-        entry["orientations"] = [{"transform": t, "anchors": a} for t, a in anchors.items()]
-        if entry["affordable"] and not any(anchors.values()):
+        entry["orientations"] = [
+            {"transform": transform, "anchors": [anchor for mask, anchor in placements if not mask & quilt] if affordable else []}
+            for transform, placements in _PLACEMENTS[patch_id]
+        ]
+        if affordable and not any(o["anchors"] for o in entry["orientations"]):
             entry["reason"] = _("fits nowhere on the quilt")
         view["buys"].append(entry)
     return view
 
 
-def _placements() -> dict[Move, tuple[str, int]]:
-    """Each purchase's orientation and anchor square (its bounding box's top-left), computed once."""
-    table = {}
-    for move in ACTIONS:
-        if move.kind == BUY:
-            cells = move.cells
+def _placements() -> list[list[tuple[str, list[tuple[int, int]]]]]:
+    """Each patch's purchases by orientation (in its orientations' order): each one's squares as a mask, and its anchor
+    square (its bounding box's top-left), in the order of the moves. Computed once."""
+    table = []
+    for patch in PATCHES:
+        by_transform: dict[str, list[tuple[int, int]]] = {o.transform: [] for o in patch.orientations}
+        for move in PLACEMENTS[patch.id]:
             assert move.orientation is not None
-            table[move] = (move.orientation, min(r for r, _ in cells) * BOARD_SIZE + min(c for _, c in cells))
+            anchor = min(r for r, _ in move.cells) * BOARD_SIZE + min(c for _, c in move.cells)
+            by_transform[move.orientation].append((move.mask, anchor))
+        table.append(list(by_transform.items()))
     return table
 
 
-_PLACEMENT = _placements()
+_PLACEMENTS = _placements()
 
 
 def score_breakdown(position: Position) -> list[dict[str, int]]:
@@ -192,8 +205,8 @@ def state_view(
         "moves": moves,
         "result": result_view(stored),
         # What a player may do now, by the round's rules (the server checks again when asked).
-        "may_move": [rules.allows(rules.may_move, stored, seat) and not (stored.against_ai and seat == stored.ai_seat) for seat in (0, 1)],
-        "may_rematch": rules.allows(rules.may_rematch, stored),
+        "may_move": rules.seats_that_may_move(stored),
+        "may_rematch": stored.is_finished and rules.allows(rules.may_rematch, stored),  # (only a finished game's: asked at once)
         "hints": rules.allows(rules.may_hint, stored),
         "undo": rules.allows(rules.undo_count, stored),
         "can_resign": rules.allows(rules.may_end, stored, EventKind.RESIGN),

@@ -1,13 +1,18 @@
-"""The views' account of the last move, which the page animates: income by space, a special patch's source."""
+"""The views' account of the last move, which the page animates: income by space, a special patch's source; the moves
+a state offers."""
 
 from __future__ import annotations
+
+import random
+
+from web_helpers import legal_moves
 
 from quiltmaker.ai.players import GreedyPlayer
 from quiltmaker.core.components import TIME_TRACKS
 from quiltmaker.core.game import Game
 from quiltmaker.core.moves import SPECIAL
 from quiltmaker.core.position import Position
-from quiltmaker.web.views import last_move_view
+from quiltmaker.web.views import last_move_view, legal_view
 
 
 def greedy_games(count: int = 6) -> list[Game]:
@@ -55,3 +60,16 @@ def test_a_special_patch_comes_from_the_space_the_move_before_took_it_from() -> 
             crossing = max(i for i in range(ply - 1) if game.moves[i].kind != SPECIAL)
             assert game.positions[crossing].specials >> space & 1 and not game.positions[crossing + 1].specials >> space & 1
     assert placements >= 5
+
+
+def test_the_moves_a_state_offers_are_the_rules_legal_moves_in_random_games() -> None:
+    rng = random.Random(11)
+    positions = 0
+    for seed in range(25):
+        position = Position.initial(seed, first_player=0)
+        while not position.is_over:
+            offered = legal_moves({"legal": legal_view(position, ["A", "B"])})
+            assert sorted(offered) == sorted(move.text() for move in position.legal_moves()), position.text()
+            positions += 1
+            position = position.play(rng.choice(position.legal_moves()))
+    assert positions > 500

@@ -72,6 +72,7 @@ class StoredGame:
     credits: list[Credit] = field(default_factory=list)  # time given back to a real-time clock
 
     def __post_init__(self) -> None:
+        self.mode = Mode(self.mode)  # (a plain string from a caller: its member)
         self._find_lesson()
 
     def apply(self, event: Event) -> None:

@@ -70,6 +70,19 @@ def may_move(game: StoredGame, seat: int | None) -> None:
         raise Refusal("not_your_turn", _("it is not your turn: {reason}").format(reason=turn_reason(position, game.names)))
 
 
+def seats_that_may_move(game: StoredGame) -> list[bool]:
+    """Whether each seat's player may move now (:func:`may_move`; never the computer's seat, which the server plays).
+
+    Only the seat to move can be allowed: the other is not asked (its
+    refusal would word the turn's reason, at every state sent).
+    """
+    seats = [False, False]
+    to_move = game.game.position.to_move
+    if to_move is not None and not (game.against_ai and to_move == game.ai_seat):
+        seats[to_move] = allows(may_move, game, to_move)
+    return seats
+
+
 def check_move(game: StoredGame, seat: int | None, text: Any, at: datetime) -> Move:
     """The move ``text`` sent by ``seat`` (None: the server's own, the computer's or a lesson's script), if it may be played at ``at``.
 
