@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 import httpx
+from quiltmaker.web.contract import with_changes  # (the page's way of applying them)
 from web_load import legal_texts  # the page's way of listing moves: from the state, no rules
 from websockets.asyncio.client import connect
 
@@ -70,27 +71,31 @@ async def play(url: str, pid: int, games: int, moves: int, seed: int) -> dict[st
     sockets = []
     for game in made:
         ws = await connect(f"ws://{url}/ws/games/{game['id']}", max_size=2**22)
-        await ws.send(json.dumps({"type": "hello", "token": game["token"]}))
+        await ws.send(json.dumps({"type": "hello", "token": game["token"], "changes": True}))  # as the page asks (older trees ignore it)
         state = None
         while (message := json.loads(await ws.recv()))["type"] != "welcome" or state is None:
             state = message["state"] if message["type"] == "state" else state
         sockets.append((ws, state))
     rng = random.Random(seed)
     played = 0
+    received = 0  # the bytes of the states (or their changes) the sockets received while playing
 
     async def one(ws: object, state: dict) -> None:
-        nonlocal played
+        nonlocal played, received
         for _ in range(moves):
             if state["result"] is not None:
                 return
             await ws.send(json.dumps({"type": "move", "move": rng.choice(legal_texts(state)), "version": state["version"]}))  # type: ignore[attr-defined]
             acked = None
             while acked is None or state["version"] < acked:
-                message = json.loads(await ws.recv())  # type: ignore[attr-defined]
+                text = await ws.recv()  # type: ignore[attr-defined]
+                message = json.loads(text)
                 if message["type"] == "error":
                     raise SystemExit(f"a move was refused: {message}")
                 acked = message["version"] if message["type"] == "ack" else acked
-                state = message["state"] if message["type"] == "state" else state
+                if message["type"] in ("state", "changed"):
+                    received += len(text)
+                state = message["state"] if message["type"] == "state" else with_changes(state, message) if message["type"] == "changed" else state
             played += 1
 
     (user0, system0), started = cpu_ms(pid), time.perf_counter()
@@ -98,7 +103,10 @@ async def play(url: str, pid: int, games: int, moves: int, seed: int) -> dict[st
     (user1, system1), seconds = cpu_ms(pid), time.perf_counter() - started
     for ws, _ in sockets:
         await ws.close()
-    return {"moves": played, "seconds": round(seconds, 2), "user_ms": (user1 - user0) / played, "system_ms": (system1 - system0) / played}
+    return {
+        "moves": played, "seconds": round(seconds, 2), "user_ms": (user1 - user0) / played, "system_ms": (system1 - system0) / played,
+        "bytes": received / played,
+    }  # fmt: skip
 
 
 def main() -> None:
@@ -122,7 +130,7 @@ def main() -> None:
                     process.wait()
             total = result["user_ms"] + result["system_ms"]
             figures[str(tree or "this tree")].append(total)
-            print(f"{tree or 'this tree'}: {result['moves']} moves, {total:.2f} ms CPU a move ({result['user_ms']:.2f} user, {result['system_ms']:.2f} system)", flush=True)
+            print(f"{tree or 'this tree'}: {result['moves']} moves, {total:.2f} ms CPU a move ({result['user_ms']:.2f} user, {result['system_ms']:.2f} system), {result['bytes']:.0f} bytes of state a move", flush=True)
     for name, values in figures.items():
         print(f"median {name}: {statistics.median(values):.2f} ms CPU a move over {len(values)} runs")
 

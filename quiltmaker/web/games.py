@@ -49,7 +49,7 @@ from .setup import GameMaker
 from .store import GameStore, StoreError, replay
 from .summaries import Summaries
 from .timeouts import Timeouts
-from .views import state_view
+from .views import changed_fields, state_view
 
 CACHED_GAMES = 2000  # the addresses of games' players remembered (for the AI's fair queue)
 # What a game in memory holds, measured with tracemalloc: a finished game of 42 moves, with its views in one
@@ -228,28 +228,41 @@ class GameServer:
         return state_view(stored, ai_thinking=self.ai.is_thinking(stored), presence=self.presence.of(stored), now=utc_now())
 
     async def send_state(self, connection: Connection, stored: StoredGame) -> None:
-        with i18n.using(connection.language):
-            text = contract.wire({"type": "state", "state": self.state(stored)})
-        await self._send_states([connection], stored.version, {connection.language: text})
+        """Send one socket the whole state (its first, or one it must see whole: a stale intent's)."""
+        await self._send_states([connection], stored, whole=True)
 
     async def broadcast(self, stored: StoredGame) -> None:
-        """Send a game's state to its sockets: worded once for each language its readers use."""
-        connections = list(self.connections.get(stored.id, ()))
-        texts = {}
-        for code in {connection.language for connection in connections}:
-            with i18n.using(code):
-                texts[code] = contract.wire({"type": "state", "state": self.state(stored)})
-        await self._send_states(connections, stored.version, texts)
+        """Send a game's sockets what changed since the state each was sent last (the whole state to one that has none):
+        each state worded and checked once for each language its readers use."""
+        await self._send_states(list(self.connections.get(stored.id, ())), stored)
 
-    async def _send_states(self, connections: list[Connection], version: int, texts: dict[str, str]) -> None:
-        fresh = []
+    async def _send_states(self, connections: list[Connection], stored: StoredGame, whole: bool = False) -> None:
+        states: dict[str, tuple[dict[str, Any], contract.GameState]] = {}
+        texts: dict[tuple[str, int], str] = {}  # by language and the state a socket was shown (many share one)
+        sends = []
         for connection in connections:
-            # Two broadcasts of one game can interleave at the awaits below;
-            # the version check keeps each socket's states in order.
-            if version >= connection.version_sent:
-                connection.version_sent = version
-                fresh.append(connection)
-        await asyncio.gather(*(self.send(connection, texts[connection.language]) for connection in fresh))
+            # Two broadcasts of one game can interleave at the awaits below; the version check keeps each socket's
+            # states in order, and what a socket is sent is decided here, before any await, against what it was shown.
+            if stored.version < connection.version_sent:
+                continue
+            if connection.language not in states:
+                with i18n.using(connection.language):
+                    state = self.state(stored)
+                    states[connection.language] = (state, contract.checked_state(state))
+            state, checked = states[connection.language]
+            shown = connection.shown if connection.wants_changes and not whole else None
+            key = (connection.language, id(shown))
+            if key not in texts:
+                if shown is None:
+                    texts[key] = contract.state_text(checked)
+                else:
+                    fields, kept = changed_fields(shown, state)
+                    unchanged = not fields and kept == len(shown["moves"]) == len(state["moves"])
+                    texts[key] = "" if unchanged else contract.changed_text(checked, shown["version"], fields, kept)
+            connection.version_sent, connection.shown = stored.version, state
+            if texts[key]:
+                sends.append(self.send(connection, texts[key]))
+        await asyncio.gather(*sends)
 
     async def send(self, connection: Connection, text: str) -> None:
         """Send one message; a socket that does not take it within SEND_SECONDS is closed, never waited on."""
@@ -302,7 +315,7 @@ class GameServer:
         """Carry out one intent and return the reply; raise ProtocolError to refuse it."""
         kind = message.get("type")
         if kind == "hello":
-            return await self._hello(game_id, connection, message.get("token"))
+            return await self._hello(game_id, connection, message.get("token"), message.get("changes"))
         if kind == "chat":
             return await self.chat.say(game_id, connection, message.get("text"))
         if kind not in intents.INTENTS:
@@ -369,8 +382,9 @@ class GameServer:
             return await asyncio.to_thread(self.maker.rematch, stored, rules.rematch_of(stored), start)
         return intents.event_value(stored, kind, seat, message, now)
 
-    async def _hello(self, game_id: str, connection: Connection, token: Any) -> dict[str, Any]:
+    async def _hello(self, game_id: str, connection: Connection, token: Any, changes: Any = None) -> dict[str, Any]:
         self.count(connection, "hello", N_("too many greetings from your address: wait {seconds} s"))
+        connection.wants_changes = changes is True  # sent what changed after each move, not the whole state (the page)
         if token is not None and (not isinstance(token, str) or len(token) > 128):
             raise ProtocolError("malformed", "the token must be a string")
         stored = await self.load(game_id, trust_cache=True)

@@ -50,6 +50,8 @@ class Connection:
     seated_by: tuple[int, str] | None = None  # the account and session hash that seated it (no token): ended with it
     chat_seen: int = 0  # the id of the last chat line sent to this socket
     version_sent: int = -1  # the newest state sent: never follow it with an older one
+    wants_changes: bool = False  # its hello asked for what changed after each move rather than the whole state
+    shown: dict[str, Any] | None = None  # the state it was sent last: what the next is sent as the changes to
     language: str = "en"  # the language its reader chose (quiltmaker.i18n): its states are worded in it
 
 

@@ -225,6 +225,18 @@ def state_view(
     }
 
 
+def changed_fields(shown: dict[str, Any], state: dict[str, Any]) -> tuple[set[str], int]:
+    """What differs between the state a socket was sent last and the new one: the fields (but the move list) whose
+    values differ, and how many of the shown move list's entries the new one keeps (an undo drops some; a move adds)."""
+    fields = {name for name, value in state.items() if name != "moves" and shown.get(name) != value}
+    kept = 0
+    for before, now in zip(shown["moves"], state["moves"]):
+        if before is not now and before != now:  # (the entries of a game's list are kept objects: mostly the same)
+            break
+        kept += 1
+    return fields, kept
+
+
 def lesson_view(stored: StoredGame) -> dict[str, Any] | None:
     """A lesson game's words, its steps and how far the learner is, the numbers filled in from the lesson's start."""
     lesson = stored.lesson

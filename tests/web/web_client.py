@@ -24,6 +24,7 @@ from web_helpers import first_legal_move
 
 from quiltmaker.web.accounts import SESSION_COOKIE
 from quiltmaker.web.app import Settings, create_app
+from quiltmaker.web.contract import with_changes
 from quiltmaker.web.schema import AccountAddressRow, AccountRow, GameRow
 
 # No rate limits to speak of: a test plays from one address much faster than any person.
@@ -69,6 +70,8 @@ class Player:
             message = {"type": "closed", "code": raw.get("code")}
         else:
             message = json.loads(raw["text"])
+        if message["type"] == "changed":  # what changed since the last state sent: applied as the page applies it
+            message = {"type": "state", "state": with_changes(self.state, message), "changed": message}
         self.received.append(message)
         if message["type"] == "state" and message["state"]["version"] >= self.state.get("version", -1):
             self.state = message["state"]
@@ -95,8 +98,9 @@ class Player:
                 self.receive()
         return reply
 
-    def hello(self, token: str | None) -> dict[str, Any]:
-        return self.send({"type": "hello", "token": token})
+    def hello(self, token: str | None, changes: bool = True) -> dict[str, Any]:
+        """Greet the server as the page does: with the seat's token, asking for what changed after each move."""
+        return self.send({"type": "hello", "token": token, "changes": changes})
 
     def intent(self, kind: str, version: int | None = None, id: str | None = None, **fields: Any) -> dict[str, Any]:
         message = {"type": kind, "version": self.state["version"] if version is None else version, **fields}

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 from .game import Analysis, Catalogue, GameState, PuzzleSet, Replay
-from .messages import LOBBY, Ack, ChatLines, Hint, Refused, Sent, StateMessage, Welcome, wire
+from .messages import LOBBY, Ack, ChatLines, Hint, Refused, Sent, StateChanged, StateMessage, Welcome, changed_text, checked_state, state_text, wire, with_changes
 from .people import (
     AccountGames,
     AccountView,
@@ -37,7 +37,8 @@ ANALYSIS: TypeAdapter[Analysis] = TypeAdapter(Analysis)
 
 __all__ = [
     "ANALYSIS", "LOBBY", "AccountGames", "AccountView", "Analysis", "Catalogue", "Claimed", "GameList", "GameState", "Leaderboard",
-    "Lobby", "Paired", "Profile", "PuzzleSet", "Replay", "SeatTaken", "Seek", "Waiting", "Withdrawn", "schema", "schema_text", "wire",
+    "Lobby", "Paired", "Profile", "PuzzleSet", "Replay", "SeatTaken", "Seek", "StateChanged", "Waiting", "Withdrawn", "changed_text",
+    "checked_state", "schema", "schema_text", "state_text", "wire", "with_changes",
 ]  # fmt: skip
 
 
@@ -46,7 +47,7 @@ def schema() -> dict[str, Any]:
     messages: tuple[type[BaseModel], ...] = (
         *(Catalogue, GameState, Replay, Analysis, GameList, Lobby, Profile, Leaderboard, PuzzleSet),
         *(SeatTaken, AccountView, Claimed, AccountGames, Seek, Waiting, Paired, Withdrawn),
-        *(Welcome, StateMessage, Ack, Sent, Refused, Hint, ChatLines),
+        *(Welcome, StateMessage, StateChanged, Ack, Sent, Refused, Hint, ChatLines),
     )
     definitions: dict[str, Any] = {}
     for model in messages:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field, TypeAdapter, create_model
 
 from .game import Cell, GameState, Model, Number, Seat
 from .people import Lobby
@@ -19,6 +19,27 @@ class Welcome(Model):
 class StateMessage(Model):
     type: Literal["state"]
     state: GameState
+
+
+# Every field of a state, each optional: what changed since the state a socket was sent last (``StateChanged``).
+GameStateChanges = create_model(  # type: ignore[call-overload]
+    "GameStateChanges",
+    __base__=Model,
+    __doc__="The fields of a game's state that changed, as in GameState; ``moves``: the entries after the ones kept.",
+    **{name: (field.annotation | None, Field(default=None, description=field.description)) for name, field in GameState.model_fields.items()},  # type: ignore[operator]
+)
+
+
+class StateChanged(Model):
+    """What changed in a game's state since the one this socket was sent last, whose version is ``since`` (the page
+    applies it to that state): the fields that differ, and of the move list the first ``moves_kept`` entries, followed
+    by ``changes.moves`` (when given). Sent after a move or any change; the whole state comes on connecting."""
+
+    type: Literal["changed"]
+    since: int
+    version: int
+    moves_kept: int
+    changes: GameStateChanges  # type: ignore[valid-type]
 
 
 class Ack(Model):
@@ -65,10 +86,49 @@ class ChatLines(Model):
     lines: list[ChatLine]
 
 
-GameMessage: TypeAlias = Annotated[Welcome | StateMessage | Ack | Sent | Refused | Hint | ChatLines, Field(discriminator="type")]
+GameMessage: TypeAlias = Annotated[
+    Welcome | StateMessage | StateChanged | Ack | Sent | Refused | Hint | ChatLines, Field(discriminator="type")
+]
 
 _GAME_MESSAGE: TypeAdapter[Any] = TypeAdapter(GameMessage)
 LOBBY: TypeAdapter[Lobby] = TypeAdapter(Lobby)
+
+
+_STATE: TypeAdapter[GameState] = TypeAdapter(GameState)
+
+
+def checked_state(state: dict[str, Any]) -> GameState:
+    """A game's state checked against the contract, once, for every socket it is sent to (``ValidationError`` if it breaks it)."""
+    return _STATE.validate_python(state)
+
+
+def state_text(state: GameState) -> str:
+    """The ``state`` message of a checked state: the whole state."""
+    return f'{{"type":"state","state":{_STATE.dump_json(state, by_alias=True).decode()}}}'
+
+
+def changed_text(state: GameState, since: int, fields: set[str], moves_kept: int) -> str:
+    """The ``changed`` message of a checked state for a socket whose last state had version ``since``: the ``fields``
+    that differ, and the moves after the first ``moves_kept`` (:class:`StateChanged`)."""
+    include: dict[str, Any] = dict.fromkeys(fields, True)
+    if len(state.moves) > moves_kept:
+        include["moves"] = set(range(moves_kept, len(state.moves)))
+    changes = _STATE.dump_json(state, include=include, by_alias=True).decode()
+    return f'{{"type":"changed","since":{since},"version":{state.version},"moves_kept":{moves_kept},"changes":{changes}}}'
+
+
+def with_changes(state: dict[str, Any], changed: dict[str, Any]) -> dict[str, Any]:
+    """The state a ``changed`` message makes of ``state``, the one it follows (its version is the message's ``since``),
+    as the page makes it: for a client of the game socket written in Python.
+
+    Raises:
+        ValueError: ``state`` is not the one the message follows (connect again: the whole state comes first).
+    """
+    if state.get("version") != changed["since"]:
+        raise ValueError(f"changes since version {changed['since']} to a state of version {state.get('version')}")
+    fields = dict(changed["changes"])
+    added = fields.pop("moves", None) or []
+    return {**state, **fields, "moves": [*state["moves"][: changed["moves_kept"]], *added]}
 
 
 def wire(message: dict[str, Any]) -> str:

@@ -30,6 +30,7 @@ export type QuiltmakerContract =
   | GameList
   | GameRating
   | GameState
+  | GameStateChanges
   | GameSummary
   | Hint
   | Judgement
@@ -66,6 +67,7 @@ export type QuiltmakerContract =
   | Sent
   | SharedSpace
   | SpecialSquare
+  | StateChanged
   | StateMessage
   | TimeTrack
   | Waiting
@@ -543,6 +545,71 @@ export interface SharedSpace {
   moves_first: boolean;
   on_top: 0 | 1;
 }
+/**
+ * The fields of a game's state that changed, as in GameState; ``moves``: the entries after the ones kept.
+ */
+export interface GameStateChanges {
+  ai?: AiSeat | null;
+  /**
+   * the seat that has the bonus, or -1
+   */
+  bonus?: number | null;
+  buttons?: number[] | null;
+  can_abort?: boolean | null;
+  can_resign?: boolean | null;
+  circle?: number[] | null;
+  claimable_by?: (0 | 1) | null;
+  clock?: Clock | null;
+  forecast?: number[] | null;
+  hints?: boolean | null;
+  id?: string | null;
+  income?: number[] | null;
+  income_spaces?: number[] | null;
+  last_move?: LastMove | null;
+  legal?: Legal | null;
+  lesson?: Lesson | null;
+  /**
+   * whether each seat's player may move now, by the rules (never the computer's seat)
+   */
+  may_move?: boolean[] | null;
+  /**
+   * whether a player may ask for the rematch now
+   */
+  may_rematch?: boolean | null;
+  mode?: ("ai" | "local" | "online" | "lesson" | "puzzle") | null;
+  moves?: MoveEntry[] | null;
+  names?: string[] | null;
+  offer?: Offer | null;
+  offered?: number[] | null;
+  on_top?: (0 | 1) | null;
+  pending?: number | null;
+  position?: string | null;
+  presence?: boolean[] | null;
+  puzzle?: PuzzleView | null;
+  quilts?: (number | ("S" | "X") | null)[][][] | null;
+  rating?: GameRating | null;
+  rematch?: string | null;
+  /**
+   * the name of the player who moves first in the rematch
+   */
+  rematch_first?: string | null;
+  /**
+   * the seat each seat's player takes in the rematch
+   */
+  rematch_seats?: (0 | 1)[] | null;
+  result?: Result | null;
+  score_breakdown?: ScoreRows[] | null;
+  scores?: number[] | null;
+  shared_space?: SharedSpace | null;
+  specials?: number[] | null;
+  status?: ("waiting" | "playing" | "over" | "aborted") | null;
+  times?: number[] | null;
+  to_move?: (0 | 1) | null;
+  turn_reason?: string | null;
+  undo?: boolean | null;
+  variant?: string | null;
+  version?: number | null;
+}
 export interface Hint {
   best_move: string;
   best_move_cells: [number, number][];
@@ -699,6 +766,18 @@ export interface Seek {
 export interface Sent {
   id?: string | null;
   type: "sent";
+}
+/**
+ * What changed in a game's state since the one this socket was sent last, whose version is ``since`` (the page
+ * applies it to that state): the fields that differ, and of the move list the first ``moves_kept`` entries, followed
+ * by ``changes.moves`` (when given). Sent after a move or any change; the whole state comes on connecting.
+ */
+export interface StateChanged {
+  changes: GameStateChanges;
+  moves_kept: number;
+  since: number;
+  type: "changed";
+  version: number;
 }
 export interface StateMessage {
   state: GameState;

@@ -26,8 +26,8 @@ import { onBoardClick, onBoardFocus, onBoardKey, onContextMenu, onGlobalKey, onO
 /** @typedef {import("./contract").Catalogue} Catalogue */
 /**
  * What the game's socket brings: the server's messages, as the contract has them.
- * @typedef {import("./contract").Welcome | import("./contract").StateMessage | import("./contract").Ack | import("./contract").Refused
- *   | import("./contract").Hint | import("./contract").ChatLines | import("./contract").Sent} GameMessage
+ * @typedef {import("./contract").Welcome | import("./contract").StateMessage | import("./contract").StateChanged | import("./contract").Ack
+ *   | import("./contract").Refused | import("./contract").Hint | import("./contract").ChatLines | import("./contract").Sent} GameMessage
  */
 
 // ================================================================ start
@@ -58,7 +58,7 @@ async function main() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const socket = new GameSocket(
     `${scheme}://${location.host}/ws/games/${encodeURIComponent(ui.id)}`,
-    () => ({ type: "hello", token: storedEntry()?.token ?? null }),
+    () => ({ type: "hello", token: storedEntry()?.token ?? null, changes: true }),
     { message: onMessage, status: onConnection },
   );
   setRenderer(drawAll);
@@ -133,9 +133,18 @@ function onMessage(message) {
     case "state":
       // The server sends the state on connect, before it has read the hello: drawn then, a player's
       // page would first show no Advance and "Ada to move" instead of "Your turn". It waits for the answer.
-      if (ui.seat === undefined) update({ early: { state: message.state, at: performance.now() } });
-      else showInTurn(message.state, performance.now());
+      received(message.state);
       break;
+    case "changed": {
+      // What changed since the last state this socket was sent (the one received last: held, waiting or shown).
+      const base = ui.early?.state ?? ui.waiting.at(-1)?.state ?? ui.state;
+      if (!base || base.version !== message.since) {
+        ui.socket?.resync(); // (never expected: the whole state comes again on reconnecting)
+        break;
+      }
+      received(withChanges(base, message));
+      break;
+    }
     case "ack": {
       const id = message.id;
       const intent = id ? ui.pending.get(id) : undefined;
@@ -165,6 +174,23 @@ function onMessage(message) {
       // Unknown messages are shown, never dropped silently.
       say(t("The server sent an unexpected message ({type}).", { type: String(/** @type {{type: unknown}} */ (message).type) }), "error");
   }
+}
+
+/** A state received: held until the hello is answered, else shown in its turn. @param {GameState} state */
+function received(state) {
+  if (ui.seat === undefined) update({ early: { state, at: performance.now() } });
+  else showInTurn(state, performance.now());
+}
+
+/**
+ * The state a "changed" message makes of the one it follows: its fields replaced, and the move list's first
+ * `moves_kept` entries followed by the new ones.
+ * @param {GameState} base @param {import("./contract").StateChanged} message @returns {GameState}
+ */
+function withChanges(base, message) {
+  const { moves: added, ...fields } = message.changes;
+  const entries = base.moves;
+  return /** @type {GameState} */ ({ ...base, ...fields, moves: [...entries.slice(0, message.moves_kept), ...(added ?? [])] });
 }
 
 /** The state held until the hello was answered, shown now. */

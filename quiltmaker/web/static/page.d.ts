@@ -96,7 +96,7 @@ export interface GamePage {
   /** When the state shown arrived (performance.now()), not when it was shown: the running clock counts down from there. */
   receivedAt: number;
   connection: string;
-  socket: { send(message: object): boolean } | null;
+  socket: { send(message: object): boolean; resync(): void } | null;
   hold: Hold | null;
   cursor: { row: number; col: number } | null;
   hint: (Hint & { version: number }) | null;

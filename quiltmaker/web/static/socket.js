@@ -111,6 +111,11 @@ export class GameSocket {
     return true;
   }
 
+  /** Connect again at once (the server sends the whole state on connecting). */
+  resync() {
+    if (this.ws) this.ws.close(4000, "resync");
+  }
+
   close() {
     this.stopped = true;
     clearTimeout(this.timer);
