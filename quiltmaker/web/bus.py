@@ -25,7 +25,7 @@ import logging
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, TypeVar, dataclass_transform
 
 from .pubsub import Broker, LocalBroker, Recovery
 from .round.game import StoredGame
@@ -36,15 +36,17 @@ N = TypeVar("N")
 _TOPICS: dict[str, type[Any]] = {}
 
 
+@dataclass_transform(frozen_default=True)
 def topic(name: str) -> Callable[[type[N]], type[N]]:
-    """Declare a frozen dataclass as the news of topic ``name`` (its name on the wire)."""
+    """Declare a class of plain fields as the news of topic ``name`` (its name on the wire): a frozen dataclass."""
 
     def declare(cls: type[N]) -> type[N]:
         if name in _TOPICS:
             raise ValueError(f"topic {name!r} is declared twice")
-        _TOPICS[name] = cls
-        cls.topic = name  # type: ignore[attr-defined]
-        return cls
+        news = dataclasses.dataclass(frozen=True)(cls)
+        _TOPICS[name] = news
+        news.topic = name  # type: ignore[attr-defined]
+        return news
 
     return declare
 
@@ -124,7 +126,6 @@ def here_only(default: Any = None) -> Any:
 
 
 @topic("game.started")
-@dataclasses.dataclass(frozen=True)
 class GameStarted:
     """A new game was made (:mod:`.setup`): ``mode`` is its :class:`.round.kinds.Mode`'s value."""
 
@@ -133,7 +134,6 @@ class GameStarted:
 
 
 @topic("game.changed")
-@dataclasses.dataclass(frozen=True)
 class GameChanged:
     """A game's log grew to ``version`` (a move, or any other event), or its seats changed (a seat taken)."""
 
@@ -143,7 +143,6 @@ class GameChanged:
 
 
 @topic("game.ended")
-@dataclasses.dataclass(frozen=True)
 class GameEnded:
     """A game ended at ``version``: ``ending`` is how (``played`` out, or its :class:`~quiltmaker.core.game.Ending`'s ``by``)."""
 
@@ -154,7 +153,6 @@ class GameEnded:
 
 
 @topic("sessions.ended")
-@dataclasses.dataclass(frozen=True)
 class SessionsEnded:
     """Sessions of an account ended: signed out (``only``: that session's hash), everywhere, or by a new password
     (``keep``: the hash of the one session that goes on). The sockets they seated lose their seats, in every process."""
@@ -169,7 +167,6 @@ class SessionsEnded:
 
 
 @topic("chat")
-@dataclasses.dataclass(frozen=True)
 class ChatSaid:
     """A game's chat has a new line."""
 
@@ -177,7 +174,6 @@ class ChatSaid:
 
 
 @topic("presence")
-@dataclasses.dataclass(frozen=True)
 class SeatsHere:
     """Process ``process`` has sockets open for these seats of a game (none: it has none now)."""
 
@@ -191,7 +187,6 @@ class SeatsHere:
 
 
 @topic("paired")
-@dataclasses.dataclass(frozen=True)
 class Paired:
     """These quick-match seeks were paired (their players' polls may wait on another process)."""
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import shutil
 from collections.abc import Iterator
@@ -20,7 +19,6 @@ from quiltmaker.web.pubsub import RedisBroker
 
 # A topic the bus has never heard of, declared here: a new kind of news is a dataclass, and nothing in the bus changes.
 @topic("test.visit")
-@dataclasses.dataclass(frozen=True)
 class Visit:
     who: str
     seats: list[int]
