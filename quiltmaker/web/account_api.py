@@ -16,6 +16,7 @@ from . import contract
 from .accounts import SESSION_COOKIE, SESSION_DAYS, Account
 from .bus import SessionsEnded
 from .dependencies import SameSite, Server, SignedIn, Viewer, address_of, quota, too_many
+from .games import GameServer
 from .languages import set_language_cookie
 from .protocol import GAME_ID, ProtocolError
 from .round.game import secret_hash
@@ -79,23 +80,39 @@ async def sign_up(request: Request, response: Response, credentials: Credentials
 
 @router.post("/signin", response_model=contract.AccountView, dependencies=[SameSite, ATTEMPT])
 async def sign_in(request: Request, response: Response, credentials: Credentials, server: Server) -> dict[str, Any]:
-    # Failures are counted by account too, from whatever address: many addresses cannot guess one password.
-    account_key = credentials.name.lower()
-    wait = server.quotas.exhausted("sign_in_failure", account_key)
+    # Failures are counted by account and address: one address's guesses hold up that address alone. Those from every
+    # address the account was not seen from lately are counted together too, so that many addresses cannot guess one
+    # password; the owner, from an address of theirs, is never held up by them.
+    address, account_key = address_of(request), credentials.name.lower()
+    from_here = f"{account_key} {address}"
+    wait = server.quotas.exhausted("sign_in_failure", from_here)
     if wait is not None:
-        raise too_many(wait, N_("too many failed sign-ins to this account: wait {seconds} s"))
+        raise too_many(wait, N_("too many failed sign-ins to this account from your address: wait {seconds} s"))
+    known = await asyncio.to_thread(_seen_from, server, credentials.name, address)
+    if not known:
+        wait = server.quotas.exhausted("new_place_failure", account_key)
+        if wait is not None:
+            raise too_many(wait, N_("too many failed sign-ins to this account from new places: wait {seconds} s (from where you have signed in before, you can now)"))
     try:
         account, token = await server.password_work.run(server.accounts.sign_in, credentials.name, credentials.password)
-        await server.addresses.note(account.id, address_of(request))  # (fair_ratings)
+        await server.addresses.note(account.id, address)  # (fair_ratings; and a place the account is known from)
     except StoreError as error:
         if error.code == "busy":
             raise  # (503, by the app's handler of StoreError)
-        server.quotas.count("sign_in_failure", account_key)
+        server.quotas.count("sign_in_failure", from_here)
+        if not known:
+            server.quotas.count("new_place_failure", account_key)
         raise HTTPException(403, str(error)) from None
     _set_session(request, response, token)
     if account.language is not None:  # the language chosen on another browser comes along
         set_language_cookie(request, response, account.language)
     return _view(account)
+
+
+def _seen_from(server: GameServer, name: str, address: str) -> bool:
+    """Whether the account named ``name`` (if there is one) was seen from ``address`` lately."""
+    account = server.accounts.find(name)
+    return account is not None and server.addresses.knows(account.id, address)
 
 
 @router.post("/signout", response_model=contract.AccountView, dependencies=[SameSite])

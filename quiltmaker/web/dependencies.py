@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 from collections.abc import AsyncIterator, Awaitable, Callable
 from math import ceil
 from typing import Annotated, Any
@@ -79,8 +80,22 @@ SignedIn = Annotated[Account, Depends(_signed_in)]
 
 
 def address_of(connection: HTTPConnection) -> str:
-    """The client's address (a request's or a socket's), by which its quotas are counted."""
-    return connection.client.host if connection.client else ""
+    """The client's address (a request's or a socket's), by which its quotas are counted: an IPv6 client by its /64
+    network, which is one subscriber's (a client rotating its addresses within it is still one client)."""
+    return client_address(connection.client.host if connection.client else "")
+
+
+def client_address(host: str) -> str:
+    """An address as quotas count it: an IPv4 address as it is, an IPv6 one as its /64 network."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host  # (not an address: a test client's name, a Unix socket)
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
 
 
 @contextlib.asynccontextmanager

@@ -27,7 +27,7 @@ import hashlib
 from datetime import datetime, timedelta
 
 from cachetools import TTLCache
-from sqlalchemy import and_, delete, func, select
+from sqlalchemy import and_, bindparam, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
@@ -41,6 +41,7 @@ NOTED_AGAIN = 600.0  # seconds before this process writes the same account's sam
 # Why a rated game rated nobody, as the state says it (the page words it): a side never moved, the accounts were seen
 # from one address, they have had their rated games together for the day, or the computer ran out of time.
 UNRATED = ("moves", "address", "pair", "computer_time")
+_KNOWN = select(AccountAddressRow.seen).where(AccountAddressRow.account_id == bindparam("account"), AccountAddressRow.address_key == bindparam("key"))
 
 
 def address_key(address: str) -> str:
@@ -67,6 +68,11 @@ class AccountAddresses:
     def _write(self, account_id: int, key: str) -> None:
         with contextlib.suppress(IntegrityError), self.database.writing() as session:  # (another process noted it at once)
             session.merge(AccountAddressRow(account_id=account_id, address_key=key, seen=utc_now()))
+
+    def knows(self, account_id: int, address: str) -> bool:
+        """Whether the account was seen from ``address`` in the last ADDRESS_DAYS days (signed up or in, or wrote)."""
+        with self.database.reading_rows() as connection:
+            return connection.execute(_KNOWN, {"account": account_id, "key": address_key(address)}).first() is not None
 
     def purge(self) -> int:
         """Forget the addresses not seen for ADDRESS_DAYS; return how many."""

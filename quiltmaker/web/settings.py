@@ -35,8 +35,11 @@ class Settings:
             ``Origin`` of cookie-authenticated writes and of WebSockets), for a reverse
             proxy that serves the pages under another name, e.g. ``https://play.example``.
         account_limit: Sign-ups, sign-ins and password changes one client may try.
-        sign_in_failures: Failed sign-ins one account may take, from any address; past it the account's
-            sign-ins wait, so that many addresses cannot guess one password (or spend argon2's work) at once.
+        sign_in_failures: Failed sign-ins one account may take from one address; past it that address's sign-ins to
+            the account wait (another address's do not: nobody locks an owner out).
+        new_place_failures: Failed sign-ins one account may take from all the addresses it was not seen from lately,
+            together; past it their sign-ins wait, so that many addresses cannot guess one password, while the
+            owner's own addresses (:class:`.fair_ratings.AccountAddresses`) still sign in.
         password_queue: Password checks (argon2, 64 MiB each) that may wait for the one that runs; past
             it a sign-in is refused as busy, so that a flood of them cannot take every core.
         hello_limit: Socket greetings (a page opening or reopening a game) one client may send.
@@ -61,6 +64,7 @@ class Settings:
     allowed_origins: tuple[str, ...] = ()
     account_limit: str = "10/minute;100/day"
     sign_in_failures: str = "5/minute;30/hour"
+    new_place_failures: str = "20/minute;100/hour"
     password_queue: int = 8
     hello_limit: str = "10/second;120/minute"
     offer_limit: str = "6/hour;20/day"

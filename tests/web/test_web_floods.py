@@ -19,6 +19,7 @@ from starlette.websockets import WebSocketDisconnect
 from web_client import act_as, age_account, apart, connect, create, new_account
 from web_helpers import migrated_store, play_in_the_past
 
+from quiltmaker.web.dependencies import client_address
 from quiltmaker.web.accounts import PasswordWork
 from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.protocol import TOO_MANY_SOCKETS
@@ -94,20 +95,53 @@ def test_games_resigned_or_aborted_before_any_move_expire_like_unstarted_ones(tm
     store.close()
 
 
-@pytest.mark.parametrize("limited", [{"sign_in_failures": "3/minute", "account_limit": "1000/minute"}], indirect=True)
-def test_failed_sign_ins_are_limited_per_account_from_any_address(limited: TestClient) -> None:
+@pytest.mark.parametrize("limited", [{"new_place_failures": "3/minute", "account_limit": "1000/minute"}], indirect=True)
+def test_failed_sign_ins_from_new_places_are_limited_together_and_the_owner_s_places_are_not(limited: TestClient) -> None:
     """Sign-ins from many addresses each passed their address's limit: nothing bounded the guesses at one account."""
-    new_account(limited, "Ada")
+    new_account(limited, "Ada")  # from the test client's own address: a place Ada is known from
     new_account(limited, "Grace")
     limited.cookies.clear()
     for port, guess in enumerate(["a wrong guess", "another one", "a third"]):
         elsewhere = TestClient(limited.app, client=(f"10.0.0.{port + 1}", 4000))
         assert elsewhere.post("/api/account/signin", json={"name": "ada", "password": guess}).status_code == 403
     right = TestClient(limited.app, client=("10.0.0.9", 4000)).post("/api/account/signin", json={"name": "Ada", "password": "correct horse"})
-    assert right.status_code == 429 and "failed sign-ins to this account" in right.json()["detail"]
+    assert right.status_code == 429 and "failed sign-ins to this account from new places" in right.json()["detail"]
     assert int(right.headers["retry-after"]) > 0
-    other = limited.post("/api/account/signin", json={"name": "Grace", "password": "correct horse"})
+    owner = limited.post("/api/account/signin", json={"name": "Ada", "password": "correct horse"})
+    assert owner.status_code == 200, "from where Ada signed in before, she signs in"
+    other = TestClient(limited.app, client=("10.0.0.9", 4000)).post("/api/account/signin", json={"name": "Grace", "password": "correct horse"})
     assert other.status_code == 200, "another account is not held up"
+
+
+@pytest.mark.parametrize("limited", [{"account_limit": "1000/minute"}], indirect=True)
+def test_nobody_locks_an_owner_out_by_failing_to_sign_in_as_them(limited: TestClient) -> None:
+    """Five wrong passwords a minute from one address locked the account for its owner elsewhere (429, Retry-After 3,225 s)."""
+    new_account(limited, "victim02")
+    limited.cookies.clear()
+    attacker = TestClient(limited.app, client=("10.0.0.66", 4000))
+    codes = [attacker.post("/api/account/signin", json={"name": "victim02", "password": f"guess {n}"}).status_code for n in range(12)]
+    assert codes[:5] == [403] * 5 and set(codes[5:]) == {429}, "the attacker's own address is held up"
+    owner = limited.post("/api/account/signin", json={"name": "victim02", "password": "correct horse"})
+    assert owner.status_code == 200, owner.text
+    travelling = TestClient(limited.app, client=("10.0.0.77", 4000))  # the owner from a new place: five failures are not twenty
+    assert travelling.post("/api/account/signin", json={"name": "victim02", "password": "correct horse"}).status_code == 200
+
+
+def test_an_ipv6_client_is_counted_by_its_64_network() -> None:
+    """A client rotating its address within its /64 escaped every quota and the same-address farming rule."""
+    assert client_address("2001:db8:1:2::1") == client_address("2001:db8:1:2:ffff:abcd::9") == "2001:db8:1:2::/64"
+    assert client_address("2001:db8:1:3::1") != client_address("2001:db8:1:2::1")
+    assert client_address("192.0.2.7") == "192.0.2.7" == client_address("::ffff:192.0.2.7")
+    assert client_address("testclient") == "testclient"
+
+
+@pytest.mark.parametrize("limited", [{"create_limit": "3/minute"}], indirect=True)
+def test_addresses_of_one_ipv6_network_share_its_quota(limited: TestClient) -> None:
+    made = [
+        TestClient(limited.app, client=(f"2001:db8:1:2::{n}", 4000)).post("/api/games", json={"mode": "local"}).status_code for n in range(1, 6)
+    ]
+    assert made == [200, 200, 200, 429, 429]
+    assert TestClient(limited.app, client=("2001:db8:1:3::1", 4000)).post("/api/games", json={"mode": "local"}).status_code == 200
 
 
 def test_password_checks_run_one_at_a_time_and_past_the_queue_are_refused_unhashed() -> None:
