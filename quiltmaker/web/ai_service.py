@@ -19,6 +19,7 @@ import logging
 import multiprocessing
 import os
 import zlib
+from collections import Counter
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -69,6 +70,36 @@ def seed_for(game_id: str, version: int) -> int:
     return zlib.crc32(f"{game_id}:{version}".encode())
 
 
+class OptionalWork:
+    """The places for hints and analyses waiting for or using the advice's workers: ``limit`` in all, at most a
+    quarter of them (one at least) a client's at once, and a quarter kept for hints, which a player waits on now.
+
+    One address that asked for the analyses of eight games of its own took every place, and another player's hints
+    were answered ``busy`` for half a minute: a client's share is bounded, and analyses never take the hints' room.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings  # (its optional_work_limit, read at each request: an operator may change it)
+        self.taken = 0
+        self.by_client: Counter[str] = Counter()
+
+    def take(self, client: str, hint: bool) -> bool:
+        """Take a place for ``client``'s hint (or analysis): False when there is none for it."""
+        limit = self.settings.optional_work_limit
+        share, for_hints = max(1, limit // 4), limit // 4
+        if self.taken >= (limit if hint else limit - for_hints) or self.by_client[client] >= share:
+            return False
+        self.taken += 1
+        self.by_client[client] += 1
+        return True
+
+    def give_back(self, client: str) -> None:
+        self.taken -= 1
+        self.by_client[client] -= 1
+        if self.by_client[client] <= 0:
+            del self.by_client[client]
+
+
 class AIService:
     """The worker pool and the work in flight on it, for the games of one server process."""
 
@@ -85,7 +116,7 @@ class AIService:
         self.analysing: set[str] = set()
         # One hint per game and version, shared by everyone in this process who asks for it.
         self.hints: LRUCache[tuple[str, int], asyncio.Task[Any]] = LRUCache(CACHED)
-        self.optional_work = 0  # hints and analyses in the worker queue
+        self.optional = OptionalWork(settings)  # hints and analyses in the worker queue
         self.pool_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -143,17 +174,13 @@ class AIService:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    def _spawn_optional(self, make: Callable[[], Coroutine[Any, Any, Any]]) -> asyncio.Task[Any] | None:
-        """Start hint or analysis work, counted against ``optional_work_limit``; ``None`` when there is no room."""
-        if self.optional_work >= self.settings.optional_work_limit:
+    def _spawn_optional(self, make: Callable[[], Coroutine[Any, Any, Any]], client: str, hint: bool) -> asyncio.Task[Any] | None:
+        """Start ``client``'s hint or analysis work in a place of :class:`OptionalWork`; ``None`` when there is none for it."""
+        if not self.optional.take(client, hint):
             return None
-        self.optional_work += 1
         task = self._spawn(make())
-        task.add_done_callback(lambda _task: self._optional_done())
+        task.add_done_callback(lambda _task: self.optional.give_back(client))
         return task
-
-    def _optional_done(self) -> None:
-        self.optional_work -= 1
 
     # The AI's moves ------------------------------------------------------------
 
@@ -248,7 +275,7 @@ class AIService:
         if hint is None:
             text, seed = position.text(), seed_for(stored.id, version)
             hint = self._spawn_optional(
-                lambda: self.run("advice", client, lambda: True, ai_worker.hint, text, self.settings.hint_seconds, seed)
+                lambda: self.run("advice", client, lambda: True, ai_worker.hint, text, self.settings.hint_seconds, seed), client, hint=True
             )
             if hint is None:
                 raise ProtocolError("busy", _("the AI is busy with other requests; ask again in a moment"))
@@ -290,7 +317,7 @@ class AIService:
         saved = await asyncio.to_thread(self.server.store.analysis, stored.id)
         if saved is None or saved.get("version") != stored.moves_version:
             if stored.id not in self.analysing:
-                if self._spawn_optional(lambda: self._analyse(stored, client)) is None:
+                if self._spawn_optional(lambda: self._analyse(stored, client), client, hint=False) is None:
                     return 202, {"status": "waiting", "positions": positions}  # asked again, it starts when there is room
                 self.analysing.add(stored.id)
             return 202, {"status": "computing", "positions": positions}

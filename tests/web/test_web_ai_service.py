@@ -17,7 +17,7 @@ from web_client import (
 )
 from web_helpers import poll
 
-from quiltmaker.web.ai_service import ANALYSIS_PIECE
+from quiltmaker.web.ai_service import ANALYSIS_PIECE, OptionalWork
 from quiltmaker.web.app import Settings, create_app
 
 
@@ -85,7 +85,7 @@ def test_hints_and_analyses_past_the_limit_wait_and_change_nothing(tmp_path: Pat
             assert player.intent("hint")["type"] == "hint"
             assert own_client.get(url).json()["status"] in ("computing", "done")
             poll(lambda: own_client.get(url).status_code == 200, timeout=120, what="the analysis")
-            assert server.ai.optional_work == 0
+            assert server.ai.optional.taken == 0
 
 
 def test_a_hint_running_never_holds_up_another_players_ai_move(tmp_path: Path) -> None:
@@ -149,3 +149,17 @@ def test_an_analysis_goes_to_the_worker_a_few_positions_at_a_time_and_a_hint_tak
     pieces = [argument for name, argument in executor.jobs if name == "analyse_positions"]
     assert all(len(piece) <= ANALYSIS_PIECE for piece in pieces) and sum(map(len, pieces)) == len(finished["state"]["moves"]) + 1
     assert kinds.index("hint") < len(kinds) - 1, f"the hint waited for the whole analysis: {kinds}"
+
+
+def test_one_client_s_analyses_leave_room_for_everyone_else_s_hints() -> None:
+    """One address that asked for the analyses of 8 games took all 8 places: another's hints were 'busy' five times over 36 s."""
+    places = OptionalWork(Settings(database_url="sqlite://", optional_work_limit=8))
+    taken = [places.take("10.0.0.66", hint=False) for _ in range(8)]
+    assert taken == [True, True, False, False, False, False, False, False], "a client's share: a quarter of the places"
+    assert places.take("10.0.0.66", hint=True) is False, "its hints too, while its share is taken"
+    others = [places.take(f"10.0.1.{n}", hint=False) for n in range(6)]
+    assert others == [True, True, True, True, False, False], "analyses leave a quarter of the places to hints"
+    assert places.take("10.0.2.1", hint=True) and places.take("10.0.2.2", hint=True), "another player's hint is served"
+    assert places.take("10.0.2.3", hint=True) is False and places.taken == 8
+    places.give_back("10.0.0.66")
+    assert places.take("10.0.2.3", hint=True) and places.by_client["10.0.0.66"] == 1
