@@ -193,6 +193,7 @@ def _parser() -> argparse.ArgumentParser:
         "--hello-limit", default=None, help="socket greetings (pages opening a game) one address may send, e.g. '10/second;120/minute' (the default)"
     )
     serve.add_argument("--offer-limit", default=None, help="lobby challenges one address may offer, e.g. '6/hour;20/day' (the default)")
+    serve.add_argument("--puzzle-limit", default=None, help="puzzles one account may take, e.g. '12/minute;500/day' (the default)")
     serve.add_argument("--sockets-per-client", type=int, default=None, help="sockets one address may hold open at once (default 64)")
     serve.set_defaults(run=_serve)
 
@@ -692,7 +693,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         from limits import parse_many
 
-        for name in ("create_limit", "intent_limit", "chat_limit", "hello_limit", "offer_limit"):
+        for name in ("create_limit", "intent_limit", "chat_limit", "hello_limit", "offer_limit", "puzzle_limit"):
             if getattr(args, name):
                 parse_many(getattr(args, name))  # a malformed limit is refused here, not at the first request
                 setattr(settings, name, getattr(args, name))

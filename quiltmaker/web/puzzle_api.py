@@ -19,7 +19,7 @@ from ..core.position import Position
 from ..i18n import N_, _
 from . import contract
 from .accounts import seat_name_refusal
-from .dependencies import Server, Viewer, Writer, quota
+from .dependencies import Server, Viewer, Writer, quota, too_many
 from .round.kinds import Mode
 from .setup import GameSetup
 
@@ -52,6 +52,10 @@ async def puzzle_set(account: Viewer, server: Server) -> dict[str, Any]:
 async def next_puzzle(wanted: NextPuzzle, account: Writer, server: Server) -> dict[str, Any]:
     """A new puzzle game: the one asked for, or one the player has not tried, near their puzzle rating."""
     puzzles = server.puzzles
+    if account is not None:
+        wait = server.quotas.wait("puzzle", f"account {account.id}")
+        if wait is not None:
+            raise too_many(wait, N_("too many puzzles for one account: wait {seconds} s"))
     if wanted.puzzle is not None:
         puzzle = puzzles.by_id.get(wanted.puzzle)
         if puzzle is None:

@@ -114,6 +114,17 @@ class Puzzles:
         return view(_attempt(puzzle, row), stored, rating.rating if rating is not None else float(puzzle.rating))
 
     def _rate(self, session: Any, row: PuzzleGameRow, solved: bool, now: datetime) -> None:
+        """Rate an account's answer against the puzzle: its first answer to this puzzle only (as Lichess does). A puzzle
+        tried again, its solution seen, is judged and never rated: one account cannot farm its rating on one puzzle,
+        nor move the puzzle's rating for everyone by missing it again and again."""
+        earlier = session.scalar(
+            select(PuzzleGameRow.game_id).where(
+                PuzzleGameRow.account_id == row.account_id, PuzzleGameRow.puzzle_id == row.puzzle_id,
+                PuzzleGameRow.game_id != row.game_id, PuzzleGameRow.solved.is_not(None),
+            ).limit(1)
+        )  # fmt: skip
+        if earlier is not None:
+            return
         puzzle = self.by_id[row.puzzle_id]
         player_row = session.get(PuzzlePlayerRow, row.account_id)
         if player_row is None:

@@ -46,6 +46,7 @@ class Settings:
         offer_limit: Challenges one client may offer in the lobby.
         sockets_per_client: Sockets (games and the lobby) one client may hold open at once.
         chat_limit: Chat lines one client may send.
+        puzzle_limit: Puzzles one account may take (and so answer, rated): a script cannot answer hundreds a minute.
     """
 
     database_url: str
@@ -70,3 +71,4 @@ class Settings:
     offer_limit: str = "6/hour;20/day"
     sockets_per_client: int = 64
     chat_limit: str = "12/minute;300/day"
+    puzzle_limit: str = "12/minute;500/day"

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from web_client import act_as, connect, create, get_state, make_app, new_account, play_against_the_beginner
+from web_client import TEST_QUOTAS, act_as, connect, create, get_state, make_app, new_account, play_against_the_beginner
 
 from quiltmaker.core.position import Position
 from quiltmaker.puzzles import Puzzle, generate, generated_game, load
+from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.finished import finished_games
 from quiltmaker.web.round.game import Event, StoredGame
 from quiltmaker.web.round.log import CorruptLog, replay
@@ -138,3 +139,33 @@ def test_a_servers_finished_games_are_read_back_for_puzzles_and_taken_before_gen
     game, _ = generated_game(0, 0)
     first = generate(1, seed=12345, games=iter([(game, {"game": "from-a-server"})]))
     assert first[0].source["game"] == "from-a-server" and first[0].id == load()[0].id
+
+
+def test_only_an_account_s_first_answer_to_a_puzzle_is_rated(client: TestClient) -> None:
+    """One miss then five re-solves of one puzzle took an account from 1500 to 1715 and the puzzle from 1501 to 1345; a
+    second account missing a puzzle 11 times pushed it from 1477 to 1566."""
+    new_account(client, "Farmer")
+    puzzle = a_puzzle("win")
+    first = start(client, puzzle=puzzle.id)
+    with connect(client, first["id"], first["token"]) as player:
+        assert player.move(losing_move(puzzle))["type"] == "ack"
+        missed = player.state["puzzle"]["answer"]
+    assert missed["solved"] is False and missed["player_rating"]["after"] < 1500
+    after_the_miss = client.get("/api/puzzles").json()["player"]
+    for _ in range(5):
+        again = start(client, puzzle=puzzle.id)
+        with connect(client, again["id"], again["token"]) as player:
+            assert player.move(puzzle.solutions[0].move)["type"] == "ack"
+            answer = player.state["puzzle"]["answer"]
+        assert answer["solved"] is True and answer["player_rating"] is None and answer["puzzle_rating"] is None
+    assert client.get("/api/puzzles").json()["player"] == after_the_miss, "re-solving a puzzle moves no rating"
+
+
+def test_one_account_takes_puzzles_at_a_bounded_pace(tmp_path: Path) -> None:
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", **{**TEST_QUOTAS, "puzzle_limit": "3/minute"})
+    with TestClient(create_app(settings)) as limited:
+        new_account(limited, "Script")
+        codes = [limited.post("/api/puzzles", json={}).status_code for _ in range(5)]
+        assert codes == [200, 200, 200, 429, 429]
+        limited.cookies.clear()
+        assert limited.post("/api/puzzles", json={}).status_code == 200, "a guest (rated nothing) is bounded by the games' quota"

@@ -28,7 +28,7 @@ from quiltmaker.web.contract import with_changes
 from quiltmaker.web.schema import AccountAddressRow, AccountRow, GameRow
 
 # No rate limits to speak of: a test plays from one address much faster than any person.
-TEST_QUOTAS = {"create_limit": "100000/minute", "intent_limit": "100000/second", "hello_limit": "100000/second", "offer_limit": "100000/second"}
+TEST_QUOTAS = {"create_limit": "100000/minute", "intent_limit": "100000/second", "hello_limit": "100000/second", "offer_limit": "100000/second", "puzzle_limit": "100000/second"}
 TIMEOUT = 20.0  # seconds to wait for any one message; generous for a loaded machine
 
 
