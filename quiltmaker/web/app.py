@@ -33,7 +33,7 @@ from . import account_api, http_api, languages, lobby_api, pages, player_api, pu
 from .games import GameServer
 from ..core.errors import QuiltmakerError
 from .database import migrate
-from .guards import BoundedBodies, SecurityHeaders
+from .guards import BoundedBodies, BoundedHeaders, SecurityHeaders
 from .settings import Settings
 from .store import StoreError
 
@@ -69,8 +69,9 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
             await server.stop()
 
     app = FastAPI(title="quiltmaker", lifespan=lifespan)
-    app.add_middleware(languages.Languages)  # innermost of the three: each request worded in its reader's language
+    app.add_middleware(languages.Languages)  # innermost: each request worded in its reader's language
     app.add_middleware(BoundedBodies)
+    app.add_middleware(BoundedHeaders)
     app.add_middleware(SecurityHeaders)  # added last, so outermost: on every response, refusals included
     app.state.server = server
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
