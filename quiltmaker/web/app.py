@@ -47,7 +47,7 @@ STATIC = Path(__file__).parent / "static"
 
 def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
     """The web application, its database migrated first. ``executor`` replaces the AI's process pool (tests pass a thread pool)."""
-    migrate(settings.database_url)
+    _migrate(settings)
     server = GameServer(settings, executor)
 
     @contextlib.asynccontextmanager
@@ -170,8 +170,15 @@ def _migrate(settings: Settings) -> None:
     try:
         migrate(settings.database_url)
     except DatabaseError as error:
+        cause = str(error.orig)
+        if "readonly" in cause or "read-only" in cause or "unable to open" in cause or "permission" in cause.lower():
+            raise QuiltmakerError(
+                f"cannot write the games database {settings.database_url}: {cause}. The server writes the database and "
+                "the folder it is in (SQLite keeps its journal there): check that they exist and that the user running the "
+                "server may write them."
+            ) from None
         raise QuiltmakerError(
-            f"cannot open the games database {settings.database_url}: {error.orig}. If the file is damaged, "
+            f"cannot open the games database {settings.database_url}: {cause}. If the file is damaged, "
             "move it aside (the server then starts a new one) or restore it from a backup."
         ) from None
 

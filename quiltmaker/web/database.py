@@ -26,7 +26,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, event, exc, text
+from sqlalchemy import create_engine, event, exc, inspect, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -100,11 +100,35 @@ def revision_at(url: str) -> str | None:
     engine = create_engine(url)
     try:
         with engine.connect() as connection:
-            revision = revision_of(connection)
+            revision = _recorded_revision(connection, url)
     finally:
         engine.dispose()
     _known(revision, url)
     return revision
+
+
+def _recorded_revision(connection: Connection, url: str) -> str | None:
+    """The revision the database records, refused with what to do when its record cannot be right: two revisions
+    (Alembic's own error was a traceback), or none while the tables are there (the baseline would then fail on the first
+    index it makes again, and the words of that failure led an operator to set an intact database aside)."""
+    inspector = inspect(connection)
+    if not inspector.has_table("alembic_version"):
+        return None
+    recorded = [row[0] for row in connection.execute(text("SELECT version_num FROM alembic_version"))]
+    shown = _shown(url)
+    if len(recorded) > 1:
+        raise SchemaError(
+            f"the database {shown} records {len(recorded)} schema revisions ({', '.join(map(repr, recorded))}) in its table "
+            "alembic_version, which holds one: leave the row of the newest revision this version knows "
+            f"(it knows up to {head()!r}), or restore a backup (docs/web.md, 'Upgrading'). Its games are not touched."
+        )
+    if not recorded and inspector.has_table("games"):
+        raise SchemaError(
+            f"the database {shown} has its games but no record of its schema's revision (its table alembic_version is "
+            f"empty). Its games are intact: do not set it aside. Write the revision it is at back (for this version's "
+            f"schema: INSERT INTO alembic_version VALUES ('{head()}')), or restore a backup (docs/web.md, 'Upgrading')."
+        )
+    return recorded[0] if recorded else None
 
 
 def _known(revision: str | None, url: str) -> None:
@@ -129,7 +153,7 @@ def migrate(url: str) -> list[str]:
         with engine.begin() as connection:
             if engine.dialect.name == "postgresql":
                 connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
-            before = revision_of(connection)
+            before = _recorded_revision(connection, url)
             _known(before, url)
             command.upgrade(_config(connection), "head")
             after = revision_of(connection)
@@ -248,7 +272,7 @@ class Database:
         else:
             _ping_when_in_doubt(self.engine)
         with self.engine.connect() as connection:
-            revision = revision_of(connection)
+            revision = _recorded_revision(connection, url)
         _known(revision, url)
         if revision != head():
             self.engine.dispose()

@@ -205,3 +205,54 @@ def test_servers_starting_together_migrate_once(tmp_path: Path) -> None:
     for thread in threads:
         thread.join()
     assert sorted(results) == [[], [], [], REVISIONS]
+
+
+def test_a_schema_record_with_two_revisions_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'two.sqlite3'}"
+    migrate(url)
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text("INSERT INTO alembic_version VALUES ('r0003')"))
+    engine.dispose()
+    for refused in (lambda: migrate(url), lambda: Database(url), lambda: make_app_on(url)):
+        with pytest.raises(SchemaError) as raised:  # (Alembic's own error was a raw traceback)
+            refused()
+        assert "records 2 schema revisions" in str(raised.value) and "alembic_version" in str(raised.value)
+
+
+def test_an_emptied_schema_record_is_refused_and_the_database_is_left_as_it_is(tmp_path: Path) -> None:
+    path = tmp_path / "emptied.sqlite3"
+    url = f"sqlite:///{path}"
+    migrate(url)
+    store = GameStore(url)
+    game = new_game(store, "local", setup(), ["Ann", "Bob"]).id
+    store.close()
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text("DELETE FROM alembic_version"))
+    engine.dispose()
+    with pytest.raises(SchemaError) as raised:
+        make_app_on(url)
+    said = str(raised.value)
+    assert "no record of its schema's revision" in said and "do not set it aside" in said and head() in said
+    assert "move it aside" not in said, "the words that led an operator to set an intact database aside"
+    engine = create_engine(url)
+    with engine.begin() as connection:  # done as the words say, it opens, with its game
+        connection.execute(text(f"INSERT INTO alembic_version VALUES ('{head()}')"))
+    engine.dispose()
+    assert migrate(url) == [] and GameStore(url).load(game).names == ["Ann", "Bob"]
+
+
+def test_a_database_that_cannot_be_written_says_so_not_that_it_is_damaged(tmp_path: Path) -> None:
+    path = tmp_path / "games.sqlite3"
+    migrate(f"sqlite:///{path}")
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        connection.execute(text("DELETE FROM alembic_version"))  # (a migration must write)
+        connection.execute(text("DROP TABLE games"))
+        connection.execute(text("DROP TABLE IF EXISTS game_summaries"))
+    engine.dispose()
+    read_only = f"sqlite:///file:{path}?mode=ro&uri=true"  # storage that cannot be written (root ignores a file's mode)
+    with pytest.raises(QuiltmakerError) as raised:
+        make_app_on(read_only)
+    assert "cannot write the games database" in str(raised.value) and "damaged" not in str(raised.value)
