@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import unicodedata
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
+from confusable_homoglyphs import confusables
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import and_, bindparam, delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
@@ -51,7 +53,17 @@ def seat_name_refusal(name: str) -> str | None:
         return "a name holds printable characters only (no control or direction characters)"
     if name.strip().casefold().startswith(COMPUTER_PREFIX.casefold()):
         return "a name cannot pass for the computer's (quiltmaker and a level)"
+    if any(confusables.is_dangerous(word) for word in unicodedata.normalize("NFKC", name).split()):
+        # A word of lookalike letters from two scripts ("Аda" with a Cyrillic A): a name made to pass for another. (A
+        # name may hold words of different scripts, "Zoë 李"; a word mixes them only to deceive.)
+        return "a word of the name mixes lookalike letters of different scripts: write each word in one script"
     return None
+
+
+def compared_name(name: str) -> str:
+    """A typed name as it is compared with the accounts' names: its compatibility form (full-width letters as letters),
+    casefolded (an account's name key is its lower case: its letters are ASCII)."""
+    return unicodedata.normalize("NFKC", name).strip().casefold()
 
 NEW_ACCOUNT_DAYS = 1.0
 _hasher = PasswordHasher()

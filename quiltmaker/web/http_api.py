@@ -20,7 +20,7 @@ from ..core.position import Position
 from ..i18n import N_, _, ngettext
 from ..tutorial import LEARNER, LESSONS, setup
 from . import contract
-from .accounts import seat_name_refusal
+from .accounts import compared_name, seat_name_refusal
 from .catalogue import catalogue
 from .dependencies import Server, Writer, address_of, quota, too_many
 from .games import GameServer
@@ -174,6 +174,12 @@ async def create_game(new: NewGame, account: Writer, server: Server, request: Re
             raise HTTPException(404, _("no player named {name}").format(name=repr(new.opponent)))
         if account is not None and challenged.id == account.id:
             raise HTTPException(422, _("a challenge is for someone else"))
+    if new.mode == Mode.ONLINE:
+        for typed in new.names or []:
+            # A name typed for an online seat is seen by others: an account's name would pass for that account.
+            holder = await asyncio.to_thread(server.accounts.find, compared_name(typed)) if typed.strip() else None
+            if holder is not None and (account is None or holder.id != account.id):
+                raise HTTPException(422, _("{name} is the name of an account: sign in to play under it, or choose another").format(name=typed.strip()))
     name = account.name if account is not None else None
     if new.from_game is not None:
         wanted = await _what_if(server, new, name)

@@ -150,7 +150,7 @@ class AccountGameRow(Base):
     __tablename__ = "account_games"
 
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True, index=True)  # (a game's seats: migration 0008)
     seat: Mapped[str] = mapped_column(String(8))  # "0", "1" or "both"
 
 

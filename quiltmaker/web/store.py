@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -25,9 +25,9 @@ from .commits import Rows, sent_together
 from .database import Database, as_utc, utc_now
 from .round import log
 from .round.clocks import Clock, TimeControl
-from .round.game import Event, StoredGame
+from .round.game import BOTH_SEATS, Event, StoredGame
 from .round.kinds import EventKind, Mode
-from .schema import Base, BeatRow, ChatRow, ClockRow, EventRow, GameRow, LessonRow, RatingChangeRow
+from .schema import AccountGameRow, Base, BeatRow, ChatRow, ClockRow, EventRow, GameRow, LessonRow, RatingChangeRow
 
 # The statements run every second (or more often) in every process, idle or not, made once: building a statement
 # costs more than running it (SQLAlchemy's coercions), and an idle server spent 18 ms a second on these passes.
@@ -84,6 +84,15 @@ def _delete_games(session: Any, ids: list[str]) -> None:
         if column is not None and any(key.column.table.name == GameRow.__tablename__ for key in column.foreign_keys):
             session.execute(delete(table).where(column.in_(ids)))
     session.execute(delete(GameRow).where(GameRow.id.in_(ids)))
+
+
+_HELD_SEATS = select(AccountGameRow.seat).where(AccountGameRow.game_id == bindparam("game"))
+
+
+def _account_seats(held: Iterable[str]) -> list[bool]:
+    """Whether an account holds each seat, from the seats a game's accounts hold ("0", "1" or "both")."""
+    seats = set(held)
+    return [BOTH_SEATS in seats or "0" in seats, BOTH_SEATS in seats or "1" in seats]
 
 
 def _watched(clock: Clock) -> datetime | None:
@@ -145,6 +154,7 @@ class GameStore:
             events = session.scalars(select(EventRow).where(EventRow.game_id == game_id).order_by(EventRow.number)).all()
             lesson_number = session.scalar(select(LessonRow.number).where(LessonRow.game_id == game_id))
             control = session.scalar(select(ClockRow.control).where(ClockRow.game_id == game_id))
+            held = list(session.scalars(_HELD_SEATS, {"game": game_id}))
         try:
             game = Game(Position.from_text(row.start), row.names)
         except (QuiltmakerError, ValueError) as error:
@@ -169,6 +179,7 @@ class GameStore:
             game=game,
             lesson_number=lesson_number,
             control=control,
+            account_seats=_account_seats(held),
         )
         replay(stored, [_event(game_id, e) for e in events])
         return stored
@@ -182,6 +193,7 @@ class GameStore:
             stored.token_hashes = list(row.token_hashes)
             stored.invite_open = row.invite_hash is not None
             stored.names = list(row.names)  # a signed-in player who joined plays under their account's name
+            stored.account_seats = _account_seats(session.scalars(_HELD_SEATS, {"game": stored.id}))
             stored.game.players = list(row.names)  # (and the records say so)
             query = select(EventRow).where(EventRow.game_id == stored.id, EventRow.number >= stored.version)
             return [_event(stored.id, e) for e in session.scalars(query.order_by(EventRow.number))]

@@ -199,6 +199,8 @@ def state_view(
         "rematch_first": rematch.names[0],  # the rematch's seat 0, who moves first in it
         "variant": position.variant,
         "names": stored.names,
+        # Whether an account holds each seat: the page marks a guest's name as a guest's, which no name can hide.
+        "accounts": stored.account_seats,
         "ai": ai,
         **_version_view(stored),
         "income_spaces": list(TIME_TRACKS[position.variant].income_spaces),

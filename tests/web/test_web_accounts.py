@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.websockets import WebSocketDisconnect
-from web_client import act_as, connect, create
+from web_client import act_as, connect, create, get_state, join, new_account
 
 from quiltmaker.web.accounts import SESSION_COOKIE, AccountRow, SessionRow
 
@@ -123,3 +123,22 @@ def test_an_accounts_seat_is_taken_from_any_browser_signed_in_to_it(fresh: TestC
     with connect(fresh, game["id"]) as player:
         assert player.hello(None)["seat"] == 0
         assert player.move("A")["type"] == "ack"
+
+
+def test_a_guest_cannot_take_an_account_s_name_or_a_lookalike_of_it_and_the_state_says_who_is_an_account(fresh: TestClient) -> None:
+    """A guest played online as `sessuser` (an account's name) and as `Аda` (a Cyrillic A), and the state did not say
+    which seats were accounts."""
+    new_account(fresh, "sessuser")
+    fresh.cookies.clear()
+    for typed in ("sessuser", "SessUser", "ｓｅｓｓｕｓｅｒ", "Аda"):
+        refused = fresh.post("/api/games", json={"mode": "online", "seat": 0, "names": [typed, "Bob"]})
+        assert refused.status_code == 422, typed
+    assert fresh.post("/api/games", json={"mode": "online", "seat": 0, "names": ["Łukasz", "Zoë"]}).status_code == 200
+    assert fresh.post("/api/games", json={"mode": "ai", "seat": 0, "names": ["Аda"]}).status_code == 422, "mixed scripts, anywhere"
+    new_account(fresh, "Ada")
+    mine = create(fresh, mode="online", seat=0, names=["Ada", "Friend"])  # an account may type its own name
+    assert get_state(fresh, mine["id"])["accounts"] == [True, False]
+    fresh.cookies.clear()
+    assert join(fresh, mine).status_code == 200  # a guest takes the other seat
+    state = get_state(fresh, mine["id"])
+    assert state["status"] == "playing" and state["accounts"] == [True, False]

@@ -45,7 +45,7 @@ PASSWORD = "correct horse"  # the fixture's accounts' (Ada, Bob, Cyd)
 
 HAVE_POSTGRES = bool(BINARIES) or bool(os.environ.get("CI"))
 
-REVISIONS = ["0001", "0002", "0003", "0004", "0005", "0006", "0007"]  # every revision, in order: a new one is added here
+REVISIONS = ["0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008"]  # every revision, in order: a new one is added here
 
 
 @pytest.fixture(scope="module")

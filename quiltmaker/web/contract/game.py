@@ -309,6 +309,7 @@ class GameState(Board):
     rematch_first: str = Field(description="the name of the player who moves first in the rematch")
     variant: str
     names: list[str]
+    accounts: list[bool] = Field(description="whether an account holds each seat (else a guest's name, or the computer's)")
     ai: AiSeat | None
     income_spaces: list[int]
     forecast: list[int]

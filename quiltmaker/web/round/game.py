@@ -70,6 +70,7 @@ class StoredGame:
     offer: dict[str, Any] | None = None  # a game offered in the lobby: {"kind": "open" or "named", "for": name}
     puzzle: dict[str, Any] | None = None  # a puzzle game's puzzle and, once answered, the answer (puzzles.Puzzles.state_of)
     credits: list[Credit] = field(default_factory=list)  # time given back to a real-time clock
+    account_seats: list[bool] = field(default_factory=lambda: [False, False])  # whether an account holds each seat
 
     def __post_init__(self) -> None:
         self.mode = Mode(self.mode)  # (a plain string from a caller: its member)

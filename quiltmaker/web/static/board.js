@@ -208,6 +208,10 @@ export function renderPlayers(v) {
     const tags = [];
     if (isAiSeat(seat)) tags.push(el("span", { class: "tag" }, t("computer")));
     else if (ui.seat === seat) tags.push(el("span", { class: "tag you" }, t("you")));
+    // Online, a seat no account holds is a guest's: its name, whatever it looks like, is no account's.
+    if (s.mode === "online" && s.status !== "waiting" && !isAiSeat(seat) && !s.accounts[seat]) {
+      tags.push(el("span", { class: "tag guest", "data-testid": `guest-${seat}` }, t("guest")));
+    }
     if (toMove) tags.push(el("span", { class: "tag move" }, t("to move")));
     // Online, the other player's presence: is their page open now?
     if (s.mode === "online" && !isMine(seat) && s.status !== "waiting" && !s.result) {

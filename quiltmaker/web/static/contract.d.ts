@@ -386,6 +386,10 @@ export interface GameList {
  * The whole state of a game, as every client is sent it.
  */
 export interface GameState {
+  /**
+   * whether an account holds each seat (else a guest's name, or the computer's)
+   */
+  accounts: boolean[];
   ai: AiSeat | null;
   /**
    * the seat that has the bonus, or -1
@@ -549,6 +553,10 @@ export interface SharedSpace {
  * The fields of a game's state that changed, as in GameState; ``moves``: the entries after the ones kept.
  */
 export interface GameStateChanges {
+  /**
+   * whether an account holds each seat (else a guest's name, or the computer's)
+   */
+  accounts?: boolean[] | null;
   ai?: AiSeat | null;
   /**
    * the seat that has the bonus, or -1
