@@ -20,7 +20,15 @@ then beside each flood, run from other loopback addresses:
 - ``rematch``: one client resigns and asks for a rematch in a loop (54
   games in 25 s, past the creation quota);
 - ``sign_in``: 60 addresses try wrong passwords as fast as they are answered
-  (argon2, 64 MiB each: acknowledgements went from 6 ms to 460 ms).
+  (argon2, 64 MiB each: acknowledgements went from 6 ms to 460 ms);
+- ``lockout``: one address tries wrong passwords for one account as fast as
+  it is answered, while the account's owner signs in every 2 s from the
+  address it signed up from (the owner was refused for 3,225 s); the counts
+  say how the owner's sign-ins went;
+- ``analysis_share``: one address asks for the analyses of 8 finished games
+  while another player asks for a hint in a game of their own (that
+  player's hints were ``busy`` five times in a row); the counts say how the
+  hints went.
 
 The goal: beside every flood, the victim's slowest reply is within 1 s of
 its baseline median. Prints a table (or ``--json``); docs/benchmarks.md
@@ -35,6 +43,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import signal
 import statistics
 import subprocess
@@ -48,10 +57,10 @@ from typing import Any
 
 import httpx
 from web_load import legal_texts  # the page's way of listing moves: from the state, no rules
-from web_players import RUNNING
 from websockets.asyncio.client import ClientConnection, connect
 
 VICTIM = "127.0.0.2"
+RUNNING = re.compile(r"quiltmaker is running: open http://[^/]+:(\d+)/")
 # A flood: given the server, an event it sets once under way (its own setup done), one that says stop, and its counts.
 Flood = Callable[[str, asyncio.Event, asyncio.Event, Counter[str]], Coroutine[Any, Any, None]]
 
@@ -253,6 +262,57 @@ async def sign_in(url: str, ready: asyncio.Event, stop: asyncio.Event, counts: C
     await until(ready, stop, *(guesser(f"127.0.1.{n + 1}", random.Random(n)) for n in range(60)))
 
 
+async def lockout(url: str, ready: asyncio.Event, stop: asyncio.Event, counts: Counter[str]) -> None:
+    owner_address = "127.0.0.12"
+    async with http(url, owner_address) as owner:
+        signed_up = await owner.post("/api/account/signup", json={"name": "victim02", "password": "correct horse"})
+        assert signed_up.status_code == 200, signed_up.text
+
+    async def attacker() -> None:
+        async with http(url, "127.0.0.13") as client:
+            while True:
+                answer = await client.post("/api/account/signin", json={"name": "victim02", "password": "a wrong guess"})
+                counts[f"attacker {answer.status_code}"] += 1
+                if answer.status_code != 403:
+                    await asyncio.sleep(0.2)
+
+    async def owner_signs_in() -> None:
+        while True:
+            await asyncio.sleep(2.0)
+            async with http(url, owner_address) as client:
+                answer = await client.post("/api/account/signin", json={"name": "victim02", "password": "correct horse"})
+                counts[f"owner {answer.status_code}"] += 1
+
+    await until(ready, stop, attacker(), owner_signs_in())
+
+
+async def analysis_share(url: str, ready: asyncio.Event, stop: asyncio.Event, counts: Counter[str]) -> None:
+    finished = await asyncio.gather(*(finished_game(url, "127.0.0.14", n) for n in range(8)))  # one address's 8 games
+    helper_address = "127.0.0.15"
+    async with http(url, helper_address) as client:
+        game = (await client.post("/api/games", json={"mode": "local", "seed": 99})).json()
+
+    async def analyses_of_one_address() -> None:
+        async with http(url, "127.0.0.14") as client:
+            while True:
+                for game_id in finished:
+                    await client.get(f"/api/games/{game_id}/analysis")
+                await asyncio.sleep(2.0)
+
+    async def another_players_hints() -> None:
+        async with socket_to(url, game["id"], helper_address) as ws:
+            state = (await next_of(ws, ("state",)))["state"]
+            await ws.send(json.dumps({"type": "hello", "token": game["token"]}))
+            while state["result"] is None:
+                await ws.send(json.dumps({"type": "hint", "version": state["version"]}))
+                answer = await next_of(ws, ("hint", "error"), timeout=300)
+                counts["hint" if answer["type"] == "hint" else f"hint {answer['code']}"] += 1
+                state = await move_on(ws, state)
+                await asyncio.sleep(2.0)  # a player thinking
+
+    await until(ready, stop, analyses_of_one_address(), another_players_hints())
+
+
 async def until(ready: asyncio.Event, stop: asyncio.Event, *work: Coroutine[Any, Any, None]) -> None:
     """Run the flood's tasks until ``stop`` (a task that ends early, its game over, just ends); under way now."""
     tasks = [asyncio.create_task(w) for w in work]
@@ -266,7 +326,10 @@ async def until(ready: asyncio.Event, stop: asyncio.Event, *work: Coroutine[Any,
         print(f"  (the flood's own clients met: {failures[0]!r})", file=sys.stderr)
 
 
-FLOODS: dict[str, Flood] = {"max_games": max_games, "hints": hints, "analyses": analyses, "hello": hello, "rematch": rematch, "sign_in": sign_in}
+FLOODS: dict[str, Flood] = {
+    "max_games": max_games, "hints": hints, "analyses": analyses, "hello": hello, "rematch": rematch, "sign_in": sign_in,
+    "lockout": lockout, "analysis_share": analysis_share,
+}  # fmt: skip
 
 
 # Running it --------------------------------------------------------------------------------------
@@ -346,12 +409,12 @@ def main() -> None:
     if args.json:
         print(json.dumps(results, indent=2))
         return
-    print(f"{'flood':<10} {'reply p50':>10} {'p90':>8} {'max':>8} {'ack p50':>9} {'p90':>8} {'cost':>8}  goal  the flood's answers")
+    print(f"{'flood':<14} {'reply p50':>10} {'p90':>8} {'max':>8} {'ack p50':>9} {'p90':>8} {'cost':>8}  goal  the flood's answers")
     for name, r in results.items():
         reply, ack = r["reply"], r["ack"]
         flood = ", ".join(f"{k} {v}" for k, v in sorted(r["flood"].items()))
         print(
-            f"{name:<10} {reply['p50_ms']:>8.0f}ms {reply['p90_ms']:>6.0f}ms {reply['max_ms']:>6.0f}ms {ack['p50_ms']:>7.0f}ms {ack['p90_ms']:>6.0f}ms "
+            f"{name:<14} {reply['p50_ms']:>8.0f}ms {reply['p90_ms']:>6.0f}ms {reply['max_ms']:>6.0f}ms {ack['p50_ms']:>7.0f}ms {ack['p90_ms']:>6.0f}ms "
             f"{r['reply_cost_ms']:>6.0f}ms  {'ok' if r['within_goal'] else 'MISS'}  {flood}"
         )
 
