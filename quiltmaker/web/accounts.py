@@ -20,7 +20,7 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
-from confusable_homoglyphs import confusables
+from confusable_homoglyphs import categories, confusables
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import and_, bindparam, delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
@@ -53,11 +53,23 @@ def seat_name_refusal(name: str) -> str | None:
         return "a name holds printable characters only (no control or direction characters)"
     if name.strip().casefold().startswith(COMPUTER_PREFIX.casefold()):
         return "a name cannot pass for the computer's (quiltmaker and a level)"
-    if any(confusables.is_dangerous(word) for word in unicodedata.normalize("NFKC", name).split()):
-        # A word of lookalike letters from two scripts ("Аda" with a Cyrillic A): a name made to pass for another. (A
-        # name may hold words of different scripts, "Zoë 李"; a word mixes them only to deceive.)
+    if any(_deceiving(word) for word in unicodedata.normalize("NFKC", name).split()):
         return "a word of the name mixes lookalike letters of different scripts: write each word in one script"
     return None
+
+
+# Scripts written together in one word (Unicode's "highly restrictive" sets, UTS #39): Japanese mixes kanji and kana,
+# Korean hangul and hanja, Chinese han and bopomofo, and any of them may take Latin letters.
+_WRITTEN_TOGETHER = ({"LATIN", "HAN", "HIRAGANA", "KATAKANA"}, {"LATIN", "HAN", "HANGUL"}, {"LATIN", "HAN", "BOPOMOFO"})
+
+
+def _deceiving(word: str) -> bool:
+    """A word of lookalike letters from scripts not written together ("Аda" with a Cyrillic A): made to pass for another.
+    (A name may hold words of different scripts, "Zoë 李"; and "山田カオリ" is one word in one way of writing.)"""
+    scripts = {categories.alias(char) for char in word} - {"COMMON", "INHERITED"}
+    if any(scripts <= together for together in _WRITTEN_TOGETHER):
+        return False
+    return bool(confusables.is_dangerous(word))
 
 
 def compared_name(name: str) -> str:

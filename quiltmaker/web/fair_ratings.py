@@ -33,6 +33,7 @@ from sqlalchemy.orm import Session, aliased
 
 from .database import Database, utc_now
 from .round.game import StoredGame
+from .round.kinds import OfferKind
 from .schema import AccountAddressRow, ChallengeRow, RatingChangeRow
 
 ADDRESS_DAYS = 30
@@ -41,7 +42,9 @@ NOTED_AGAIN = 600.0  # seconds before this process writes the same account's sam
 # Why a rated game rated nobody, as the state says it (the page words it): a side never moved, the accounts were seen
 # from one address, they have had their rated games together for the day, or the computer ran out of time.
 UNRATED = ("moves", "address", "pair", "computer_time")
-_KNOWN = select(AccountAddressRow.seen).where(AccountAddressRow.account_id == bindparam("account"), AccountAddressRow.address_key == bindparam("key"))
+_KNOWN = select(AccountAddressRow.seen).where(
+    AccountAddressRow.account_id == bindparam("account"), AccountAddressRow.address_key == bindparam("key"), AccountAddressRow.seen >= bindparam("since")
+)
 
 
 def address_key(address: str) -> str:
@@ -72,7 +75,8 @@ class AccountAddresses:
     def knows(self, account_id: int, address: str) -> bool:
         """Whether the account was seen from ``address`` in the last ADDRESS_DAYS days (signed up or in, or wrote)."""
         with self.database.reading_rows() as connection:
-            return connection.execute(_KNOWN, {"account": account_id, "key": address_key(address)}).first() is not None
+            since = utc_now() - timedelta(days=ADDRESS_DAYS)
+            return connection.execute(_KNOWN, {"account": account_id, "key": address_key(address), "since": since}).first() is not None
 
     def purge(self) -> int:
         """Forget the addresses not seen for ADDRESS_DAYS; return how many."""
@@ -96,7 +100,7 @@ def why_unrated(session: Session, stored: StoredGame, accounts: list[int | None]
 
 
 def _from_the_quick_match(session: Session, game_id: str) -> bool:
-    return session.scalar(select(ChallengeRow.kind).where(ChallengeRow.game_id == game_id)) == "quick"
+    return session.scalar(select(ChallengeRow.kind).where(ChallengeRow.game_id == game_id)) == OfferKind.QUICK
 
 
 def _seen_together(session: Session, first: int, second: int, now: datetime) -> bool:

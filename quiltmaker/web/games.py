@@ -42,7 +42,7 @@ from .quotas import Quotas
 from .ratings import Ratings
 from .round import rules
 from .round.game import BOTH_SEATS, Event, StoredGame, secret_hash
-from .round.kinds import ENDINGS, EventKind, Mode
+from .round.kinds import ENDINGS, EventKind, Mode, OfferKind
 from .round.rules import Refusal
 from .settings import Settings
 from .setup import GameMaker
@@ -206,7 +206,7 @@ class GameServer:
                     stored.puzzle = await asyncio.to_thread(self.puzzles.state_of, stored)
                 if stored.status == "waiting":
                     challenge = await asyncio.to_thread(self.lobby.challenge, game_id)
-                    if challenge is not None and challenge["kind"] in ("open", "named"):
+                    if challenge is not None and challenge["kind"] in (OfferKind.OPEN, OfferKind.NAMED):
                         stored.offer = {"kind": challenge["kind"], "for": challenge["for"]}
                 self.cache[game_id] = stored
             else:
@@ -239,7 +239,7 @@ class GameServer:
     async def _send_states(self, connections: list[Connection], stored: StoredGame, whole: bool = False) -> None:
         states: dict[str, tuple[dict[str, Any], contract.GameState]] = {}
         texts: dict[tuple[str, int], str] = {}  # by language and the state a socket was shown (many share one)
-        sends = []
+        decided: list[tuple[Connection, dict[str, Any], str]] = []
         for connection in connections:
             # Two broadcasts of one game can interleave at the awaits below; the version check keeps each socket's
             # states in order, and what a socket is sent is decided here, before any await, against what it was shown.
@@ -259,10 +259,12 @@ class GameServer:
                     fields, kept = changed_fields(shown, state)
                     unchanged = not fields and kept == len(shown["moves"]) == len(state["moves"])
                     texts[key] = "" if unchanged else contract.changed_text(checked, shown["version"], fields, kept)
+            decided.append((connection, state, texts[key]))
+        # Every text made (a state that breaks the contract raises above, and nobody's record of what it was shown moves):
+        # now each socket's record, then the sends.
+        for connection, state, _text in decided:
             connection.version_sent, connection.shown = stored.version, state
-            if texts[key]:
-                sends.append(self.send(connection, texts[key]))
-        await asyncio.gather(*sends)
+        await asyncio.gather(*(self.send(connection, text) for connection, _state, text in decided if text))
 
     async def send(self, connection: Connection, text: str) -> None:
         """Send one message; a socket that does not take it within SEND_SECONDS is closed, never waited on."""
@@ -300,14 +302,29 @@ class GameServer:
             await self.broadcast(news.stored)
 
     async def _sessions_ended(self, news: SessionsEnded) -> None:
-        """Sessions ended (here or in another process): a socket one of them seated is a seat no more. It is closed
-        (``SESSION_ENDED``), and the page that reconnects is greeted as whoever it is now."""
-        for connections in list(self.connections.values()):
+        """Sessions ended (here or in another process): a socket one of them seated (or is seating: a hello waiting) is a
+        seat no more, at once. It is closed (``SESSION_ENDED``), the page that reconnects is greeted as whoever it is now,
+        and everyone watching hears that the seat went."""
+        ended, games = [], set()
+        for game_id, connections in list(self.connections.items()):
             for connection in list(connections):
                 if connection.seated_by is not None and news.ends(*connection.seated_by):
+                    if connection.seat is not None:
+                        games.add(game_id)
                     connection.seat, connection.seated_by = None, None
-                    with contextlib.suppress(Exception):
-                        await asyncio.wait_for(connection.socket.close(code=SESSION_ENDED, reason="signed out"), 1.0)
+                    ended.append(connection)
+        for game_id in games:
+            self.announce_seats(game_id)
+        if ended:  # closed beside the sign-out's answer, not before it
+            self.in_background(self._close_all(ended, SESSION_ENDED, "signed out"))
+
+    @staticmethod
+    async def _close_all(connections: list[Connection], code: int, reason: str) -> None:
+        async def close(connection: Connection) -> None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(connection.socket.close(code=code, reason=reason), 1.0)
+
+        await asyncio.gather(*(close(connection) for connection in connections))
 
     # Intents ------------------------------------------------------------------
 
@@ -392,19 +409,25 @@ class GameServer:
             stored = await self.load(game_id)
         seat = stored.seat_of(token)
         account = None
+        connection.seated_by = None
         if connection.session:
             with contextlib.suppress(Exception):  # only "who is online" and a seat without a token: never a refusal
                 account = await asyncio.to_thread(self.accounts.account_of, connection.session)
+                if account is not None and not token:
+                    # Marked before anything more is awaited: a session that ends while this hello waits clears it.
+                    connection.seated_by = (account.id, secret_hash(connection.session))
                 if account is not None:
                     await asyncio.to_thread(self.lobby.seen, account)
-        connection.seated_by = None
-        if not token and account is not None and connection.session:
+        if not token and account is not None and connection.session and (by := connection.seated_by) is not None:
             # No token (another browser): the seat the signed-in account holds in this game, if any, for as long as
-            # the session lasts (:meth:`_sessions_ended`).
+            # the session lasts (:meth:`_sessions_ended`). The session is read again after the seat: ended meanwhile,
+            # its news heard here (the mark cleared) or not yet (the read finds it gone), it seats nobody.
             held = await asyncio.to_thread(self.accounts.seat_in, account, game_id)
-            seat = BOTH_SEATS if held == BOTH_SEATS else int(held) if held is not None else None
-            if seat is not None:
-                connection.seated_by = (account.id, secret_hash(connection.session))
+            still = await asyncio.to_thread(self.accounts.account_of, connection.session)
+            if held is not None and still is not None and connection.seated_by is by:
+                seat = BOTH_SEATS if held == BOTH_SEATS else int(held)
+        if token or seat is None:
+            connection.seated_by = None  # (a token's seat is the token's: no session ends it)
         if token and seat is None:
             connection.seat = None
             raise ProtocolError("forbidden", _("this token holds no seat in this game: you are watching"))

@@ -52,7 +52,7 @@ class NewGame(BaseModel):
     rated: bool = False  # a rated game: needs a clock, and an account for every person seated
     # Who may take an online game's second seat: whoever has the invitation link, anyone in the
     # lobby (within ``within`` rating points of the creator, if given), or one named account.
-    offer: Literal["invite", "open", "named"] = "invite"
+    offer: Literal["invite", OfferKind.OPEN, OfferKind.NAMED] = "invite"
     opponent: str | None = Field(default=None, max_length=24)
     within: Literal[100, 200, 300, 500] | None = None
     # "What if": a game against the AI from the position after move ``from_ply`` of the finished game
@@ -107,9 +107,9 @@ class NewGame(BaseModel):
             raise ValueError("a rated game needs a clock: choose a time control")
         if self.offer != "invite" and (self.mode != Mode.ONLINE or self.clock is None):
             raise ValueError("a challenge in the lobby is an online game with a clock (so nobody waits on it forever)")
-        if (self.offer == "named") != (self.opponent is not None):
+        if (self.offer == OfferKind.NAMED) != (self.opponent is not None):
             raise ValueError("a named challenge needs 'opponent', the account challenged (and only it does)")
-        if self.within is not None and self.offer != "open":
+        if self.within is not None and self.offer != OfferKind.OPEN:
             raise ValueError("'within' is the rating range of an open challenge")
         if (self.from_game is None) != (self.from_ply is None):
             raise ValueError("playing on from a game needs both 'from_game' and 'from_ply' (the position after that move)")

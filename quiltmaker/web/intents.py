@@ -40,7 +40,7 @@ def _move_value(stored: StoredGame, kind: EventKind, seat: int | None, message: 
 
 
 def _undo_value(stored: StoredGame, kind: EventKind, seat: int | None, message: dict[str, Any], now: datetime) -> str:
-    return str(rules.undo_count(stored))
+    return str(rules.may_undo(stored))
 
 
 def _end_value(stored: StoredGame, kind: EventKind, seat: int | None, message: dict[str, Any], now: datetime) -> str:

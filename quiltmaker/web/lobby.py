@@ -89,7 +89,7 @@ class Lobby:
         since = utc_now() - timedelta(hours=CHALLENGE_HOURS)
         found = []
         with self._sessions() as session:
-            for kind, limit in (("open", 200), ("named", 2000)):
+            for kind, limit in ((OfferKind.OPEN, 200), (OfferKind.NAMED, 2000)):
                 query = select(ChallengeRow).where(ChallengeRow.taken.is_(None), ChallengeRow.kind == kind, ChallengeRow.created >= since)
                 found += [_challenge_view(row) for row in session.scalars(query.order_by(ChallengeRow.created.desc()).limit(limit))]
         return found

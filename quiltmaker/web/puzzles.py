@@ -28,7 +28,7 @@ from .database import Database
 from .ratings import NEW, Rating, rated
 from .round.game import StoredGame
 from .round.kinds import Mode
-from .schema import PuzzleGameRow, PuzzlePlayerRow, PuzzleRatingRow
+from .schema import AccountRow, PuzzleGameRow, PuzzlePlayerRow, PuzzleRatingRow
 
 PUZZLE_RD = 200.0  # a shipped puzzle's first deviation: its rating is an estimate (docs/puzzles.md) until players answer it
 NEAREST = 12  # the next puzzle is drawn from this many untried ones nearest the player's rating
@@ -117,6 +117,7 @@ class Puzzles:
         """Rate an account's answer against the puzzle: its first answer to this puzzle only (as Lichess does). A puzzle
         tried again, its solution seen, is judged and never rated: one account cannot farm its rating on one puzzle,
         nor move the puzzle's rating for everyone by missing it again and again."""
+        session.get(AccountRow, row.account_id, with_for_update=True)  # one answer of an account's at a time (PostgreSQL)
         earlier = session.scalar(
             select(PuzzleGameRow.game_id).where(
                 PuzzleGameRow.account_id == row.account_id, PuzzleGameRow.puzzle_id == row.puzzle_id,

@@ -67,8 +67,8 @@ class Quotas:
             "hello": parse_many(settings.hello_limit),
             "offer": parse_many(settings.offer_limit),
             "sign_in_failure": parse_many(settings.sign_in_failures),  # counted by account and address
-            "new_place_failure": parse_many(settings.new_place_failures),
-            "puzzle": parse_many(settings.puzzle_limit),  # counted by account  # by account, from the addresses it is new to
+            "new_place_failure": parse_many(settings.new_place_failures),  # by account, from the addresses it is new to
+            "puzzle": parse_many(settings.puzzle_limit),  # by account
         }
 
     def wait(self, kind: str, client: str) -> float | None:

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import JSON, Boolean, ColumnElement, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, and_, exists, not_, select
 from sqlalchemy.orm import DeclarativeBase, InstrumentedAttribute, Mapped, aliased, mapped_column
 
-from .round.kinds import Mode
+from .round.kinds import Mode, OfferKind
 
 
 # Games ---------------------------------------------------------------------------
@@ -305,7 +305,7 @@ def public_game(game_id: InstrumentedAttribute[str]) -> ColumnElement[bool]:
     """Whether the game of ``game_id`` may be listed to anyone: every game but an online one by private invitation
     or by a named challenge (an online game is public when it started from the lobby's open challenges or the
     quick match, as the lobby's "being played" lists them)."""
-    from_the_lobby = exists(select(ChallengeRow.game_id).where(ChallengeRow.game_id == game_id, ChallengeRow.kind.in_(("open", "quick"))))
+    from_the_lobby = exists(select(ChallengeRow.game_id).where(ChallengeRow.game_id == game_id, ChallengeRow.kind.in_((OfferKind.OPEN, OfferKind.QUICK))))
     game = aliased(GameRow)  # its own: a query that joins the games already must not correlate this one with it
     online = exists(select(game.id).where(game.id == game_id, game.mode == Mode.ONLINE))
     return not_(and_(online, not_(from_the_lobby)))

@@ -201,6 +201,12 @@ class GameMaker:
             }])  # fmt: skip
             if stored.control is not None:
                 connection.execute(insert(ClockRow), [{"game_id": game_id, "control": stored.control.to_json(), "deadline": None}])
+            held = connection.execute(_SEATS_HELD, {"game": stored.id}).all()
+            if held:  # each account holds its seat's new seat (pass-and-play's "both" stays)
+                connection.execute(insert(AccountGameRow), [
+                    {"account_id": account, "game_id": game_id, "seat": seat if seat == BOTH_SEATS else str(rematch.seats[int(seat)])}
+                    for account, seat in held
+                ])  # fmt: skip
             rated = connection.execute(_RATED, {"game": stored.id}).first()
             if rated is not None:
                 accounts: list[int | None] = [None, None]
@@ -265,4 +271,5 @@ _TAKE = update(GameRow).where(GameRow.id == bindparam("game"), GameRow.invite_ha
 _CHALLENGE_TAKEN = update(ChallengeRow).where(ChallengeRow.game_id == bindparam("game")).values(taken=bindparam("now"))
 _RATED = select(RatedGameRow.family, RatedGameRow.accounts).where(RatedGameRow.game_id == bindparam("game")).with_for_update()
 _RATED_SEATS = update(RatedGameRow).where(RatedGameRow.game_id == bindparam("game")).values(accounts=bindparam("seated"))
+_SEATS_HELD = select(AccountGameRow.account_id, AccountGameRow.seat).where(AccountGameRow.game_id == bindparam("game"))
 _HELD = select(AccountGameRow.seat).where(AccountGameRow.account_id == bindparam("account"), AccountGameRow.game_id == bindparam("game"))

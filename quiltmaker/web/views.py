@@ -210,7 +210,7 @@ def state_view(
         "may_move": rules.seats_that_may_move(stored),
         "may_rematch": stored.is_finished and rules.allows(rules.may_rematch, stored),  # (only a finished game's: asked at once)
         "hints": rules.allows(rules.may_hint, stored),
-        "undo": rules.allows(rules.undo_count, stored),
+        "undo": rules.allows(rules.may_undo, stored),
         "can_resign": rules.allows(rules.may_end, stored, EventKind.RESIGN),
         "can_abort": rules.allows(rules.may_end, stored, EventKind.ABORT),
         "lesson": lesson_view(stored),

@@ -133,7 +133,8 @@ def test_a_guest_cannot_take_an_account_s_name_or_a_lookalike_of_it_and_the_stat
     for typed in ("sessuser", "SessUser", "ｓｅｓｓｕｓｅｒ", "Аda"):
         refused = fresh.post("/api/games", json={"mode": "online", "seat": 0, "names": [typed, "Bob"]})
         assert refused.status_code == 422, typed
-    assert fresh.post("/api/games", json={"mode": "online", "seat": 0, "names": ["Łukasz", "Zoë"]}).status_code == 200
+    for name in (["Łukasz", "Zoë 李"], ["山田カオリ", "김철수"], ["abc漢字", "東京タワー"]):  # one way of writing a word each
+        assert fresh.post("/api/games", json={"mode": "online", "seat": 0, "names": name}).status_code == 200, name
     assert fresh.post("/api/games", json={"mode": "ai", "seat": 0, "names": ["Аda"]}).status_code == 422, "mixed scripts, anywhere"
     new_account(fresh, "Ada")
     mine = create(fresh, mode="online", seat=0, names=["Ada", "Friend"])  # an account may type its own name

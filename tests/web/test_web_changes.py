@@ -36,8 +36,14 @@ def test_a_socket_sent_the_changes_holds_the_whole_state_after_every_move_and_un
 
 def test_a_state_that_changes_nothing_is_not_sent_again(client: TestClient) -> None:
     game = create(client, mode="local", seed=4)
-    with connect(client, game["id"], game["token"]) as player:
+    server = client.app.state.server  # type: ignore[attr-defined]
+    with connect(client, game["id"], game["token"]) as player, connect(client, game["id"]) as old:
         player.play_first_legal()
-        count = len(player.received)
-        assert player.hello(game["token"])["type"] == "welcome"  # a repeated hello: the same seat, nothing new
-        assert len([m for m in player.received[count:] if m["type"] == "state"]) == 0
+        old.wait_for(lambda s: s["version"] == player.state["version"])
+        counts = len(player.received), len(old.received)
+        client.portal.call(server.broadcast, server.cache[game["id"]])  # the same version again, nothing new in it
+        assert player.hello(game["token"])["type"] == "welcome"  # (a reply: what was sent before it has come)
+        assert [m["type"] for m in player.received[counts[0]:]] == ["welcome"], "nothing changed: nothing sent"
+        old.ws.send_text('{"type": "hello", "token": null}')  # a client that did not ask is sent the whole state again
+        assert [m["type"] for m in old.received[counts[1]:]] == [] and old.reply()["type"] == "welcome"
+        assert [m["type"] for m in old.received[counts[1]:]] == ["state", "welcome"]

@@ -13,6 +13,9 @@ SPELLED = {member.value for kind in (Mode, EventKind, OfferKind) for member in k
 
 
 def _named(node: ast.expr) -> str | None:
+    """What a side of a comparison is called: a name, an attribute, or a key (``challenge["kind"]``)."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        return node.slice.value
     return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
 
 
@@ -34,8 +37,12 @@ def bare_comparisons() -> list[str]:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Compare):
                 sides = [node.left, *node.comparators]
-                if any(_named(side) in ("mode", "kind") for side in sides) and any(_strings(side) & SPELLED for side in sides):
-                    found.append(f"{path.relative_to(WEB)}:{node.lineno}")
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "in_" and node.args:
+                sides = [node.func.value, node.args[0]]  # a column's .in_((...))
+            else:
+                continue
+            if any(_named(side) in ("mode", "kind", "offer") for side in sides) and any(_strings(side) & SPELLED for side in sides):
+                found.append(f"{path.relative_to(WEB)}:{node.lineno}")
     return found
 
 
@@ -44,9 +51,9 @@ def test_no_mode_or_event_kind_is_compared_as_a_bare_string() -> None:
 
 
 def test_the_scan_finds_a_bare_comparison() -> None:
-    tree = ast.parse('if stored.mode == "online" or kind in ("resign", "abort"): pass')
+    tree = ast.parse('if stored.mode == "online" or kind in ("resign", "abort") or challenge["kind"] == "open": pass')
     compares = [node for node in ast.walk(tree) if isinstance(node, ast.Compare)]
-    assert all(any(_strings(side) & SPELLED for side in [c.left, *c.comparators]) for c in compares) and len(compares) == 2
+    assert len(compares) == 3 and all(_named(c.left) in ("mode", "kind") and _strings(c.comparators[0]) & SPELLED for c in compares)
 
 
 def test_the_contract_s_modes_are_the_enum_s() -> None:

@@ -41,11 +41,13 @@ def test_a_socket_seated_by_a_session_that_ends_elsewhere_is_a_seat_no_more(fres
     first = new_account(fresh, "Ada")
     game = create(fresh, mode="online", seat=0)  # Ada's seat 0, held by her account
     second = sign_in(fresh, "Ada")  # another browser
-    with connect(fresh, game["id"]) as other:
+    with connect(fresh, game["id"]) as other, connect(fresh, game["id"]) as watching:
         assert other.hello(None)["seat"] == 0  # no token: the account's seat
+        watching.wait_for(lambda s: s["presence"][0], "the seat here")
         act_as(fresh, first)
         ENDINGS[ending](fresh)
         assert closed(other) == {"type": "closed", "code": SESSION_ENDED}
+        watching.wait_for(lambda s: not s["presence"][0], "the seat gone, for everyone watching")
     act_as(fresh, second)  # that browser again, its cookie dead: it reconnects as a spectator
     assert fresh.get("/api/account").json() is None or fresh.get("/api/account").json().get("name") is None
     with connect(fresh, game["id"]) as again:

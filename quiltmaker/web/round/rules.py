@@ -119,14 +119,22 @@ def check_lesson_move(game: StoredGame, seat: int | None, move: Move) -> None:
             raise Refusal("lesson", refused[0].upper() + refused[1:])
 
 
-def undo_count(game: StoredGame) -> int:
-    """How many moves an undo takes back: pass-and-play one; against the computer, back to the human's last turn.
+def may_undo(game: StoredGame) -> int:
+    """An undo a player may ask for now, and how many moves it takes back (:func:`undo_count`): never once the game is
+    over, played to its end too. Its end is what the lists keep and the analysis studies (to try another line, play on
+    from any of its positions: :func:`play_on_from`).
 
-    Never once the game is over, played to its end too: its end is what the
-    lists keep and the analysis studies (to try another line, play on from
-    any of its positions: :func:`play_on_from`).
+    The log's replay checks :func:`undo_count` alone: a game played before this rule, undone after it was played
+    out, still loads (the one rule the live server holds stricter than the replay, as a lesson's advice).
     """
     if game.is_finished:
+        raise Refusal("not_allowed", _("the game is over"))
+    return undo_count(game)
+
+
+def undo_count(game: StoredGame) -> int:
+    """How many moves an undo takes back: pass-and-play one; against the computer, back to the human's last turn."""
+    if game.ended is not None:
         raise Refusal("not_allowed", _("the game is over"))
     if not is_assisted(game):
         raise Refusal("not_allowed", _("there is no undo in an online game or a game with a clock"))

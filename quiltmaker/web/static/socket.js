@@ -111,7 +111,7 @@ export class GameSocket {
     return true;
   }
 
-  /** Connect again at once (the server sends the whole state on connecting). */
+  /** Connect again (soon: the usual reconnection's first wait), to be sent the whole state on connecting. */
   resync() {
     if (this.ws) this.ws.close(4000, "resync");
   }
