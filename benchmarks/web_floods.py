@@ -141,17 +141,21 @@ async def hints(url: str, ready: asyncio.Event, stop: asyncio.Event, counts: Cou
     async with http(url, address) as client:
         games = [(await client.post("/api/games", json={"mode": "local", "seed": n})).json() for n in range(8)]
 
-    async def keep_asking(game: dict[str, Any]) -> None:
-        async with socket_to(url, game["id"], address) as ws:
-            state = (await next_of(ws, ("state",)))["state"]
-            await ws.send(json.dumps({"type": "hello", "token": game["token"]}))
-            while state["result"] is None:
-                await ws.send(json.dumps({"type": "hint", "version": state["version"]}))
-                answer = await next_of(ws, ("hint", "error"), timeout=300)
-                counts["hints" if answer["type"] == "hint" else answer["code"]] += 1
-                state = await move_on(ws, state)  # a new version to ask about
+    await until(ready, stop, *(hints_in(url, game, address, counts, "hints") for game in games))
 
-    await until(ready, stop, *(keep_asking(game) for game in games))
+
+async def hints_in(url: str, game: dict[str, Any], address: str, counts: Counter[str], served: str, refused: str = "", think: float = 0.0) -> None:
+    """Ask for a hint at each version of a game of one's own, moving on after each answer (``think`` seconds later);
+    counted as ``served``, or as ``refused`` and the error's code."""
+    async with socket_to(url, game["id"], address) as ws:
+        state = (await next_of(ws, ("state",)))["state"]
+        await ws.send(json.dumps({"type": "hello", "token": game["token"]}))
+        while state["result"] is None:
+            await ws.send(json.dumps({"type": "hint", "version": state["version"]}))
+            answer = await next_of(ws, ("hint", "error"), timeout=300)
+            counts[served if answer["type"] == "hint" else f"{refused}{answer['code']}"] += 1
+            state = await move_on(ws, state)  # a new version to ask about
+            await asyncio.sleep(think)
 
 
 async def move_on(ws: ClientConnection, state: dict[str, Any]) -> dict[str, Any]:
@@ -299,18 +303,8 @@ async def analysis_share(url: str, ready: asyncio.Event, stop: asyncio.Event, co
                     await client.get(f"/api/games/{game_id}/analysis")
                 await asyncio.sleep(2.0)
 
-    async def another_players_hints() -> None:
-        async with socket_to(url, game["id"], helper_address) as ws:
-            state = (await next_of(ws, ("state",)))["state"]
-            await ws.send(json.dumps({"type": "hello", "token": game["token"]}))
-            while state["result"] is None:
-                await ws.send(json.dumps({"type": "hint", "version": state["version"]}))
-                answer = await next_of(ws, ("hint", "error"), timeout=300)
-                counts["hint" if answer["type"] == "hint" else f"hint {answer['code']}"] += 1
-                state = await move_on(ws, state)
-                await asyncio.sleep(2.0)  # a player thinking
-
-    await until(ready, stop, analyses_of_one_address(), another_players_hints())
+    another_players_hints = hints_in(url, game, helper_address, counts, "hint", "hint ", think=2.0)  # a player thinking
+    await until(ready, stop, analyses_of_one_address(), another_players_hints)
 
 
 async def until(ready: asyncio.Event, stop: asyncio.Event, *work: Coroutine[Any, Any, None]) -> None:

@@ -177,17 +177,30 @@ def test_the_migrations_build_exactly_the_schema(empty_url: str) -> None:
     engine.dispose()
 
 
-def test_a_database_newer_than_the_code_is_refused_with_what_to_do(empty_url: str) -> None:
-    migrate(empty_url)
-    engine = create_engine(empty_url)
+def with_schema_record(url: str, statement: str) -> None:
+    """The database at ``url``, migrated, its record of its revision then changed by ``statement``."""
+    migrate(url)
+    engine = create_engine(url)
     with engine.begin() as connection:
-        connection.execute(text("UPDATE alembic_version SET version_num = '9999'"))
+        connection.execute(text(statement))
     engine.dispose()
-    for refused in (lambda: migrate(empty_url), lambda: Database(empty_url), lambda: make_app_on(empty_url)):
+
+
+def refusals(url: str) -> list[str]:
+    """What migrating, opening and starting an app on ``url`` each refuse with (each must refuse)."""
+    said = []
+    for refused in (lambda: migrate(url), lambda: Database(url), lambda: make_app_on(url)):
         with pytest.raises(SchemaError) as raised:
             refused()
-        assert "newer version of quiltmaker" in str(raised.value) and "'9999'" in str(raised.value) and "backup" in str(raised.value)
         assert isinstance(raised.value, QuiltmakerError)
+        said.append(str(raised.value))
+    return said
+
+
+def test_a_database_newer_than_the_code_is_refused_with_what_to_do(empty_url: str) -> None:
+    with_schema_record(empty_url, "UPDATE alembic_version SET version_num = '9999'")
+    for said in refusals(empty_url):
+        assert "newer version of quiltmaker" in said and "'9999'" in said and "backup" in said
 
 
 def test_an_unmigrated_database_is_not_opened() -> None:
@@ -209,15 +222,9 @@ def test_servers_starting_together_migrate_once(tmp_path: Path) -> None:
 
 def test_a_schema_record_with_two_revisions_is_refused_with_what_to_do(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'two.sqlite3'}"
-    migrate(url)
-    engine = create_engine(url)
-    with engine.begin() as connection:
-        connection.execute(text("INSERT INTO alembic_version VALUES ('r0003')"))
-    engine.dispose()
-    for refused in (lambda: migrate(url), lambda: Database(url), lambda: make_app_on(url)):
-        with pytest.raises(SchemaError) as raised:  # (Alembic's own error was a raw traceback)
-            refused()
-        assert "records 2 schema revisions" in str(raised.value) and "alembic_version" in str(raised.value)
+    with_schema_record(url, "INSERT INTO alembic_version VALUES ('r0003')")
+    for said in refusals(url):  # (Alembic's own error was a raw traceback)
+        assert "records 2 schema revisions" in said and "alembic_version" in said
 
 
 def test_an_emptied_schema_record_is_refused_and_the_database_is_left_as_it_is(tmp_path: Path) -> None:
