@@ -33,7 +33,7 @@ from .database import Database, utc_now
 from .fair_ratings import AccountAddresses
 from .lobby import Lobby
 from .presence import Presence
-from .protocol import GAME_ID, SEND_SECONDS, SESSION_ENDED, Connection, OpenSockets, ProtocolError, client_id_of
+from .protocol import GAME_ID, SEND_SECONDS, SESSION_ENDED, TOO_SLOW, Connection, OpenSockets, ProtocolError, client_id_of, close_quietly
 from .bus import Bus, GameChanged, GameEnded, GameStarted, SessionsEnded
 from .news import News
 from .puzzles import Puzzles
@@ -271,8 +271,7 @@ class GameServer:
         try:
             await asyncio.wait_for(connection.socket.send_text(text), SEND_SECONDS)
         except Exception:  # closed, or too slow: its handler cleans up; a reload reconnects it
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(connection.socket.close(code=1013), 1.0)
+            await close_quietly(connection.socket, TOO_SLOW)
 
     def in_background(self, work: Coroutine[Any, Any, Any]) -> None:
         """Run ``work`` without waiting for it (kept until it ends; cancelled when the server stops)."""
@@ -316,15 +315,11 @@ class GameServer:
         for game_id in games:
             self.announce_seats(game_id)
         if ended:  # closed beside the sign-out's answer, not before it
-            self.in_background(self._close_all(ended, SESSION_ENDED, "signed out"))
+            self.in_background(self._close_signed_out(ended))
 
     @staticmethod
-    async def _close_all(connections: list[Connection], code: int, reason: str) -> None:
-        async def close(connection: Connection) -> None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(connection.socket.close(code=code, reason=reason), 1.0)
-
-        await asyncio.gather(*(close(connection) for connection in connections))
+    async def _close_signed_out(connections: list[Connection]) -> None:
+        await asyncio.gather(*(close_quietly(connection.socket, SESSION_ENDED, "signed out") for connection in connections))
 
     # Intents ------------------------------------------------------------------
 

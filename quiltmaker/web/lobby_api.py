@@ -26,7 +26,7 @@ from . import contract
 from .accounts import SESSION_COOKIE, Account
 from .dependencies import Server, Writer, admitted, quota
 from .games import GameServer
-from .protocol import GAME_ID, SEND_SECONDS, ProtocolError
+from .protocol import GAME_ID, SEND_SECONDS, TOO_SLOW, ProtocolError, close_quietly
 from .quickmatch import POLL_WAIT, QuickMatch
 from .round.clocks import TimeControl
 from .round.kinds import Mode
@@ -143,8 +143,7 @@ async def _send_lobby(viewer: LobbySocket, base: dict[str, Any]) -> None:
     try:
         await asyncio.wait_for(viewer.socket.send_text(text), SEND_SECONDS)
     except Exception:  # gone or too slow: its handler cleans up, the page reconnects
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(viewer.socket.close(code=1013), 1.0)
+        await close_quietly(viewer.socket, TOO_SLOW)
 
 
 async def _push_lobby(server: GameServer) -> None:

@@ -7,6 +7,8 @@ its size, its encoding, its shape.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import re
 from collections import Counter
@@ -78,6 +80,13 @@ class OpenSockets:
 
 TOO_MANY_SOCKETS = 4429  # the close code of a socket refused by OpenSockets (a 4000s code: the application's own)
 SESSION_ENDED = 4401  # the close code of a socket whose seat came with a session that has ended (signed out)
+TOO_SLOW = 1013  # the close code of a socket that did not take a message within SEND_SECONDS (the page reconnects)
+
+
+async def close_quietly(socket: WebSocket, code: int, reason: str = "") -> None:
+    """Close a socket within a second, whatever state it is in (one gone already, or stalled, is left to its handler)."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(socket.close(code=code, reason=reason), 1.0)
 
 
 def read_message(raw: Mapping[str, Any]) -> dict[str, Any]:
