@@ -31,7 +31,7 @@ from .round import rules
 from .round.clocks import TimeControl, thinking_cap
 from .round.game import StoredGame
 from .round.kinds import Mode, OfferKind
-from .setup import GameSetup, Offer
+from .setup import GameSetup, Offer, held_by
 from .store import StoreError
 from .summaries import lines_of
 from .views import replay_view
@@ -186,8 +186,6 @@ async def create_game(new: NewGame, account: Writer, server: Server, request: Re
     else:
         wanted = _lesson(new, name) if new.mode == Mode.LESSON else _game(new, name)
     if account is not None:
-        accounts: list[int | None] = [None, None]
-        accounts[wanted.seat] = account.id
         offer = None
         if new.offer != "invite" and wanted.control is not None:
             # Listed before anyone loads the game, so its first load knows the offer. (An offer needs an
@@ -195,7 +193,7 @@ async def create_game(new: NewGame, account: Writer, server: Server, request: Re
             rating = await asyncio.to_thread(server.lobby.rating_of, account, family_of(wanted.control.kind))
             for_account = (challenged.id, challenged.name) if challenged is not None else None
             offer = Offer(OfferKind(new.offer), rating, for_account, new.within)
-        wanted = dataclasses.replace(wanted, accounts=(accounts[0], accounts[1]), rated=new.rated, offer=offer)
+        wanted = dataclasses.replace(wanted, accounts=held_by(wanted.seat, account.id), rated=new.rated, offer=offer)
     made = await server.maker.start(wanted)
     return made.seat_taken()
 

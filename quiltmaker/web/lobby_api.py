@@ -30,7 +30,7 @@ from .protocol import GAME_ID, SEND_SECONDS, TOO_SLOW, ProtocolError, close_quie
 from .quickmatch import POLL_WAIT, QuickMatch
 from .round.clocks import TimeControl
 from .round.kinds import Mode
-from .setup import GameSetup
+from .setup import GameSetup, held_by
 from .store import StoreError
 
 log = logging.getLogger(__name__)
@@ -262,10 +262,8 @@ async def play_the_computer(seek_id: str, body: SeekSecret, account: Writer, ser
     names[seat] = account.name if account else _("Player")
     names[1 - seat] = f"quiltmaker {level}"
     start = Position.initial(random.randrange(2**63), first_player=0)
-    accounts: list[int | None] = [None, None]
-    accounts[seat] = account.id if account is not None else None
     wanted = GameSetup(
-        Mode.AI, start, names, seat, (accounts[0], accounts[1]), ai_level=level, control=control, rated=seek["rated"] and account is not None
+        Mode.AI, start, names, seat, held_by(seat, account.id if account else None), ai_level=level, control=control, rated=seek["rated"] and account is not None
     )
     made = await server.maker.start(wanted)
     game_id, token = made.id, made.token

@@ -21,7 +21,7 @@ from . import contract
 from .accounts import seat_name_refusal
 from .dependencies import Server, Viewer, Writer, quota, too_many
 from .round.kinds import Mode
-from .setup import GameSetup
+from .setup import GameSetup, held_by
 
 router = APIRouter(prefix="/api")
 OTHER_SIDE = N_("Opponent")  # the puzzle's other seat: nobody plays it (the puzzle ends with the player's move)
@@ -65,9 +65,7 @@ async def next_puzzle(wanted: NextPuzzle, account: Writer, server: Server) -> di
     seat = puzzle.to_move
     names = [_(OTHER_SIDE), _(OTHER_SIDE)]
     names[seat] = account.name if account is not None else (wanted.name or "").strip() or _("Player")
-    accounts: list[int | None] = [None, None]
-    accounts[seat] = account.id if account is not None else None
     made = await server.maker.start(
-        GameSetup(Mode.PUZZLE, Position.from_text(puzzle.position), names, seat, (accounts[0], accounts[1]), puzzle=puzzle.id)
+        GameSetup(Mode.PUZZLE, Position.from_text(puzzle.position), names, seat, held_by(seat, account.id if account else None), puzzle=puzzle.id)
     )
     return made.seat_taken()

@@ -107,6 +107,11 @@ class GameSetup:
         return [(account, str(seat)) for seat, account in enumerate(self.accounts) if account is not None]
 
 
+def held_by(seat: int, account_id: int | None) -> tuple[int | None, int | None]:
+    """A game's seats' accounts when at most one, ``account_id``'s, holds ``seat`` (a ``GameSetup``'s ``accounts``)."""
+    return (account_id, None) if seat == 0 else (None, account_id)
+
+
 @dataclass(frozen=True)
 class Made:
     """A game made: its id, the creator's seat and token, and the invitation for the other seat (an online game's) or,
