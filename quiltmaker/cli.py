@@ -195,6 +195,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--offer-limit", default=None, help="lobby challenges one address may offer, e.g. '6/hour;20/day' (the default)")
     serve.add_argument("--puzzle-limit", default=None, help="puzzles one account may take, e.g. '12/minute;500/day' (the default)")
     serve.add_argument("--sockets-per-client", type=int, default=None, help="sockets one address may hold open at once (default 64)")
+    serve.add_argument(
+        "--check-states", action="store_true", help="check every game state against the contract before sending it (the tests do; a fifth of a move's CPU)"
+    )
     serve.set_defaults(run=_serve)
 
     migrate = commands.add_parser(
@@ -688,7 +691,7 @@ def _serve(args: argparse.Namespace) -> int:
     url = args.database or database_url_for(args.data)
     settings = Settings(
         database_url=url, broker=broker_from_url(args.redis), ai_workers=max(1, args.ai_workers), quick_workers=max(1, args.quick_workers),
-        advice_workers=max(1, args.advice_workers)
+        advice_workers=max(1, args.advice_workers), check_states=args.check_states
     )
     try:
         from limits import parse_many

@@ -231,9 +231,11 @@ def mutated_record(draw: st.DrawFn) -> dict[str, Any]:
                 del moves[i]
             elif op == "duplicate":
                 moves.insert(j, copy.deepcopy(moves[i]))
+            elif not isinstance(moves[i], dict):
+                continue  # (a list "retype" made: its items are any JSON, not moves)
             elif op == "move_drop":
                 moves[i].pop(draw(st.sampled_from(MOVE_KEYS)), None)
-            elif isinstance(moves[i], dict):
+            else:
                 moves[i][draw(st.sampled_from(MOVE_KEYS))] = draw(st.one_of(json_values, cell_lists))
     return data
 

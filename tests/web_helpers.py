@@ -65,7 +65,8 @@ def start_server(
 ) -> tuple[subprocess.Popen[bytes], int]:
     """Start ``python -m quiltmaker serve --port 0 ...``; the process and its port, once /api/catalogue answers.
 
-    (``port``: a given port instead, for a server restarted where a proxy expects it.)
+    (``port``: a given port instead, for a server restarted where a proxy expects it.) Every state it sends is checked
+    against the contract (``--check-states``), as the in-process tests' are.
 
     The server takes a free port itself and prints it: a port chosen here and
     passed in could be taken by another process in between. The process gets
@@ -77,7 +78,7 @@ def start_server(
 
     with open(log, "wb") as output:
         process = subprocess.Popen(
-            [sys.executable, "-m", "quiltmaker", "serve", "--port", str(port), *arguments],
+            [sys.executable, "-m", "quiltmaker", "serve", "--port", str(port), "--check-states", *arguments],
             stdout=output,
             stderr=subprocess.STDOUT,
             cwd=cwd,

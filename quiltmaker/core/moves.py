@@ -163,6 +163,9 @@ class Move(NamedTuple):
         """
         if not isinstance(text, str):
             raise InvalidMoveError(f"a move must be text, not {type(text).__name__}")
+        known = _MOVE_OF_TEXT.get(text)  # a canonical text seen before: most of those read (a server's, a log's)
+        if known is not None:
+            return known
         source = text.strip()
         if source.upper() in ("A", "ADVANCE"):
             return ACTIONS[0]
@@ -212,6 +215,15 @@ class Move(NamedTuple):
 
     def text(self) -> str:
         """The canonical text of this move."""
+        text = _TEXT_OF.get(self)
+        if text is None:
+            text = self._spelled()
+            if self in _ACTION_OF:  # (a hand-built move that is none of the game's is spelled each time)
+                _TEXT_OF[self] = text
+                _MOVE_OF_TEXT[text] = self
+        return text
+
+    def _spelled(self) -> str:
         if self.kind == ADVANCE:
             return "A"
         top, left = _bounding_top_left(self.mask)
@@ -226,6 +238,10 @@ class Move(NamedTuple):
         return f"Move.from_text({self.text()!r})"
 
 
+# Each of the game's moves' canonical text, and back, kept as each is first spelled: a state words every move of a
+# game's list, and a server reads the texts its players send and its logs hold (a bounded set: the game's moves).
+_TEXT_OF: dict[Move, str] = {}
+_MOVE_OF_TEXT: dict[str, Move] = {}
 _SPECIAL_TEXT = re.compile(r"[sS]@?([a-iA-I][1-9])")
 _BUY_TEXT = re.compile(r"([0-9]{1,2})([rRfF][0-3])?@([a-iA-I][1-9](?:,[a-iA-I][1-9])*)")
 

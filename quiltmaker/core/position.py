@@ -381,24 +381,7 @@ class Position(NamedTuple):
         >>> effect.spaces, effect.advance_buttons, effect.income, effect.patch
         (1, 1, 0, None)
         """
-        if isinstance(move, str):
-            move = Move.from_text(move)
-        after = self.play(move)
-        player = self.to_move
-        assert player is not None
-        spaces = after.times[player] - self.times[player]
-        advance_buttons = spaces if move.kind == ADVANCE else 0
-        cost = PATCHES[move.patch].cost if move.patch is not None else 0
-        income = after.buttons[player] - self.buttons[player] - advance_buttons + cost
-        specials = after.pending if after.pending and not self.pending else 0
-        bonus = after.bonus == player and self.bonus == NO_BONUS
-        track = _track(self.variant)
-        crossed = _CROSSED[self.times[player]][after.times[player]]
-        income_spaces = tuple(s for s in track.income_spaces if crossed >> s & 1)
-        specials_taken = tuple(s for s in track.special_spaces if self.specials >> s & 1 and not after.specials >> s & 1)
-        return MoveEffect(
-            move, player, after, spaces, advance_buttons, move.patch, cost, income, specials, bonus, income_spaces, specials_taken
-        )
+        return _effect(self, Move.from_text(move) if isinstance(move, str) else move)
 
     def play(self, move: Move | str) -> Position:
         """Return the position after ``move`` (or its text), checking every rule.
@@ -543,7 +526,7 @@ class Position(NamedTuple):
         players = " ".join(
             f"{self.times[p]},{self.buttons[p]},{self.income[p]},{_quilt_text(self.quilts[p])}" for p in (0, 1)
         )
-        specials = ",".join(str(s) for s in range(LAST_SPACE + 1) if self.specials >> s & 1) or "-"
+        specials = ",".join(map(str, _set_bits(self.specials))) or "-"
         bonus = "-" if self.bonus == NO_BONUS else str(self.bonus)
         return f"{self.variant} {circle} {players} {self.on_top} {specials} {bonus} {self.pending}"
 
@@ -647,23 +630,60 @@ def _square_names(mask: int) -> tuple[str, ...]:
     return tuple(square_name(r, c) for r, c in mask_to_cells(mask))
 
 
-@functools.lru_cache(maxsize=4096)  # a game's quilts repeat from one position to the next: the server names each often
+# A server words each move's effect twice (the move list's sentence, the last move's marks), and positions and moves
+# are values: the latest effects are kept.
+@functools.lru_cache(maxsize=1024)
+def _effect(self: Position, move: Move) -> MoveEffect:
+    after = self.play(move)
+    player = self.to_move
+    assert player is not None
+    spaces = after.times[player] - self.times[player]
+    advance_buttons = spaces if move.kind == ADVANCE else 0
+    cost = PATCHES[move.patch].cost if move.patch is not None else 0
+    income = after.buttons[player] - self.buttons[player] - advance_buttons + cost
+    specials = after.pending if after.pending and not self.pending else 0
+    bonus = after.bonus == player and self.bonus == NO_BONUS
+    track = _track(self.variant)
+    crossed = _CROSSED[self.times[player]][after.times[player]]
+    income_spaces = tuple(s for s in track.income_spaces if crossed >> s & 1)
+    specials_taken = tuple(s for s in track.special_spaces if self.specials >> s & 1 and not after.specials >> s & 1)
+    return MoveEffect(
+        move, player, after, spaces, advance_buttons, move.patch, cost, income, specials, bonus, income_spaces, specials_taken
+    )
+
+
+def _set_bits(mask: int) -> list[int]:
+    """The numbers of a mask's set bits, lowest first."""
+    found = []
+    while mask:
+        lowest = mask & -mask
+        found.append(lowest.bit_length() - 1)
+        mask ^= lowest
+    return found
+
+
+def _row_text(bits: int) -> str:
+    """One row of a quilt's text: ``x`` for each covered square, the length of each run of empty ones."""
+    out, run = [], 0
+    for col in range(BOARD_SIZE):
+        if bits >> col & 1:
+            if run:
+                out.append(str(run))
+                run = 0
+            out.append("x")
+        else:
+            run += 1
+    if run:
+        out.append(str(run))
+    return "".join(out)
+
+
+_ROW_TEXTS = tuple(_row_text(bits) for bits in range(1 << BOARD_SIZE))  # every row's text, by its squares' bits
+_ROW = (1 << BOARD_SIZE) - 1
+
+
 def _quilt_text(quilt: int) -> str:
-    rows = []
-    for row in range(BOARD_SIZE):
-        out, run = [], 0
-        for col in range(BOARD_SIZE):
-            if quilt >> (row * BOARD_SIZE + col) & 1:
-                if run:
-                    out.append(str(run))
-                    run = 0
-                out.append("x")
-            else:
-                run += 1
-        if run:
-            out.append(str(run))
-        rows.append("".join(out))
-    return "/".join(rows)
+    return "/".join([_ROW_TEXTS[quilt >> shift & _ROW] for shift in range(0, SQUARES, BOARD_SIZE)])
 
 
 def _parse_quilt(text: str, player: int) -> int:

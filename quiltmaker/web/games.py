@@ -237,7 +237,7 @@ class GameServer:
         await self._send_states(list(self.connections.get(stored.id, ())), stored)
 
     async def _send_states(self, connections: list[Connection], stored: StoredGame, whole: bool = False) -> None:
-        states: dict[str, tuple[dict[str, Any], contract.GameState]] = {}
+        states: dict[str, dict[str, Any]] = {}
         texts: dict[tuple[str, int], str] = {}  # by language and the state a socket was shown (many share one)
         decided: list[tuple[Connection, dict[str, Any], str]] = []
         for connection in connections:
@@ -247,18 +247,19 @@ class GameServer:
                 continue
             if connection.language not in states:
                 with i18n.using(connection.language):
-                    state = self.state(stored)
-                    states[connection.language] = (state, contract.checked_state(state))
-            state, checked = states[connection.language]
+                    states[connection.language] = state = self.state(stored)
+                    if self.settings.check_states:
+                        contract.check_state(state)
+            state = states[connection.language]
             shown = connection.shown if connection.wants_changes and not whole else None
             key = (connection.language, id(shown))
             if key not in texts:
                 if shown is None:
-                    texts[key] = contract.state_text(checked)
+                    texts[key] = contract.state_text(state)
                 else:
                     fields, kept = changed_fields(shown, state)
                     unchanged = not fields and kept == len(shown["moves"]) == len(state["moves"])
-                    texts[key] = "" if unchanged else contract.changed_text(checked, shown["version"], fields, kept)
+                    texts[key] = "" if unchanged else contract.changed_text(state, shown["version"], fields, kept)
             decided.append((connection, state, texts[key]))
         # Every text made (a state that breaks the contract raises above, and nobody's record of what it was shown moves):
         # now each socket's record, then the sends.

@@ -47,6 +47,9 @@ class Settings:
         sockets_per_client: Sockets (games and the lobby) one client may hold open at once.
         chat_limit: Chat lines one client may send.
         puzzle_limit: Puzzles one account may take (and so answer, rated): a script cannot answer hundreds a minute.
+        check_states: Check every game state sent against the contract (:func:`.contract.check_state`) before sending
+            it. On by default, and so in the tests; ``quiltmaker serve`` turns it off unless given ``--check-states`` (the
+            tests' servers are): a service skips it, where it took a fifth of a move's CPU (docs/web.md, "Decisions").
     """
 
     database_url: str
@@ -72,3 +75,4 @@ class Settings:
     sockets_per_client: int = 64
     chat_limit: str = "12/minute;300/day"
     puzzle_limit: str = "12/minute;500/day"
+    check_states: bool = True

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from .bus import GameEnded
@@ -25,6 +25,7 @@ from .round.game import StoredGame
 from .schema import SummaryRow
 from .views import summary_view
 
+_KEEP = insert(SummaryRow)
 _KEPT = select(SummaryRow.game_id, SummaryRow.summary).where(SummaryRow.game_id.in_(bindparam("ids", expanding=True)))
 
 
@@ -37,8 +38,8 @@ class Summaries:
     def keep(self, stored: StoredGame) -> None:
         """Keep a finished game's line (the clock as its control, worded when shown: the reader's language)."""
         line = {**summary_view(stored), "clock": None if stored.control is None else stored.control.short}
-        with contextlib.suppress(IntegrityError), self.database.writing() as session:  # (another process kept it first)
-            session.merge(SummaryRow(game_id=stored.id, summary=line))
+        with contextlib.suppress(IntegrityError), self.database.writing_rows() as connection:  # (another process kept it first)
+            connection.execute(_KEEP, {"game_id": stored.id, "summary": line})  # (a plain statement: an ORM merge read the row first)
 
     async def on_game_ended(self, news: GameEnded) -> None:
         """A game ended here: its line in every list, once."""

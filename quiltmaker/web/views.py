@@ -7,6 +7,8 @@ turn, the buttons an advance earns and the scoring all come from here.
 from __future__ import annotations
 
 import functools
+import operator
+import weakref
 from datetime import datetime, timezone
 from typing import Any
 
@@ -21,7 +23,7 @@ from ..core.components import (
     TIME_TRACKS,
 )
 from ..core.game import Game
-from ..core.moves import SPECIAL, Move, square_name, PLACEMENTS
+from ..core.moves import PLACEMENTS, SPECIAL, SPECIAL_MOVES, Move, square_name
 from ..core.position import NO_BONUS, Position
 from ..i18n import _, ngettext
 from ..tutorial import LESSONS, facts, marked_squares, progress, tutor_moves
@@ -32,19 +34,61 @@ from .round.game import BOTH_SEATS, StoredGame
 from .round.kinds import EventKind
 
 
-def quilt_grid(game: Game, player: int, ply: int | None = None) -> list[list[int | str | None]]:
-    """Which patch covers each square of a quilt after ``ply`` moves (all by default): a patch id, ``"S"`` (special) or ``None``;
-    ``"X"`` for a square covered already at the game's start (a puzzle's, whose earlier moves it does not hold)."""
-    start = game.positions[0].quilts[player]
-    squares: list[int | str | None] = ["X" if start >> square & 1 else None for square in range(SQUARES)]
-    movers, moves = game.movers, game.moves
-    for index in range(len(moves) if ply is None else min(ply, len(moves))):
-        if movers[index] == player:
-            move = moves[index]
+class QuiltSquares:
+    """Which patch covers each square of a game's two quilts, moved on a move at a time: a patch id, ``"S"`` (special)
+    or ``None``; ``"X"`` for a square covered already at the game's start (a puzzle's, whose earlier moves it does not
+    hold).
+
+    Every state draws both quilts, and drawing them from the whole move list again took most of the board's view;
+    a live game's squares are kept (:func:`quilt_grids`) and moved on by the moves played since.
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.moves: list[Move] = []  # the moves drawn, the very objects of the game's list (an undo is told by them)
+        self.start = game.positions[0].quilts
+        self.squares = self._blank()
+        self.rows = [self._rows(0), self._rows(1)]  # (shared by the states sent: made anew when a quilt changes, never changed)
+
+    def _blank(self) -> list[list[int | str | None]]:
+        return [["X" if quilt >> square & 1 else None for square in range(SQUARES)] for quilt in self.start]
+
+    def _rows(self, player: int) -> list[list[int | str | None]]:
+        squares = self.squares[player]
+        return [squares[row : row + BOARD_SIZE] for row in range(0, SQUARES, BOARD_SIZE)]
+
+    def at(self, game: Game, ply: int) -> list[list[list[int | str | None]]]:
+        """Both quilts after ``ply`` moves of the game, as rows; moving back (an undo, a replay's earlier step) draws again."""
+        changed = set()
+        if ply < len(self.moves) or not all(map(operator.is_, self.moves, game.moves)):
+            self.moves, self.squares = [], self._blank()
+            changed = {0, 1}
+        drawn = len(self.moves)
+        positions = game.positions if ply > drawn else ()
+        for index in range(drawn, ply):
+            move = game.moves[index]
             covered = "S" if move.kind == SPECIAL else move.patch
+            player = positions[index].to_move
+            assert player is not None  # (a move is made by the player to move)
+            squares = self.squares[player]
             for square in _squares(move):
                 squares[square] = covered
-    return [squares[row : row + BOARD_SIZE] for row in range(0, SQUARES, BOARD_SIZE)]
+            changed.add(player)
+            self.moves.append(move)
+        for player in changed:
+            self.rows[player] = self._rows(player)
+        return list(self.rows)
+
+
+# Each game's quilts, as long as the game is in memory. Read on the event loop only.
+_QUILTS: weakref.WeakKeyDictionary[Game, QuiltSquares] = weakref.WeakKeyDictionary()
+
+
+def quilt_grids(game: Game, ply: int | None = None) -> list[list[list[int | str | None]]]:
+    """Both quilts after ``ply`` moves of ``game`` (all by default), from the squares kept for it (:class:`QuiltSquares`)."""
+    kept = _QUILTS.get(game)
+    if kept is None:
+        _QUILTS[game] = kept = QuiltSquares(game)
+    return kept.at(game, len(game.moves) if ply is None else min(ply, len(game.moves)))
 
 
 @functools.cache
@@ -65,7 +109,8 @@ def legal_view(position: Position, names: list[str]) -> dict[str, Any]:
     if player is None:
         return view
     if position.pending:
-        view["specials"] = [{"move": m.text(), "square": square_name(*m.cells[0]), "cell": list(m.cells[0])} for m in position.legal_moves()]
+        quilt = position.quilts[player]
+        view["specials"] = [dict(entry) for mask, entry in _SPECIALS if not mask & quilt]
         return view
     after = position.play_unchecked(Move.advance())
     view["advance"] = {
@@ -82,10 +127,7 @@ def legal_view(position: Position, names: list[str]) -> dict[str, Any]:
             entry["reason"] = ngettext("costs {n} button; {name} has {buttons}", "costs {n} buttons; {name} has {buttons}", patch.cost).format(
                 n=patch.cost, name=names[player], buttons=buttons
             )
-        entry["orientations"] = [
-            {"transform": transform, "anchors": [anchor for mask, anchor in placements if not mask & quilt] if affordable else []}
-            for transform, placements in _PLACEMENTS[patch_id]
-        ]
+        entry["orientations"] = _orientations(patch_id, quilt if affordable else -1)
         if affordable and not any(o["anchors"] for o in entry["orientations"]):
             entry["reason"] = _("fits nowhere on the quilt")
         view["buys"].append(entry)
@@ -107,6 +149,19 @@ def _placements() -> list[list[tuple[str, list[tuple[int, int]]]]]:
 
 
 _PLACEMENTS = _placements()
+
+
+# A player's quilt is often the same at their next turn, and two of the three patches on offer stay: the placements
+# found are kept (shared by the states sent, never changed).
+@functools.lru_cache(maxsize=4096)
+def _orientations(patch_id: int, quilt: int) -> list[dict[str, Any]]:
+    """Where each orientation of a patch fits on ``quilt`` (its anchors; -1: nowhere, the patch is not affordable)."""
+    return [
+        {"transform": transform, "anchors": [anchor for mask, anchor in placements if not mask & quilt] if quilt >= 0 else []}
+        for transform, placements in _PLACEMENTS[patch_id]
+    ]
+# A special patch's placements (the core's, each square once) and each one's entry, worded once.
+_SPECIALS = [(m.mask, {"move": m.text(), "square": square_name(*m.cells[0]), "cell": list(m.cells[0])}) for m in SPECIAL_MOVES]
 
 
 def score_breakdown(position: Position) -> list[dict[str, int]]:
@@ -174,15 +229,16 @@ def state_view(
     position = game.position
     positions = game.positions
     # The move list grows by a move a state: entries are kept while their move is unchanged (an undo drops them).
-    cache = stored.move_entries.setdefault(i18n.language(), [])
-    for ply, move in enumerate(game.moves):
-        if ply < len(cache) and cache[ply][0] == move:
-            continue
-        del cache[ply:]
-        entry = {"ply": ply + 1, "player": positions[ply].to_move, "move": move.text(), "summary": move_summary(positions[ply], move)}
-        cache.append((move, entry))
-    del cache[len(game.moves):]
-    moves = [entry for _, entry in cache]
+    drawn, entries = stored.move_entries.setdefault(i18n.language(), ([], []))
+    moves = game.moves
+    if len(drawn) > len(moves) or not all(map(operator.is_, drawn, moves)):
+        kept = next((ply for ply, (was, played) in enumerate(zip(drawn, moves)) if was is not played), min(len(drawn), len(moves)))
+        del drawn[kept:], entries[kept:]
+    for ply in range(len(drawn), len(moves)):
+        move = moves[ply]
+        before = positions[ply]
+        drawn.append(move)
+        entries.append({"ply": ply + 1, "player": before.to_move, "move": move.text(), "summary": move_summary(before, move)})
     ai = None
     if stored.against_ai:
         # `plays`: whether it takes its turn now (a lesson's tutor waits once the lesson is done).
@@ -204,7 +260,7 @@ def state_view(
         "ai": ai,
         **_version_view(stored),
         "income_spaces": list(TIME_TRACKS[position.variant].income_spaces),
-        "moves": moves,
+        "moves": list(entries),
         "result": result_view(stored),
         # What a player may do now, by the round's rules (the server checks again when asked).
         "may_move": rules.seats_that_may_move(stored),
@@ -315,7 +371,7 @@ def board_view(game: Game, ply: int, names: list[str]) -> dict[str, Any]:
         "specials": [s for s in track.special_spaces if position.specials >> s & 1],
         "bonus": position.bonus if position.bonus != NO_BONUS else -1,
         "pending": position.pending,
-        "quilts": [quilt_grid(game, 0, ply), quilt_grid(game, 1, ply)],
+        "quilts": quilt_grids(game, ply),
         "circle": list(position.circle),
         "offered": list(position.offered),
         "scores": list(position.scores),

@@ -44,6 +44,19 @@ def test_a_message_that_breaks_the_contract_is_not_sent(client: TestClient) -> N
         contract.wire({"type": "no such message"})
 
 
+def test_a_state_is_sent_as_its_own_json_and_the_check_finds_what_breaks_the_contract(client: TestClient) -> None:
+    """The text of a state is the state's JSON whether or not it was checked (a service skips the check), so the
+    check the tests run is of the very text a service sends."""
+    state = get_state(client, create(client, mode="local", seed=3)["id"])
+    contract.check_state(state)
+    sent = contract.StateMessage.model_validate_json(contract.state_text(state))
+    assert sent.state.model_dump(by_alias=True) == state
+    with pytest.raises(ValidationError, match="extra_field"):
+        contract.check_state({**state, "extra_field": 1})
+    with pytest.raises(ValidationError, match="to_move"):
+        contract.check_state({**state, "to_move": "0"})  # (strict: a seat is a number)
+
+
 def test_the_catalogue_names_every_square_as_the_core_does(client: TestClient) -> None:
     squares = client.get("/api/catalogue").json()["squares"]
     assert [[square_name(row, col) for col in range(9)] for row in range(9)] == squares

@@ -4,6 +4,7 @@ a state offers."""
 from __future__ import annotations
 
 import random
+from datetime import datetime, timezone
 
 from web_helpers import legal_moves
 
@@ -12,7 +13,9 @@ from quiltmaker.core.components import TIME_TRACKS
 from quiltmaker.core.game import Game
 from quiltmaker.core.moves import SPECIAL
 from quiltmaker.core.position import Position
-from quiltmaker.web.views import last_move_view, legal_view
+from quiltmaker.web.round.game import StoredGame
+from quiltmaker.web.round.kinds import Mode
+from quiltmaker.web.views import last_move_view, legal_view, quilt_grids, state_view
 
 
 def greedy_games(count: int = 6) -> list[Game]:
@@ -73,3 +76,56 @@ def test_the_moves_a_state_offers_are_the_rules_legal_moves_in_random_games() ->
             positions += 1
             position = position.play(rng.choice(position.legal_moves()))
     assert positions > 500
+
+
+def drawn_afresh(game: Game, ply: int) -> list[list[list[int | str | None]]]:
+    """Both quilts after ``ply`` moves, drawn from the whole move list (what the kept squares must equal)."""
+    squares: list[list[int | str | None]] = [[None] * 81, [None] * 81]
+    for move, before in zip(game.moves[:ply], game.positions):
+        for row, col in move.cells:
+            squares[before.to_move][row * 9 + col] = "S" if move.kind == SPECIAL else move.patch  # type: ignore[index]
+    return [[quilt[row : row + 9] for row in range(0, 81, 9)] for quilt in squares]
+
+
+def test_the_kept_quilts_are_the_quilts_drawn_afresh_through_moves_undos_and_replays() -> None:
+    rng = random.Random(7)
+    for seed in range(4):
+        game = Game.new(seed)
+        while game.position.to_move is not None:
+            if game.moves and rng.random() < 0.15:
+                taken = rng.randint(1, min(3, len(game.moves)))
+                for _ in range(taken):
+                    game.undo()
+                for _ in range(taken):  # other moves, as many: the same length, and the squares must be drawn again
+                    if game.position.to_move is not None:
+                        game.play(rng.choice(game.legal_moves()))
+            else:
+                game.play(rng.choice(game.legal_moves()))
+            assert quilt_grids(game) == drawn_afresh(game, len(game.moves))
+            ply = rng.randint(0, len(game.moves))  # a replay's step: back, then on again
+            assert quilt_grids(game, ply) == drawn_afresh(game, ply)
+        first = quilt_grids(game, 1)
+        quilt_grids(game)
+        assert first == drawn_afresh(game, 1), "a quilt sent before is not changed by later moves"
+
+
+def test_the_kept_move_list_is_the_list_worded_afresh_through_undos_and_other_moves() -> None:
+    def stored(game: Game) -> StoredGame:
+        return StoredGame("g" * 12, datetime.now(timezone.utc), Mode.LOCAL, ["Ann", "Bob"], None, None, [None, None], False, game)
+
+    rng = random.Random(3)
+    live = stored(Game.new(5))
+    game = live.game
+    while game.position.to_move is not None:
+        if len(game.moves) > 3 and rng.random() < 0.2:
+            for _ in range(2):
+                game.undo()
+            for _ in range(2):  # other moves in their place: the list's length as before, its last entries not
+                if game.position.to_move is not None:
+                    game.play(rng.choice(game.legal_moves()))
+        else:
+            game.play(rng.choice(game.legal_moves()))
+        afresh = Game(game.positions[0])
+        for move in game.moves:
+            afresh.play(move)
+        assert state_view(live)["moves"] == state_view(stored(afresh))["moves"]

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 from .game import Analysis, Catalogue, GameState, PuzzleSet, Replay
-from .messages import LOBBY, Ack, ChatLines, Hint, Refused, Sent, StateChanged, StateMessage, Welcome, changed_text, checked_state, state_text, wire, with_changes
+from .messages import LOBBY, Ack, ChatLines, Hint, Refused, Sent, StateChanged, StateMessage, Welcome, changed_text, check_state, state_text, wire, with_changes
 from .people import (
     AccountGames,
     AccountView,
@@ -38,7 +38,7 @@ ANALYSIS: TypeAdapter[Analysis] = TypeAdapter(Analysis)
 __all__ = [
     "ANALYSIS", "LOBBY", "AccountGames", "AccountView", "Analysis", "Catalogue", "Claimed", "GameList", "GameState", "Leaderboard",
     "Lobby", "Paired", "Profile", "PuzzleSet", "Replay", "SeatTaken", "Seek", "StateChanged", "Waiting", "Withdrawn", "changed_text",
-    "checked_state", "schema", "schema_text", "state_text", "wire", "with_changes",
+    "check_state", "schema", "schema_text", "state_text", "wire", "with_changes",
 ]  # fmt: skip
 
 

@@ -60,8 +60,8 @@ class StoredGame:
     lesson_number: int | None = None  # which lesson a "lesson" game is; ``lesson`` once its script is replayed
     control: TimeControl | None = None  # the clock's time control; None: no clock
     client_ids: set[str] = field(default_factory=set)
-    # The views' move list, kept between states, in each language it was worded in.
-    move_entries: dict[str, list[tuple[Move, dict[str, Any]]]] = field(default_factory=dict)
+    # The views' move list, kept between states, in each language it was worded in: the moves worded, and their entries.
+    move_entries: dict[str, tuple[list[Move], list[dict[str, Any]]]] = field(default_factory=dict)
     rematch: str | None = None  # the id of the next game between the same seats
     lesson: Lesson | None = None  # the lesson a "lesson" game is (None when no lesson of this version starts there)
     move_times: list[datetime] = field(default_factory=list)  # when each move of the game was made
