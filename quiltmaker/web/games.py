@@ -265,12 +265,17 @@ class GameServer:
         # now each socket's record, then the sends.
         for connection, state, _text in decided:
             connection.version_sent, connection.shown = stored.version, state
-        await asyncio.gather(*(self.send(connection, text) for connection, _state, text in decided if text))
+        sends = [self.send(connection, text) for connection, _state, text in decided if text]
+        if len(sends) == 1:
+            await sends[0]  # (most games are watched by their players alone: a gather's tasks would cost more than the send)
+        elif sends:
+            await asyncio.gather(*sends)
 
     async def send(self, connection: Connection, text: str) -> None:
         """Send one message; a socket that does not take it within SEND_SECONDS is closed, never waited on."""
         try:
-            await asyncio.wait_for(connection.socket.send_text(text), SEND_SECONDS)
+            async with asyncio.timeout(SEND_SECONDS):  # (no task of its own, as wait_for's: one send a socket a move)
+                await connection.socket.send_text(text)
         except Exception:  # closed, or too slow: its handler cleans up; a reload reconnects it
             await close_quietly(connection.socket, TOO_SLOW)
 
