@@ -225,20 +225,18 @@ class AIService:
                 lambda: any(c.seat is not None for c in server.connections.get(game_id, ())),
                 ai_worker.choose_move, position_text, level, seed_for(game_id, version), time_cap,
             )
-            async with server.locks[game_id]:
-                stored = await server.load(game_id)
+            async with server.holding(game_id) as stored:
                 if stored.version != version:
                     return  # the game moved on (an undo) while the AI thought
                 now = datetime.now(timezone.utc)
                 after_credit = await self._give_back_the_wait(stored, version, thinking, now)
                 try:
-                    rules.check_move(stored, None, move, now)  # the rules check the AI like anyone else
+                    await server.record(stored, after_credit, EventKind.MOVE, move, None, None, now)  # checked like anyone's
                 except Refusal as refusal:
-                    if refusal.code == "time":  # its own thinking ran its clock out: it loses on time
-                        await server.record(stored, after_credit, EventKind.TIMEOUT, str(stored.ai_seat), None, None, now)
-                        return
-                    raise
-                await server.record(stored, after_credit, EventKind.MOVE, move, None, None, now)
+                    if refusal.code != "time":
+                        raise
+                    # Its own thinking ran its clock out: it loses on time.
+                    await server.record(stored, after_credit, EventKind.TIMEOUT, str(stored.ai_seat), None, None, now)
         except Exception as error:  # a broken worker, the database: log it; the AI tries again below
             log.warning("AI move in game %s at version %d failed: %s", game_id, version, error)
         finally:

@@ -14,7 +14,7 @@ import contextlib
 import logging
 import secrets
 from collections import defaultdict
-from collections.abc import Coroutine, MutableMapping
+from collections.abc import AsyncIterator, Coroutine, MutableMapping
 from concurrent.futures import Executor
 from datetime import datetime, timedelta
 from math import ceil
@@ -157,17 +157,27 @@ class GameServer:
                 log.exception("the hourly upkeep failed")
             await asyncio.sleep(3600)
 
+    @contextlib.asynccontextmanager
+    async def holding(self, game_id: str, trust_cache: bool = False) -> AsyncIterator[StoredGame]:
+        """A game at its latest version (:meth:`load`), held for the block: nothing else here writes to it meanwhile.
+        The one way to read a game and then write to it (a player's intent, the clock's timeout, the computer's move,
+        a credit of time)."""
+        async with self.locks[game_id]:
+            yield await self.load(game_id, trust_cache)
+
     async def record(
         self, stored: StoredGame, version: int, kind: EventKind, value: str, seat: int | None, client_id: str | None, at: datetime | None = None
     ) -> int:
-        """Append an event made now (with the clocks it leaves) and apply it to ``stored``; return the new version.
-
-        The caller holds the game's lock and has checked the event.
+        """The one way an event enters a game (its lock held: :meth:`holding`): checked by the gate of the log that
+        its replay passes too (:func:`.round.rules.check_live`), appended with the clocks it leaves, applied by the
+        function the replay applies, and a game's end published. Returns the new version.
 
         Raises:
+            Refusal: the rules do not allow it; nothing is written.
             StoreError: ``stale`` when another writer took the version first.
         """
         at, finished = at or utc_now(), stored.is_finished
+        value = rules.check_live(stored, kind, value, seat, at)
         clock = stored.clock_after(kind, value, at)
         try:
             new_version = await self.store.database.commits.write(  # with the moves of other games that come meanwhile
@@ -176,7 +186,7 @@ class GameServer:
             self.current.discard(stored.id)  # another process wrote first: the next load reads what it wrote
             raise
         if stored.version == version:  # (a refresh meanwhile may have brought it in already)
-            stored.apply(Event(version, kind, value, seat, client_id, at))  # the caller checked it by the same rules
+            stored.apply(Event(version, kind, value, seat, client_id, at))  # as the replay applies it, after the same check
         if stored.is_finished and not finished:
             ending = "played" if stored.ended is None else stored.ended.by
             await self.bus.publish(GameEnded(stored.id, new_version, ending, stored))
@@ -357,8 +367,7 @@ class GameServer:
         self, game_id: str, connection: Connection, kind: EventKind, version: int, client_id: str | None, message: dict[str, Any]
     ) -> dict[str, Any]:
         """An intent that asks for an event of the game's log: checked by the round's rules, recorded, acknowledged."""
-        async with self.locks[game_id]:
-            stored = await self.load(game_id, trust_cache=True)
+        async with self.holding(game_id, trust_cache=True) as stored:
             if version > stored.version:  # the client knows of a later event than this process (written by another)
                 self.current.discard(game_id)
                 stored = await self.load(game_id)
@@ -370,30 +379,30 @@ class GameServer:
             if stored.version >= self.settings.max_events:
                 raise ProtocolError("not_allowed", _("this game has reached its {n} events: it takes no more").format(n=self.settings.max_events))
             now, seat = utc_now(), stored.seat_number(connection.seat)
+            value: Any = None
             try:
                 value = await self._event_value(stored, kind, seat, message, now)
-            except Refusal as refusal:
-                if refusal.code == "time":
-                    self.in_background(self.timeouts.end_on_time(game_id))  # once this intent lets go of the game's lock
-                raise ProtocolError(refusal.code, str(refusal)) from None
-            try:
                 new_version = await self.record(stored, stored.version, kind, value, seat, client_id, now)
             except BaseException as error:
-                if kind == EventKind.REMATCH:  # not recorded (another process started one first, a database error): drop ours
+                if kind == EventKind.REMATCH and value is not None:  # made but not recorded (another process started one first): drop ours
                     with contextlib.suppress(Exception):
                         await asyncio.to_thread(self.store.delete_unplayed, value)
+                if isinstance(error, Refusal):
+                    if error.code == "time":
+                        self.in_background(self.timeouts.end_on_time(game_id))  # once this intent lets go of the game's lock
+                    raise ProtocolError(error.code, str(error)) from None
                 if isinstance(error, StoreError):
                     raise ProtocolError(error.code, str(error)) from None
                 raise
-        if kind == EventKind.REMATCH:
+        if kind == EventKind.REMATCH and value is not None:
             await self.bus.publish(GameStarted(value, stored.mode))
         # Committed: acknowledge now. The new state goes out beside the ack (a spectator that
         # does not read, or a broker that hangs, must not hold the mover's acknowledgement).
         self.announce(stored)
         return {"type": "ack", "version": new_version}
 
-    async def _event_value(self, stored: StoredGame, kind: EventKind, seat: int | None, message: dict[str, Any], now: datetime) -> str:
-        """The value of the event an intent asks for, by the round's rules (:func:`.round.rules.check` in the replay)."""
+    async def _event_value(self, stored: StoredGame, kind: EventKind, seat: int | None, message: dict[str, Any], now: datetime) -> Any:
+        """The value of the event an intent asks for (:func:`.intents.event_value`; a rematch's: the new game, made here)."""
         if kind == EventKind.REMATCH:
             rules.may_rematch(stored)
             start = Position.initial(secrets.randbits(63), first_player=0, variant=stored.game.position.variant)

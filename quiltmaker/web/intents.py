@@ -1,10 +1,11 @@
 """The intents a seated player sends over a game's socket, and the event of the log each asks for, by the round's rules.
 
 An intent that asks for an event (a move, an undo, a rematch, resigning,
-aborting) is worded here as its event's value, checked by the same rules
-the replay of the log applies (:func:`.round.rules.check`); a hint and a
-claim ask the server for work, not for an event of the player's own.
-:class:`.games.GameServer` carries them out.
+aborting) is worded here as its event's value, in the words a player hears
+when the rules refuse it; the server then writes it through the gate of the
+log that the replay passes too (:meth:`.games.GameServer.record`,
+:func:`.round.rules.check_live`). A hint and a claim ask the server for
+work, not for an event of the player's own.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ EVENT_INTENTS = {kind.value: kind for kind in (EventKind.MOVE, EventKind.UNDO, E
 INTENTS = (*EVENT_INTENTS, "hint", "claim")
 
 
-def event_value(stored: StoredGame, kind: EventKind, seat: int | None, message: dict[str, Any], now: datetime) -> str:
+def event_value(stored: StoredGame, kind: EventKind, seat: int | None, message: dict[str, Any], now: datetime) -> Any:
     """The value of the event ``kind`` that ``seat``'s message asks for, if the rules allow it (a rematch's is the new
-    game, which the server makes).
+    game, which the server makes; a move's is its text as sent, any JSON: the gate of the log reads it).
 
     Raises:
         Refusal: what the rules say.
@@ -32,11 +33,9 @@ def event_value(stored: StoredGame, kind: EventKind, seat: int | None, message: 
     return _VALUES[kind](stored, kind, seat, message, now)
 
 
-def _move_value(stored: StoredGame, kind: EventKind, seat: int | None, message: dict[str, Any], now: datetime) -> str:
+def _move_value(stored: StoredGame, kind: EventKind, seat: int | None, message: dict[str, Any], now: datetime) -> Any:
     rules.may_move(stored, seat)  # first, so that a move out of turn hears so, however it is written
-    move = rules.check_move(stored, seat, move_of(message), now)
-    rules.check_lesson_move(stored, seat, move)
-    return move.text()
+    return move_of(message)  # as sent: the gate of the log reads and checks it, once (:func:`.round.rules.check_move`)
 
 
 def _undo_value(stored: StoredGame, kind: EventKind, seat: int | None, message: dict[str, Any], now: datetime) -> str:

@@ -7,7 +7,7 @@ naming what they use here keeps the imports pointing one way.
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 from collections.abc import Coroutine, MutableMapping
 from datetime import datetime
 from typing import Any, Protocol
@@ -20,16 +20,17 @@ from .store import GameStore
 
 
 class LiveGames(Protocol):
-    """The games in memory and their sockets: to load, lock, record and announce them."""
+    """The games in memory and their sockets: to load, hold, record and announce them."""
 
     store: GameStore
     bus: Bus
-    locks: dict[str, asyncio.Lock]
     connections: dict[str, set[Connection]]
     cache: MutableMapping[str, StoredGame]
     players: MutableMapping[str, str]  # game id -> the address of its player seated last
 
     async def load(self, game_id: str, trust_cache: bool = False) -> StoredGame: ...
+
+    def holding(self, game_id: str, trust_cache: bool = False) -> contextlib.AbstractAsyncContextManager[StoredGame]: ...
 
     async def record(
         self, stored: StoredGame, version: int, kind: EventKind, value: str, seat: int | None, client_id: str | None, at: datetime | None = None

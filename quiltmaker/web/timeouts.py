@@ -79,17 +79,16 @@ class Timeouts:
         log.info("no server ran for %.1f s: the clocks running then get that time back", (now - last).total_seconds())
         given = 0
         for game_id in await asyncio.to_thread(server.store.watched):
-            async with server.locks[game_id]:
-                try:
-                    stored = await server.load(game_id)
+            try:
+                async with server.holding(game_id) as stored:
                     running = rules.creditable(stored, now)
                     if running is None:
                         continue
                     lost = (now - max(last, stored.move_times[-1])).total_seconds()
                     await server.record(stored, stored.version, EventKind.CREDIT, credit_value(running, lost), None, None, now)
                     given += 1
-                except (ProtocolError, StoreError):  # gone, damaged, or another process just gave it back
-                    continue
+            except (ProtocolError, StoreError, Refusal):  # gone, damaged, or another process just gave it back
+                continue
         return given
 
     async def give_back_late_news(self, game_id: str, moves_known: int | None) -> StoredGame:
@@ -99,8 +98,7 @@ class Timeouts:
         too, and the other process must not answer it with one). Returns the game as it is now.
         """
         server = self.server
-        async with server.locks[game_id]:
-            stored = await server.load(game_id)
+        async with server.holding(game_id) as stored:
             now = utc_now()
             running = rules.creditable(stored, now)
             if running is None:
@@ -113,7 +111,7 @@ class Timeouts:
                 return stored  # the move was heard here in time: what came late is something else
             late = (now - turn_began).total_seconds()
             if late >= 0.001:  # (credits are whole milliseconds)
-                with contextlib.suppress(StoreError):  # another writer came first: its news comes next poll
+                with contextlib.suppress(StoreError, Refusal):  # another writer came first: its news comes next poll
                     await server.record(stored, stored.version, EventKind.CREDIT, credit_value(running, late), None, None, now)
             return stored
 
@@ -137,13 +135,16 @@ class Timeouts:
         out only has its stored deadline put right.
         """
         server = self.server
-        async with server.locks[game_id]:
-            try:
-                stored = await server.load(game_id)
-            except ProtocolError:
-                # Gone or damaged: stop watching it, or it would be looked at four times a second for ever.
-                await asyncio.to_thread(server.store.clear_deadline, game_id)
-                return False
+        try:
+            return await self._end_on_time(game_id, claimed_by)
+        except ProtocolError:
+            # Gone or damaged: stop watching it, or it would be looked at four times a second for ever.
+            await asyncio.to_thread(server.store.clear_deadline, game_id)
+            return False
+
+    async def _end_on_time(self, game_id: str, claimed_by: int | None) -> bool:
+        server = self.server
+        async with server.holding(game_id) as stored:
             now = utc_now()
             clock = stored.clock_at(now)
             if clock is None:
@@ -157,7 +158,7 @@ class Timeouts:
                 return False
             try:
                 await server.record(stored, stored.version, EventKind.TIMEOUT, str(loser), claimed_by, None, now)
-            except StoreError:  # another process (or a move just in time) took the version: it decided
+            except (StoreError, Refusal):  # another process (or a move just in time) took the version: it decided
                 return False
         server.announce(stored)
         return True

@@ -306,21 +306,33 @@ def allows(rule: Callable[..., object], *args: Any) -> bool:
     return True
 
 
-def check(game: StoredGame, kind: str, value: str, seat: int | None, at: datetime) -> None:
-    """Whether the event ``kind value`` by ``seat`` (None: the server's), made at ``at``, may follow ``game`` as it stands.
+def check(game: StoredGame, kind: str, value: Any, seat: int | None, at: datetime) -> str:
+    """Whether the event ``kind value`` by ``seat`` (None: the server's), made at ``at``, may follow ``game`` as it
+    stands; the value as the log keeps it (a move's canonical text: a player may write ``12r1@A1``).
 
-    The one gate of the log: the replay calls it for every event, with the
-    very rules the live checks call when the event is asked for.
+    The one gate of the log: the replay calls it for every event, and the live
+    server for every event it writes (:meth:`.games.GameServer.record`), so
+    what the server accepts and what a replay accepts are one thing.
     """
     try:
         checked = _CHECKS[EventKind(kind)]
     except ValueError:
         raise Refusal("malformed", f"unknown event kind {kind!r}") from None
-    checked(game, EventKind(kind), value, seat, at)
+    kept = checked(game, EventKind(kind), value, seat, at)
+    return kept if kept is not None else str(value)
 
 
-def _check_move(game: StoredGame, kind: EventKind, value: str, seat: int | None, at: datetime) -> None:
-    check_move(game, seat, value, at)
+def check_live(game: StoredGame, kind: EventKind, value: Any, seat: int | None, at: datetime) -> str:
+    """:func:`check`, then what only an event asked for now hears and a replay never does: the tutor's advice on a
+    learner's move (:func:`check_lesson_move`)."""
+    kept = check(game, kind, value, seat, at)
+    if kind == EventKind.MOVE and seat is not None:
+        check_lesson_move(game, seat, Move.from_text(kept))  # (the text just checked: a lookup, not a parse)
+    return kept
+
+
+def _check_move(game: StoredGame, kind: EventKind, value: str, seat: int | None, at: datetime) -> str:
+    return check_move(game, seat, value, at).text()
 
 
 def _check_undo(game: StoredGame, kind: EventKind, value: str, seat: int | None, at: datetime) -> None:
@@ -348,7 +360,8 @@ def _check_credit(game: StoredGame, kind: EventKind, value: str, seat: int | Non
     may_credit(game, value, seat, at)
 
 
-_CHECKS: dict[EventKind, Callable[[StoredGame, EventKind, str, int | None, datetime], None]] = {
+# Each kind's check; a check that returns a value gives the value as the log keeps it.
+_CHECKS: dict[EventKind, Callable[[StoredGame, EventKind, str, int | None, datetime], str | None]] = {
     EventKind.MOVE: _check_move,
     EventKind.UNDO: _check_undo,
     EventKind.RESIGN: _check_end,
