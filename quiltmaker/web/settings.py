@@ -49,7 +49,7 @@ class Settings:
         puzzle_limit: Puzzles one account may take (and so answer, rated): a script cannot answer hundreds a minute.
         check_states: Check every game state sent against the contract (:func:`.contract.check_state`) before sending
             it. On by default, and so in the tests; ``quiltmaker serve`` turns it off unless given ``--check-states`` (the
-            tests' servers are): a service skips it, where it took a fifth of a move's CPU (docs/web.md, "Decisions").
+            tests' servers are): a service skips it, where it took a fifth of a move's CPU (docs/design.md).
     """
 
     database_url: str
