@@ -37,7 +37,7 @@ sys.path[:0] = [str(REPOSITORY / "tests")]
 from web_helpers import start_server  # noqa: E402
 from web_players import LIMITS  # noqa: E402  (the same lifted limits: one address plays for all)
 
-from quiltmaker.web.accounts import SESSION_COOKIE  # noqa: E402
+from quiltmaker.web.account.accounts import SESSION_COOKIE  # noqa: E402
 
 NAME, PASSWORD = "Ada", "correct horse battery"
 

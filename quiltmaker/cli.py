@@ -626,8 +626,8 @@ def _puzzles_generate(args: argparse.Namespace) -> int:
         command += f" --records {args.records.name}"
     served = None
     if args.data is not None or args.database is not None:
-        from .web.database import database_url_for
-        from .web.finished import finished_games
+        from .web.db.database import database_url_for
+        from .web.round.finished import finished_games
 
         served = finished_games(args.database or database_url_for(args.data))
         command += " --data ..." if args.data is not None else " --database ..."
@@ -684,7 +684,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         from .web.app import Settings, run_server
         from .web.pubsub import broker_from_url
-        from .web.database import database_url_for
+        from .web.db.database import database_url_for
     except ImportError as error:
         raise QuiltmakerError(f"the web server needs the 'web' extra: pip install 'quiltmaker[web]' ({error})") from None
 
@@ -710,7 +710,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _migrate(args: argparse.Namespace) -> int:
     try:
-        from .web.database import database_url_for, head, migrate, new_revision, revision_at
+        from .web.db.database import database_url_for, head, migrate, new_revision, revision_at
     except ImportError as error:
         raise QuiltmakerError(f"the web server needs the 'web' extra: pip install 'quiltmaker[web]' ({error})") from None
 

@@ -379,7 +379,7 @@ def generate(
     games: Iterable[tuple[Game, dict[str, Any]]] | None = None,
 ) -> list[Puzzle]:
     """``count`` puzzles: from the finished games in ``records`` first, then ``games`` (each with its source,
-    e.g. a web server's, :func:`quiltmaker.web.finished.finished_games`), then from generated games.
+    e.g. a web server's, :func:`quiltmaker.web.round.finished.finished_games`), then from generated games.
 
     Deterministic from ``seed`` (and the records): the same call gives the
     same puzzles in the same order.

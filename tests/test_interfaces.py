@@ -19,7 +19,7 @@ from quiltmaker.core.moves import ADVANCE, BUY, Move
 from quiltmaker.core.position import Position
 from quiltmaker import words
 from quiltmaker.tui import line, model
-from quiltmaker.web import views
+from quiltmaker.web.round import views
 
 PLAIN_CIRCLE = [*range(1, 33), 0]
 NAMES = ["Ada", "Bo"]

@@ -1,4 +1,4 @@
-"""Ratings (quiltmaker.web.ratings): one Glicko-2 period a game, idle growth, provisional, the AI's fixed places."""
+"""Ratings (quiltmaker.web.rating.ratings): one Glicko-2 period a game, idle growth, provisional, the AI's fixed places."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from quiltmaker.ai.levels import LEVELS
-from quiltmaker.web import glicko2
-from quiltmaker.web.ratings import (
+from quiltmaker.web.rating import glicko2
+from quiltmaker.web.rating.ratings import (
     LADDER_STEPS,
     NEW,
     NEW_RD,
@@ -98,7 +98,7 @@ def test_the_levels_stand_in_the_ladder_by_the_measured_steps_of_docs_strength()
         match = re.match(r"\| (\w+) vs (\w+) \| \d+ \| \d+ \| [^|]+ \| \+(\d+) \(", line)
         if match and match[2] in LEVELS:
             measured[match[1]] = int(match[3])
-    assert measured == LADDER_STEPS, "re-measured levels: update LADDER_STEPS in quiltmaker/web/ratings.py"
+    assert measured == LADDER_STEPS, "re-measured levels: update LADDER_STEPS in quiltmaker/web/rating/ratings.py"
     levels = ai_ratings()
     assert list(levels) == list(LEVELS), "every level has its place"
     assert all(levels[b] > levels[a] for a, b in zip(list(levels), list(levels)[1:]))

@@ -136,7 +136,7 @@ def play_in_the_past(store: Any, game_id: str, moves: list[tuple[str, float]]) -
     from sqlalchemy import update
 
     from quiltmaker.web.round.game import Event
-    from quiltmaker.web.schema import GameRow
+    from quiltmaker.web.db.schema import GameRow
 
     stored = store.load(game_id)
     if stored.status == "waiting":  # a game under way: its invitation was spent, as the rules require before a move
@@ -161,8 +161,8 @@ def new_game(store: Any, mode: str, start: Any, names: list[str], **setup: Any) 
 
 def migrated_store(url: str) -> Any:
     """A store on the database at ``url``, migrated first as a server does when it starts."""
-    from quiltmaker.web.database import migrate
-    from quiltmaker.web.store import GameStore
+    from quiltmaker.web.db.database import migrate
+    from quiltmaker.web.round.store import GameStore
 
     migrate(url)
     return GameStore(url)

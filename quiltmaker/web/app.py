@@ -29,13 +29,16 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DatabaseError
 
 from .. import compiled
-from . import account_api, http_api, languages, lobby_api, pages, player_api, puzzle_api, sockets
+from .account import api as account_api, profiles as player_api
+from . import http_api, languages, pages, sockets
+from .lobby import api as lobby_api
+from .puzzle import api as puzzle_api
 from .games import GameServer
 from ..core.errors import QuiltmakerError
-from .database import migrate
+from .db.database import migrate
 from .guards import BoundedBodies, BoundedHeaders, SecurityHeaders
 from .settings import Settings
-from .store import StoreError
+from .round.store import StoreError
 
 if TYPE_CHECKING:
     import uvicorn

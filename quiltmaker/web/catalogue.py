@@ -8,16 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.components import (
-    BOARD_SIZE,
-    BONUS_POINTS,
-    BONUS_SIZE,
-    DEFAULT_VARIANT,
-    EMPTY_SQUARE_PENALTY,
-    LAST_SPACE,
-    PATCHES,
-    TIME_TRACKS,
-)
+from ..core.components import BOARD_SIZE, BONUS_POINTS, BONUS_SIZE, DEFAULT_VARIANT, EMPTY_SQUARE_PENALTY, LAST_SPACE, PATCHES, TIME_TRACKS
 from ..core.moves import square_name
 from ..i18n import _
 from ..tutorial import LESSONS

@@ -13,12 +13,12 @@ from sqlalchemy import bindparam, insert, select
 from ..i18n import N_, _
 from . import contract
 from .bus import ChatSaid
-from .commits import Rows
-from .database import Database, as_utc, utc_now
+from .db.commits import Rows
+from .db.database import Database, as_utc, utc_now
 from .live import LiveGames
 from .protocol import Connection, ProtocolError
 from .round.kinds import Mode
-from .schema import ChatRow
+from .db.schema import ChatRow
 
 MAX_CHAT = 300  # characters of a chat line
 # A line is written and read with plain statements made once, on a bare connection: through an ORM session, the

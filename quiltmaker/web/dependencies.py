@@ -20,7 +20,7 @@ from fastapi import Depends, HTTPException, Request, WebSocket
 from starlette.requests import HTTPConnection
 
 from ..i18n import _
-from .accounts import SESSION_COOKIE, Account, same_origin
+from .account.accounts import SESSION_COOKIE, Account, same_origin
 from .games import GameServer
 from .protocol import TOO_MANY_SOCKETS
 

@@ -25,31 +25,32 @@ from cachetools import LRUCache
 from .. import i18n
 from ..core.position import Position
 from ..i18n import N_, _
-from . import contract, intents
-from .accounts import Accounts, PasswordWork
-from .ai_service import AIService
+from . import contract
+from .round import intents
+from .account.accounts import Accounts, PasswordWork
+from .ai.service import AIService
 from .chat import Chat
-from .database import Database, utc_now
-from .fair_ratings import AccountAddresses
-from .lobby import Lobby
+from .db.database import Database, utc_now
+from .rating.fairness import AccountAddresses
+from .lobby.challenges import Lobby
 from .presence import Presence
 from .protocol import GAME_ID, SEND_SECONDS, SESSION_ENDED, TOO_SLOW, Connection, OpenSockets, ProtocolError, client_id_of, close_quietly
 from .bus import Bus, GameChanged, GameEnded, GameStarted, SessionsEnded
 from .news import News
-from .puzzles import Puzzles
-from .quickmatch import QuickMatch
+from .puzzle.puzzles import Puzzles
+from .lobby.quickmatch import QuickMatch
 from .quotas import Quotas
-from .ratings import Ratings
+from .rating.ratings import Ratings
 from .round import rules
 from .round.game import BOTH_SEATS, Event, StoredGame, secret_hash
 from .round.kinds import ENDINGS, EventKind, Mode, OfferKind
 from .round.rules import Refusal
 from .settings import Settings
 from .setup import GameMaker
-from .store import GameStore, StoreError, replay
-from .summaries import Summaries
-from .timeouts import Timeouts
-from .views import changed_fields, state_view
+from .round.store import GameStore, StoreError, replay
+from .round.summaries import Summaries
+from .round.timeouts import Timeouts
+from .round.views import changed_fields, state_view
 
 CACHED_GAMES = 2000  # the addresses of games' players remembered (for the AI's fair queue)
 # What a game in memory holds, measured with tracemalloc: a finished game of 42 moves, with its views in one

@@ -20,21 +20,21 @@ from ..core.position import Position
 from ..i18n import N_, _, ngettext
 from ..tutorial import LEARNER, LESSONS, setup
 from . import contract
-from .accounts import compared_name, seat_name_refusal
+from .account.accounts import compared_name, seat_name_refusal
 from .catalogue import catalogue
 from .dependencies import Server, Writer, address_of, quota, too_many
 from .games import GameServer
-from .lobby import MAX_WAITING, MAX_WAITING_NEW
+from .lobby.challenges import MAX_WAITING, MAX_WAITING_NEW
 from .protocol import GAME_ID, ProtocolError
-from .ratings import ai_ratings, family_of, level_rated_on
+from .rating.ratings import ai_ratings, family_of, level_rated_on
 from .round import rules
 from .round.clocks import TimeControl, thinking_cap
 from .round.game import StoredGame
 from .round.kinds import Mode, OfferKind
 from .setup import GameSetup, Offer, held_by
-from .store import StoreError
-from .summaries import lines_of
-from .views import replay_view
+from .round.store import StoreError
+from .round.summaries import lines_of
+from .round.views import replay_view
 
 router = APIRouter(prefix="/api")
 LEVEL_DESCRIPTIONS = {name: level.description for name, level in LEVELS.items()}

@@ -16,7 +16,7 @@ from .protocol import Connection
 from .bus import Bus
 from .round.game import StoredGame
 from .round.kinds import EventKind
-from .store import GameStore
+from .round.store import GameStore
 
 
 class LiveGames(Protocol):

@@ -16,8 +16,8 @@ from .chat import Chat
 from .live import LiveGames
 from .presence import Presence
 from .protocol import ProtocolError
-from .quickmatch import QuickMatch
-from .timeouts import Timeouts
+from .lobby.quickmatch import QuickMatch
+from .round.timeouts import Timeouts
 
 
 class Served(LiveGames, Protocol):

@@ -27,14 +27,14 @@ from sqlalchemy.engine import Connection
 from ..core.position import Position
 from ..i18n import _
 from .bus import Bus, GameStarted
-from .database import Database, utc_now
-from .ratings import family_of
+from .db.database import Database, utc_now
+from .rating.ratings import family_of
 from .round.clocks import TimeControl
 from .round.game import BOTH_SEATS, StoredGame, secret_hash
 from .round.kinds import EventKind, Mode, OfferKind
 from .round.rules import Rematch
-from .schema import AccountGameRow, ChallengeRow, ClockRow, EventRow, GameRow, LessonRow, PuzzleGameRow, RatedGameRow
-from .store import StoreError
+from .db.schema import AccountGameRow, ChallengeRow, ClockRow, EventRow, GameRow, LessonRow, PuzzleGameRow, RatedGameRow
+from .round.store import StoreError
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from starlette.websockets import WebSocketDisconnected
 
 from .. import i18n
 from . import contract
-from .accounts import SESSION_COOKIE
+from .account.accounts import SESSION_COOKIE
 from .dependencies import Server, address_of, admitted
 from .games import GameServer
 from .protocol import Connection, ProtocolError, read_message

@@ -17,8 +17,8 @@ from playwright.sync_api import expect
 from web_helpers import play_in_the_past
 from websockets.sync.client import connect
 
-from quiltmaker.web.database import database_url_for
-from quiltmaker.web.store import GameStore
+from quiltmaker.web.db.database import database_url_for
+from quiltmaker.web.round.store import GameStore
 
 
 

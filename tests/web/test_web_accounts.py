@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from starlette.websockets import WebSocketDisconnect
 from web_client import act_as, connect, create, get_state, join, new_account
 
-from quiltmaker.web.accounts import SESSION_COOKIE, AccountRow, SessionRow
+from quiltmaker.web.account.accounts import SESSION_COOKIE, AccountRow, SessionRow
 
 OTHER_SITE = {"origin": "https://evil.example"}
 

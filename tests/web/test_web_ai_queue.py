@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from quiltmaker.web.ai_queue import MoveQueue
+from quiltmaker.web.ai.queue import MoveQueue
 
 
 def run_in_order(jobs: list[tuple[str, bool]], slots: int = 1) -> list[int]:

@@ -17,7 +17,7 @@ from web_client import (
 )
 from web_helpers import poll
 
-from quiltmaker.web.ai_service import ANALYSIS_PIECE, OptionalWork
+from quiltmaker.web.ai.service import ANALYSIS_PIECE, OptionalWork
 from quiltmaker.web.app import Settings, create_app
 
 

@@ -20,8 +20,8 @@ from quiltmaker.core import record
 from quiltmaker.core.game import Ending
 from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.round.clocks import TimeControl
-from quiltmaker.web.store import GameStore, StoreError
-from quiltmaker.web.timeouts import CLOCK_WATCH, DOWNTIME
+from quiltmaker.web.round.store import GameStore, StoreError
+from quiltmaker.web.round.timeouts import CLOCK_WATCH, DOWNTIME
 
 
 def clocked_game(client: TestClient, clock: str) -> dict[str, Any]:

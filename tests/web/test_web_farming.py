@@ -1,4 +1,4 @@
-"""Ratings that cannot be farmed (docs/web.md, "Ratings"; quiltmaker/web/fair_ratings.py): the puppet-account run
+"""Ratings that cannot be farmed (docs/web.md, "Ratings"; quiltmaker/web/rating/fairness.py): the puppet-account run
 that climbed from 1500 to 2057 in 18 games, and each rule that stops it."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from web_helpers import play_in_the_past
 
 from quiltmaker.web.app import Settings, create_app
 
-from quiltmaker.web.fair_ratings import PAIR_GAMES_PER_DAY
-from quiltmaker.web.ratings import NEW, PROVISIONAL_OPPONENT, Rating, rated
-from quiltmaker.web.schema import RatingRow
+from quiltmaker.web.rating.fairness import PAIR_GAMES_PER_DAY
+from quiltmaker.web.rating.ratings import NEW, PROVISIONAL_OPPONENT, Rating, rated
+from quiltmaker.web.db.schema import RatingRow
 
 PUPPETS = 18
 

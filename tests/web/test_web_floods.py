@@ -20,11 +20,11 @@ from web_client import act_as, age_account, apart, connect, create, new_account
 from web_helpers import migrated_store, play_in_the_past
 
 from quiltmaker.web.dependencies import client_address
-from quiltmaker.web.accounts import PasswordWork
+from quiltmaker.web.account.accounts import PasswordWork
 from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.protocol import TOO_MANY_SOCKETS
-from quiltmaker.web.schema import GameRow
-from quiltmaker.web.store import StoreError
+from quiltmaker.web.db.schema import GameRow
+from quiltmaker.web.round.store import StoreError
 
 
 def app_with(tmp_path: Path, **limits: Any) -> Any:

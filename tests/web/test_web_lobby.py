@@ -14,11 +14,11 @@ from web_client import act_as, age_account, connect, create, new_account
 from web_helpers import new_game
 
 from quiltmaker.core.position import Position
-from quiltmaker.web.quickmatch import POLL_WAIT, seek_range
-from quiltmaker.web.ratings import RatingRow
+from quiltmaker.web.lobby.quickmatch import POLL_WAIT, seek_range
+from quiltmaker.web.rating.ratings import RatingRow
 from quiltmaker.web.round.clocks import TimeControl
 from quiltmaker.web.round.kinds import OfferKind
-from quiltmaker.web.schema import SummaryRow
+from quiltmaker.web.db.schema import SummaryRow
 from quiltmaker.web.setup import Offer
 
 

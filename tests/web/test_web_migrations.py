@@ -30,13 +30,13 @@ from web_helpers import new_game, first_legal_move
 
 from quiltmaker.core.errors import QuiltmakerError
 from quiltmaker.tutorial import LESSONS, setup
-from quiltmaker.web.accounts import Accounts
+from quiltmaker.web.account.accounts import Accounts
 from quiltmaker.web.app import Settings, create_app
-from quiltmaker.web.database import Database, SchemaError, head, migrate
-from quiltmaker.web.lobby import Lobby
-from quiltmaker.web.ratings import Ratings
-from quiltmaker.web.schema import Base
-from quiltmaker.web.store import GameStore
+from quiltmaker.web.db.database import Database, SchemaError, head, migrate
+from quiltmaker.web.lobby.challenges import Lobby
+from quiltmaker.web.rating.ratings import Ratings
+from quiltmaker.web.db.schema import Base
+from quiltmaker.web.round.store import GameStore
 
 FIXTURE = Path(__file__).parents[1] / "data" / "schema-0"
 GAMES = json.loads((FIXTURE / "games.json").read_text(encoding="utf-8"))

@@ -231,7 +231,7 @@ def test_pass_and_play_hint_is_a_legal_move_and_changes_nothing(client: TestClie
 def test_a_hints_reasons_come_from_the_rules_numbers() -> None:
     """Why a hinted purchase helps: its income, the squares it covers for its price, what it earns on the way."""
     from quiltmaker.core.components import PATCHES
-    from quiltmaker.web.advice import hint_view
+    from quiltmaker.web.ai.advice import hint_view
 
     position = Position.initial(circle=[*range(1, 33), 0], first_player=0)
     for move in position.legal_moves():

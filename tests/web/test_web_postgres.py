@@ -20,7 +20,7 @@ from quiltmaker.core.position import Position
 from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.round.clocks import TimeControl
 from quiltmaker.web.setup import GameMaker
-from quiltmaker.web.store import StoreError
+from quiltmaker.web.round.store import StoreError
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     not BINARIES and not os.environ.get("CI"),

@@ -29,7 +29,7 @@ from services import BINARIES, NGINX, RedisServer, nginx, postgres, servers
 from web_helpers import TEST_LIMITS, first_legal_move, start_server
 from websockets.sync.client import ClientConnection, connect
 
-from quiltmaker.web.accounts import SESSION_COOKIE
+from quiltmaker.web.account.accounts import SESSION_COOKIE
 
 pytestmark = [
     pytest.mark.slow,

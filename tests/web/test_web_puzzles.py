@@ -13,7 +13,7 @@ from web_client import TEST_QUOTAS, act_as, connect, create, get_state, make_app
 from quiltmaker.core.position import Position
 from quiltmaker.puzzles import Puzzle, generate, generated_game, load
 from quiltmaker.web.app import Settings, create_app
-from quiltmaker.web.finished import finished_games
+from quiltmaker.web.round.finished import finished_games
 from quiltmaker.web.round.game import Event, StoredGame
 from quiltmaker.web.round.log import CorruptLog, replay
 

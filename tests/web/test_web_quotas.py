@@ -18,7 +18,7 @@ from web_helpers import first_legal_move, migrated_store
 
 from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.quotas import Quotas
-from quiltmaker.web.schema import GameRow
+from quiltmaker.web.db.schema import GameRow
 
 
 @pytest.fixture

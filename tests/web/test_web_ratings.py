@@ -10,7 +10,7 @@ from web_client import act_as, apart, connect, create, new_account
 from web_helpers import play_in_the_past
 
 from quiltmaker.core.game import Ending
-from quiltmaker.web.ratings import ai_ratings
+from quiltmaker.web.rating.ratings import ai_ratings
 
 
 def both_move_then(client: TestClient, game: dict[str, Any], tokens: dict[int, str], ending: tuple[int, str]) -> dict[str, Any]:

@@ -63,3 +63,14 @@ def test_an_event_the_rules_refuse_is_not_written_whoever_writes_it(client: Test
     assert stored.version == 0 and server.store.load(game["id"]).version == 0, "nothing was written"
     client.portal.call(write, EventKind.MOVE, "a", 0)  # a move as a player may write it: kept as the log keeps it
     assert server.store.load(game["id"]).version == 1 and [m.text() for m in server.cache[game["id"]].game.moves] == ["A"]
+
+
+def test_the_rounds_core_is_pure_and_imports_no_other_part_of_the_server() -> None:
+    for name in ("game", "rules", "log", "clocks", "kinds"):
+        tree = ast.parse((WEB / "round" / f"{name}.py").read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                module = "." * node.level + (node.module or "")
+                assert node.level != 2 and not (node.level == 0 and module.startswith(("sqlalchemy", "asyncio", "fastapi"))), (name, module)
+            elif isinstance(node, ast.Import):
+                assert not any(alias.name.split(".")[0] in ("sqlalchemy", "asyncio", "fastapi") for alias in node.names), name

@@ -19,7 +19,7 @@ from web_client import connect, create, join, play_against_the_beginner
 from web_helpers import first_legal_move
 
 from quiltmaker.web.round import rules
-from quiltmaker.web.store import StoreError
+from quiltmaker.web.round.store import StoreError
 
 Setup = Callable[[TestClient], tuple[str, dict[int, str]]]  # a game brought to a state: its id, each seat's token
 

@@ -23,11 +23,11 @@ from websockets.sync.client import connect
 
 from quiltmaker.core.position import Position
 from quiltmaker.web.round.clocks import TimeControl
-from quiltmaker.web.database import database_url_for
+from quiltmaker.web.db.database import database_url_for
 from quiltmaker.web.protocol import SESSION_ENDED
-from quiltmaker.web.quickmatch import POLL_WAIT
-from quiltmaker.web.schema import EventRow
-from quiltmaker.web.store import GameStore
+from quiltmaker.web.lobby.quickmatch import POLL_WAIT
+from quiltmaker.web.db.schema import EventRow
+from quiltmaker.web.round.store import GameStore
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     shutil.which("redis-server") is None and not os.environ.get("CI"),

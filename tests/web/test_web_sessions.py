@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 from web_client import Player, act_as, connect, create, new_account
 
-from quiltmaker.web.accounts import SESSION_COOKIE
+from quiltmaker.web.account.accounts import SESSION_COOKIE
 from quiltmaker.web.protocol import SESSION_ENDED
 
 

@@ -14,7 +14,7 @@ from web_client import connect, create, join, new_account, play_against_the_begi
 from web_helpers import migrated_store, poll
 
 from quiltmaker.core.position import Position
-from quiltmaker.web import schema
+from quiltmaker.web.db import schema
 from quiltmaker.web.bus import GameStarted
 from quiltmaker.web.round.clocks import TimeControl
 from quiltmaker.web.round.kinds import Mode, OfferKind
@@ -25,26 +25,26 @@ WEB = Path(__file__).parents[2] / "quiltmaker" / "web"
 # Which module writes which table: its rows' owner, and the setup for everything a new game or a taken seat writes.
 # A new writer of a table is a decision: make it here, beside the reason.
 WRITERS = {
-    "games": {"setup", "store"},  # made and seated by the setup; its analysis kept, and the unplayed deleted, by the store
+    "games": {"setup", "round.store"},  # made and seated by the setup; its analysis kept, and the unplayed deleted, by the store
     "lessons": {"setup"},
     "puzzle_games": {"setup"},  # (the answer is the puzzles' edit of the row they read)
-    "clocks": {"setup", "store"},  # made with the game; its deadline moved by each event
-    "events": {"setup", "store"},  # a script's moves written with the game; every later event appended by the store
+    "clocks": {"setup", "round.store"},  # made with the game; its deadline moved by each event
+    "events": {"setup", "round.store"},  # a script's moves written with the game; every later event appended by the store
     "account_games": {"setup"},
-    "rated_games": {"setup", "ratings"},  # opened and seated by the setup; settled by the ratings
-    "challenges": {"setup", "lobby"},  # offered and taken by the setup; withdrawn (an abort) by the lobby
-    "seeks": {"quickmatch"},
+    "rated_games": {"setup", "rating.ratings"},  # opened and seated by the setup; settled by the ratings
+    "challenges": {"setup", "lobby.challenges"},  # offered and taken by the setup; withdrawn (an abort) by the lobby
+    "seeks": {"lobby.quickmatch"},
     "chat": {"chat"},
-    "beats": {"store"},
-    "accounts": {"accounts"},
-    "sessions": {"accounts"},
-    "account_addresses": {"fair_ratings"},
-    "ratings": {"ratings"},
-    "rating_changes": {"ratings"},
-    "seen": {"lobby"},
-    "game_summaries": {"summaries"},
-    "puzzle_ratings": {"puzzles"},
-    "puzzle_players": {"puzzles"},
+    "beats": {"round.store"},
+    "accounts": {"account.accounts"},
+    "sessions": {"account.accounts"},
+    "account_addresses": {"rating.fairness"},
+    "ratings": {"rating.ratings"},
+    "rating_changes": {"rating.ratings"},
+    "seen": {"lobby.challenges"},
+    "game_summaries": {"round.summaries"},
+    "puzzle_ratings": {"puzzle.puzzles"},
+    "puzzle_players": {"puzzle.puzzles"},
 }
 MADE_WITH_A_GAME = {"games", "lessons", "puzzle_games", "clocks", "account_games", "rated_games", "challenges"}
 

@@ -21,9 +21,9 @@ from web_helpers import new_game, appended_together, migrated_store
 
 from quiltmaker.core.position import Position
 from quiltmaker.web.round import rules
-from quiltmaker.web.schema import EventRow
+from quiltmaker.web.db.schema import EventRow
 from quiltmaker.web.setup import GameMaker
-from quiltmaker.web.store import StoreError
+from quiltmaker.web.round.store import StoreError
 
 
 # Persistence and the store ---------------------------------------------------------

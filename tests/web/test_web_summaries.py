@@ -1,5 +1,5 @@
 """What a list costs and what memory holds (issue 25): a finished game keeps its line when it ends
-(quiltmaker/web/summaries.py), a profile lists its games a page at a time, and the games in memory keep to a budget."""
+(quiltmaker/web/round/summaries.py), a profile lists its games a page at a time, and the games in memory keep to a budget."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from web_helpers import new_game, play_in_the_past
 from quiltmaker.core.position import Position
 from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.games import MOVE_BYTES, game_bytes
-from quiltmaker.web.account_api import ACCOUNT_GAMES
-from quiltmaker.web.player_api import PROFILE_GAMES
-from quiltmaker.web.schema import EventRow, SummaryRow
+from quiltmaker.web.account.api import ACCOUNT_GAMES
+from quiltmaker.web.account.profiles import PROFILE_GAMES
+from quiltmaker.web.db.schema import EventRow, SummaryRow
 
 
 def test_a_finished_game_is_listed_from_the_line_it_kept_when_it_ended(fresh: TestClient) -> None:

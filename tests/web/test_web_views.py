@@ -15,7 +15,7 @@ from quiltmaker.core.moves import SPECIAL
 from quiltmaker.core.position import Position
 from quiltmaker.web.round.game import StoredGame
 from quiltmaker.web.round.kinds import Mode
-from quiltmaker.web.views import last_move_view, legal_view, quilt_grids, state_view
+from quiltmaker.web.round.views import last_move_view, legal_view, quilt_grids, state_view
 
 
 def greedy_games(count: int = 6) -> list[Game]:

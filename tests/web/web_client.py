@@ -22,10 +22,10 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 from web_helpers import first_legal_move
 
-from quiltmaker.web.accounts import SESSION_COOKIE
+from quiltmaker.web.account.accounts import SESSION_COOKIE
 from quiltmaker.web.app import Settings, create_app
 from quiltmaker.web.contract import with_changes
-from quiltmaker.web.schema import AccountAddressRow, AccountRow, GameRow
+from quiltmaker.web.db.schema import AccountAddressRow, AccountRow, GameRow
 
 # No rate limits to speak of: a test plays from one address much faster than any person.
 TEST_QUOTAS = {"create_limit": "100000/minute", "intent_limit": "100000/second", "hello_limit": "100000/second", "offer_limit": "100000/second", "puzzle_limit": "100000/second"}

@@ -18,20 +18,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from .game import Analysis, Catalogue, GameState, PuzzleSet, Replay
 from .messages import LOBBY, Ack, ChatLines, Hint, Refused, Sent, StateChanged, StateMessage, Welcome, changed_text, check_state, state_text, wire, with_changes
-from .people import (
-    AccountGames,
-    AccountView,
-    Claimed,
-    GameList,
-    Leaderboard,
-    Lobby,
-    Paired,
-    Profile,
-    SeatTaken,
-    Seek,
-    Waiting,
-    Withdrawn,
-)
+from .people import AccountGames, AccountView, Claimed, GameList, Leaderboard, Lobby, Paired, Profile, SeatTaken, Seek, Waiting, Withdrawn
 
 ANALYSIS: TypeAdapter[Analysis] = TypeAdapter(Analysis)
 

@@ -284,7 +284,7 @@ class GameRating(Model):
     family: str
     settled: bool
     unrated: Literal["moves", "address", "pair", "computer_time"] | None = Field(
-        default=None, description="settled without rating anyone, and why (quiltmaker/web/fair_ratings.py)"
+        default=None, description="settled without rating anyone, and why (quiltmaker/web/rating/fairness.py)"
     )
     changes: list[Pair | None] = Field(description="each seat's rating [before, after], None for the AI's seat or until settled")
 

@@ -106,7 +106,7 @@ export interface GameRating {
   family: string;
   settled: boolean;
   /**
-   * settled without rating anyone, and why (quiltmaker/web/fair_ratings.py)
+   * settled without rating anyone, and why (quiltmaker/web/rating/fairness.py)
    */
   unrated?: ("moves" | "address" | "pair" | "computer_time") | null;
 }

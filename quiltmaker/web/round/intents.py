@@ -13,10 +13,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .protocol import move_of
-from .round import rules
-from .round.game import StoredGame
-from .round.kinds import EventKind
+from ..protocol import move_of
+from . import rules
+from .game import StoredGame
+from .kinds import EventKind
 
 # The intents that ask for an event of the game's log, by the name a message gives them; then the others.
 EVENT_INTENTS = {kind.value: kind for kind in (EventKind.MOVE, EventKind.UNDO, EventKind.REMATCH, EventKind.RESIGN, EventKind.ABORT)}

@@ -7,13 +7,13 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException
 
-from ..i18n import N_, _
-from . import contract
+from ...i18n import N_, _
+from .. import contract
 from .accounts import Account
-from .dependencies import Server, Viewer, quota
-from .ratings import FAMILIES, ai_ratings, rating_view
-from .summaries import lines_of
-from .views import held_seat
+from ..dependencies import Server, Viewer, quota
+from ..rating.ratings import FAMILIES, ai_ratings, rating_view
+from ..round.summaries import lines_of
+from ..round.views import held_seat
 
 router = APIRouter(prefix="/api")
 PROFILE_GAMES = 50  # the games a profile lists at once: a page (the next from ``before``, the last game's id)

@@ -17,14 +17,14 @@ from typing import Any
 
 from sqlalchemy import delete, exists, select
 
-from .accounts import Account
-from .bus import GameEnded
-from .database import utc_now
-from .ratings import NEW_RATING, Ratings, family_of
-from .round.clocks import TimeControl
-from .round.kinds import OfferKind
-from .schema import AccountRow, ChallengeRow, SeenRow, SummaryRow
-from .store import GameStore
+from ..account.accounts import Account
+from ..bus import GameEnded
+from ..db.database import utc_now
+from ..rating.ratings import NEW_RATING, Ratings, family_of
+from ..round.clocks import TimeControl
+from ..round.kinds import OfferKind
+from ..db.schema import AccountRow, ChallengeRow, SeenRow, SummaryRow
+from ..round.store import GameStore
 
 ONLINE_SECONDS = 120.0  # an account seen this recently is online
 RANGES = (100, 200, 300, 500)  # a challenge's "within ± of my rating" choices

@@ -15,13 +15,13 @@ from typing import Any
 from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field, field_validator
 
-from ..core.position import Position
-from ..i18n import N_, _
-from . import contract
-from .accounts import seat_name_refusal
-from .dependencies import Server, Viewer, Writer, quota, too_many
-from .round.kinds import Mode
-from .setup import GameSetup, held_by
+from ...core.position import Position
+from ...i18n import N_, _
+from .. import contract
+from ..account.accounts import seat_name_refusal
+from ..dependencies import Server, Viewer, Writer, quota, too_many
+from ..round.kinds import Mode
+from ..setup import GameSetup, held_by
 
 router = APIRouter(prefix="/api")
 OTHER_SIDE = N_("Opponent")  # the puzzle's other seat: nobody plays it (the puzzle ends with the player's move)

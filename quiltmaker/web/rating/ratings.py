@@ -35,16 +35,16 @@ from typing import Any
 
 from sqlalchemy import bindparam, select, update
 
-from ..ai.levels import LEVELS
+from ...ai.levels import LEVELS
 from . import glicko2
-from .bus import GameEnded
-from .database import Database, as_utc
-from .fair_ratings import why_unrated
-from .round.clocks import TimeControl, thinking_cap
-from .round.game import StoredGame
-from .round.kinds import Mode
-from .schema import AccountRow, RatedGameRow, RatingChangeRow, RatingRow, public_game
-from .views import result_view
+from ..bus import GameEnded
+from ..db.database import Database, as_utc
+from .fairness import why_unrated
+from ..round.clocks import TimeControl, thinking_cap
+from ..round.game import StoredGame
+from ..round.kinds import Mode
+from ..db.schema import AccountRow, RatedGameRow, RatingChangeRow, RatingRow, public_game
+from ..round.views import result_view
 
 FAMILIES = ("realtime", "correspondence")
 log = logging.getLogger("quiltmaker.web")

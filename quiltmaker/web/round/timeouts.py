@@ -15,14 +15,14 @@ import secrets
 import time
 from typing import Any
 
-from ..i18n import _
-from .database import utc_now
-from .live import LiveGames
-from .protocol import Connection, ProtocolError
-from .round import rules
-from .round.game import BOTH_SEATS, StoredGame, credit_value
-from .round.kinds import EventKind
-from .round.rules import Refusal
+from ...i18n import _
+from ..db.database import utc_now
+from ..live import LiveGames
+from ..protocol import Connection, ProtocolError
+from . import rules
+from .game import BOTH_SEATS, StoredGame, credit_value
+from .kinds import EventKind
+from .rules import Refusal
 from .store import StoreError
 
 CLOCK_WATCH = 0.25  # seconds between looks at the real-time deadlines: how late past its time a game may end

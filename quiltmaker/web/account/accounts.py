@@ -25,12 +25,12 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import and_, bindparam, delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from ..i18n import _
-from .database import Database, as_utc, utc_now
-from .round.game import secret_hash
-from .round.kinds import Mode
-from .schema import AccountGameRow, AccountRow, GameRow, SessionRow, public_game
-from .store import StoreError
+from ...i18n import _
+from ..db.database import Database, as_utc, utc_now
+from ..round.game import secret_hash
+from ..round.kinds import Mode
+from ..db.schema import AccountGameRow, AccountRow, GameRow, SessionRow, public_game
+from ..round.store import StoreError
 
 NAME = re.compile(r"[A-Za-z0-9_-]{3,24}")
 MIN_PASSWORD, MAX_PASSWORD = 8, 128

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import JSON, Boolean, ColumnElement, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, and_, exists, not_, select
 from sqlalchemy.orm import DeclarativeBase, InstrumentedAttribute, Mapped, aliased, mapped_column
 
-from .round.kinds import Mode, OfferKind
+from ..round.kinds import Mode, OfferKind
 
 
 # Games ---------------------------------------------------------------------------

@@ -19,19 +19,19 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field
 
-from ..core.errors import QuiltmakerError
-from ..core.position import Position
-from ..i18n import N_, _
-from . import contract
-from .accounts import SESSION_COOKIE, Account
-from .dependencies import Server, Writer, admitted, quota
-from .games import GameServer
-from .protocol import GAME_ID, SEND_SECONDS, TOO_SLOW, ProtocolError, close_quietly
+from ...core.errors import QuiltmakerError
+from ...core.position import Position
+from ...i18n import N_, _
+from .. import contract
+from ..account.accounts import SESSION_COOKIE, Account
+from ..dependencies import Server, Writer, admitted, quota
+from ..games import GameServer
+from ..protocol import GAME_ID, SEND_SECONDS, TOO_SLOW, ProtocolError, close_quietly
 from .quickmatch import POLL_WAIT, QuickMatch
-from .round.clocks import TimeControl
-from .round.kinds import Mode
-from .setup import GameSetup, held_by
-from .store import StoreError
+from ..round.clocks import TimeControl
+from ..round.kinds import Mode
+from ..setup import GameSetup, held_by
+from ..round.store import StoreError
 
 log = logging.getLogger(__name__)
 router = APIRouter()

@@ -30,7 +30,7 @@ from sqlalchemy import create_engine, event, exc, inspect, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from ..core.errors import QuiltmakerError
+from ...core.errors import QuiltmakerError
 from .commits import Commits, OneWriter
 
 MIGRATIONS = Path(__file__).parent / "migrations"

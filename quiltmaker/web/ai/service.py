@@ -29,20 +29,20 @@ from typing import Any
 
 from cachetools import LRUCache
 
-from .. import tutorial
-from ..ai.levels import LEVELS
-from ..i18n import _
-from . import ai_worker
+from ... import tutorial
+from ...ai.levels import LEVELS
+from ...i18n import _
+from . import worker as ai_worker
 from .advice import hint_view, review_view
-from .ai_queue import MoveQueue
-from .live import LiveGames
-from .protocol import ProtocolError
-from .round import rules
-from .round.clocks import thinking_cap
-from .round.game import StoredGame, credit_value
-from .round.kinds import EventKind
-from .round.rules import Refusal
-from .settings import Settings
+from .queue import MoveQueue
+from ..live import LiveGames
+from ..protocol import ProtocolError
+from ..round import rules
+from ..round.clocks import thinking_cap
+from ..round.game import StoredGame, credit_value
+from ..round.kinds import EventKind
+from ..round.rules import Refusal
+from ..settings import Settings
 
 CACHED = 2000  # hints and attempt counts remembered, the least recently used forgotten first
 LAG_CHARGED = 0.1  # seconds of a computer's turn beyond its thinking that are charged (its messages' way), not given back

@@ -13,10 +13,10 @@ from typing import Any
 
 from sqlalchemy import select
 
-from ..core.game import Game
-from .database import Database
-from .round.kinds import Mode
-from .schema import GameRow
+from ...core.game import Game
+from ..db.database import Database
+from .kinds import Mode
+from ..db.schema import GameRow
 from .store import GameStore, StoreError
 
 STUDIED = (Mode.AI, Mode.LOCAL, Mode.ONLINE)  # the modes whose games are players' own

@@ -31,10 +31,10 @@ from sqlalchemy import and_, bindparam, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
-from .database import Database, utc_now
-from .round.game import StoredGame
-from .round.kinds import OfferKind
-from .schema import AccountAddressRow, ChallengeRow, RatingChangeRow
+from ..db.database import Database, utc_now
+from ..round.game import StoredGame
+from ..round.kinds import OfferKind
+from ..db.schema import AccountAddressRow, ChallengeRow, RatingChangeRow
 
 ADDRESS_DAYS = 30
 PAIR_GAMES_PER_DAY = 5

@@ -17,17 +17,17 @@ from typing import Any
 from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, ProgrammingError
 
-from ..core.errors import QuiltmakerError
-from ..core.game import Game
-from ..core.position import Position
-from ..i18n import _
-from .commits import Rows, sent_together
-from .database import Database, as_utc, utc_now
-from .round import log
-from .round.clocks import Clock, TimeControl
-from .round.game import BOTH_SEATS, Event, StoredGame
-from .round.kinds import EventKind, Mode
-from .schema import AccountGameRow, Base, BeatRow, ChatRow, ClockRow, EventRow, GameRow, LessonRow, RatingChangeRow
+from ...core.errors import QuiltmakerError
+from ...core.game import Game
+from ...core.position import Position
+from ...i18n import _
+from ..db.commits import Rows, sent_together
+from ..db.database import Database, as_utc, utc_now
+from . import log
+from .clocks import Clock, TimeControl
+from .game import BOTH_SEATS, Event, StoredGame
+from .kinds import EventKind, Mode
+from ..db.schema import AccountGameRow, Base, BeatRow, ChatRow, ClockRow, EventRow, GameRow, LessonRow, RatingChangeRow
 
 # The statements run every second (or more often) in every process, idle or not, made once: building a statement
 # costs more than running it (SQLAlchemy's coercions), and an idle server spent 18 ms a second on these passes.

@@ -11,18 +11,18 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
-from ..i18n import N_
-from . import contract
+from ...i18n import N_
+from .. import contract
 from .accounts import SESSION_COOKIE, SESSION_DAYS, Account
-from .bus import SessionsEnded
-from .dependencies import SameSite, Server, SignedIn, Viewer, address_of, quota, too_many
-from .games import GameServer
-from .languages import set_language_cookie
-from .protocol import GAME_ID, ProtocolError
-from .round.game import secret_hash
-from .store import StoreError
-from .summaries import lines_of
-from .views import held_seat
+from ..bus import SessionsEnded
+from ..dependencies import SameSite, Server, SignedIn, Viewer, address_of, quota, too_many
+from ..games import GameServer
+from ..languages import set_language_cookie
+from ..protocol import GAME_ID, ProtocolError
+from ..round.game import secret_hash
+from ..round.store import StoreError
+from ..round.summaries import lines_of
+from ..round.views import held_seat
 
 ACCOUNT_GAMES = 50  # the games the lobby lists for an account (the player's page lists them all, 50 at a time)
 

@@ -17,12 +17,12 @@ from typing import Any
 from sqlalchemy import bindparam, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from .bus import GameEnded
-from .database import Database
-from .protocol import ProtocolError
-from .round.clocks import TimeControl
-from .round.game import StoredGame
-from .schema import SummaryRow
+from ..bus import GameEnded
+from ..db.database import Database
+from ..protocol import ProtocolError
+from .clocks import TimeControl
+from .game import StoredGame
+from ..db.schema import SummaryRow
 from .views import summary_view
 
 _KEEP = insert(SummaryRow)

@@ -11,14 +11,14 @@ from typing import Any
 
 from babel.numbers import format_decimal
 
-from .. import i18n
-from ..ai.judgement import judge_every_move, review
-from ..core.components import BONUS_POINTS, BONUS_SIZE, PATCHES
-from ..core.game import Game
-from ..core.moves import ADVANCE, BUY, SPECIAL, Move, square_name
-from ..core.position import MoveEffect, Position
-from ..i18n import _, ngettext
-from ..words import buttons, move_summary, percent, spaces
+from ... import i18n
+from ...ai.judgement import judge_every_move, review
+from ...core.components import BONUS_POINTS, BONUS_SIZE, PATCHES
+from ...core.game import Game
+from ...core.moves import ADVANCE, BUY, SPECIAL, Move, square_name
+from ...core.position import MoveEffect, Position
+from ...i18n import _, ngettext
+from ...words import buttons, move_summary, percent, spaces
 
 
 def hint_view(position: Position, best_move: str) -> dict[str, Any]:

@@ -17,7 +17,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    # Games finished before are summed up the first time a list shows them (quiltmaker/web/summaries.py).
+    # Games finished before are summed up the first time a list shows them (quiltmaker/web/round/summaries.py).
     op.create_table(
         "game_summaries",
         sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id"), primary_key=True),

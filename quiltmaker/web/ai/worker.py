@@ -12,12 +12,12 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from ..ai import mcts
-from ..ai.analysis import analyse_position
-from ..ai.levels import LEVELS, ai_player_from_spec
-from ..ai.mcts import MCTSPlayer, SearchConfig
-from ..ai.players import Limit
-from ..core.position import Position
+from ...ai import mcts
+from ...ai.analysis import analyse_position
+from ...ai.levels import LEVELS, ai_player_from_spec
+from ...ai.mcts import MCTSPlayer, SearchConfig
+from ...ai.players import Limit
+from ...core.position import Position
 
 
 def warm_up(server: int | None = None) -> None:

@@ -1,4 +1,4 @@
-"""Alembic's entry: run the migrations on the connection :mod:`quiltmaker.web.database` hands over, in its transaction."""
+"""Alembic's entry: run the migrations on the connection :mod:`quiltmaker.web.db.database` hands over, in its transaction."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ from typing import Any
 
 from alembic import context
 
-from quiltmaker.web.schema import Base
+from quiltmaker.web.db.schema import Base
 
 
 def run_migrations(config: Any) -> None:
     connection = config.attributes.get("connection")
     if connection is None:
-        raise RuntimeError("quiltmaker's migrations run through quiltmaker.web.database (`quiltmaker migrate`), on its connection")
+        raise RuntimeError("quiltmaker's migrations run through quiltmaker.web.db.database (`quiltmaker migrate`), on its connection")
     # Batch mode: SQLite alters a table by copying it, and Alembic's batch operations do that for it.
     context.configure(connection=connection, target_metadata=Base.metadata, render_as_batch=True, compare_type=True)
     with context.begin_transaction():

@@ -14,24 +14,19 @@ from typing import Any
 
 from cachetools import LRUCache
 
-from .. import i18n
-from ..ai.players import forecast
-from ..core.components import (
-    BOARD_SIZE,
-    SQUARES,
-    PATCHES,
-    TIME_TRACKS,
-)
-from ..core.game import Game
-from ..core.moves import PLACEMENTS, SPECIAL, SPECIAL_MOVES, Move, square_name
-from ..core.position import NO_BONUS, Position
-from ..i18n import _, ngettext
-from ..tutorial import LESSONS, facts, marked_squares, progress, tutor_moves
-from ..words import move_summary, turn_reason
-from .round import rules
-from .round.clocks import clock_view
-from .round.game import BOTH_SEATS, StoredGame
-from .round.kinds import EventKind
+from ... import i18n
+from ...ai.players import forecast
+from ...core.components import BOARD_SIZE, SQUARES, PATCHES, TIME_TRACKS
+from ...core.game import Game
+from ...core.moves import PLACEMENTS, SPECIAL, SPECIAL_MOVES, Move, square_name
+from ...core.position import NO_BONUS, Position
+from ...i18n import _, ngettext
+from ...tutorial import LESSONS, facts, marked_squares, progress, tutor_moves
+from ...words import move_summary, turn_reason
+from . import rules
+from .clocks import clock_view
+from .game import BOTH_SEATS, StoredGame
+from .kinds import EventKind
 
 
 class QuiltSquares:

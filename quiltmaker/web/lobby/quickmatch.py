@@ -30,19 +30,19 @@ from typing import Any
 from sqlalchemy import bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
 
-from ..core.position import Position
-from ..i18n import _
-from .accounts import Account
-from .bus import Bus, GameStarted, Paired
-from .database import Database, as_utc, utc_now
-from .lobby import Lobby
-from .ratings import ai_ratings, family_of, level_rated_on
-from .round.clocks import TimeControl
-from .round.game import secret_hash
-from .round.kinds import Mode, OfferKind
-from .schema import SeekRow
-from .setup import GameMaker, GameSetup, Offer
-from .store import StoreError
+from ...core.position import Position
+from ...i18n import _
+from ..account.accounts import Account
+from ..bus import Bus, GameStarted, Paired
+from ..db.database import Database, as_utc, utc_now
+from .challenges import Lobby
+from ..rating.ratings import ai_ratings, family_of, level_rated_on
+from ..round.clocks import TimeControl
+from ..round.game import secret_hash
+from ..round.kinds import Mode, OfferKind
+from ..db.schema import SeekRow
+from ..setup import GameMaker, GameSetup, Offer
+from ..round.store import StoreError
 
 log = logging.getLogger("quiltmaker.web")
 MATCH_SECONDS = 1.0

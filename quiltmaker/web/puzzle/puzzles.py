@@ -18,17 +18,17 @@ from typing import Any
 
 from sqlalchemy import select
 
-from ..core.moves import ADVANCE, Move
-from ..core.position import Position
-from ..i18n import N_, _, ngettext
-from ..puzzles import Puzzle, load
-from ..words import move_summary, orientation_words
-from .bus import GameEnded
-from .database import Database
-from .ratings import NEW, Rating, rated
-from .round.game import StoredGame
-from .round.kinds import Mode
-from .schema import AccountRow, PuzzleGameRow, PuzzlePlayerRow, PuzzleRatingRow
+from ...core.moves import ADVANCE, Move
+from ...core.position import Position
+from ...i18n import N_, _, ngettext
+from ...puzzles import Puzzle, load
+from ...words import move_summary, orientation_words
+from ..bus import GameEnded
+from ..db.database import Database
+from ..rating.ratings import NEW, Rating, rated
+from ..round.game import StoredGame
+from ..round.kinds import Mode
+from ..db.schema import AccountRow, PuzzleGameRow, PuzzlePlayerRow, PuzzleRatingRow
 
 PUZZLE_RD = 200.0  # a shipped puzzle's first deviation: its rating is an estimate (docs/puzzles.md) until players answer it
 NEAREST = 12  # the next puzzle is drawn from this many untried ones nearest the player's rating
