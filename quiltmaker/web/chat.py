@@ -12,10 +12,10 @@ from sqlalchemy import bindparam, insert, select
 
 from ..i18n import N_, _
 from . import contract
-from .bus import ChatSaid
+from .bus import Bus, ChatSaid
 from .db.commits import Rows
 from .db.database import Database, as_utc, utc_now
-from .live import LiveGames
+from .live import LiveGames, Sockets
 from .protocol import Connection, ProtocolError
 from .round.kinds import Mode
 from .db.schema import ChatRow
@@ -59,16 +59,18 @@ def _line_view(line_id: int, seat: int, text: str, created: datetime) -> dict[st
 class Chat:
     """The chat of the games of one server process."""
 
-    def __init__(self, server: LiveGames) -> None:
-        self.server = server
-        self.lines = ChatLines(server.store.database)
-        server.bus.subscribe(ChatSaid, self._said)  # here and in the other processes alike
+    def __init__(self, games: LiveGames, sockets: Sockets, bus: Bus) -> None:
+        self.games = games
+        self.sockets = sockets
+        self.bus = bus
+        self.lines = ChatLines(games.store.database)
+        bus.subscribe(ChatSaid, self._said)  # here and in the other processes alike
 
     async def say(self, game_id: str, connection: Connection, text: Any) -> dict[str, Any]:
         """A line from a player to the other: checked, stored, and sent to the players only."""
         if not isinstance(connection.seat, int):
             raise ProtocolError("forbidden", _("only the two players of an online game chat"))
-        stored = await self.server.load(game_id, trust_cache=True)  # (its mode, which never changes)
+        stored = await self.games.load(game_id, trust_cache=True)  # (its mode, which never changes)
         if stored.mode != Mode.ONLINE:
             raise ProtocolError("not_allowed", _("chat is for online games"))
         if not isinstance(text, str) or not text.strip() or len(text) > MAX_CHAT:
@@ -76,10 +78,10 @@ class Chat:
         line = " ".join(text.split())  # one line: no line breaks, tabs or runs of spaces
         if any(not c.isprintable() for c in line):
             raise ProtocolError("malformed", _("a chat line holds printable characters only"))
-        self.server.count(connection, "chat", N_("too many chat lines from your address: wait {seconds} s"))
+        self.sockets.count(connection, "chat", N_("too many chat lines from your address: wait {seconds} s"))
         seat = connection.seat
         await self.lines.database.commits.write(game_id, lambda rows: self.lines.add(game_id, seat, line, rows))
-        self.server.in_background(self.server.bus.publish(ChatSaid(game_id)))
+        self.sockets.in_background(self.bus.publish(ChatSaid(game_id)))
         return {"type": "sent"}
 
     async def _said(self, news: ChatSaid) -> None:
@@ -87,7 +89,7 @@ class Chat:
 
     async def deliver(self, game_id: str, only: Connection | None = None) -> None:
         """Send each seated socket of the game here the chat lines it has not had (spectators get none)."""
-        connections = self.server.connections.get(game_id, ())
+        connections = self.sockets.connections.get(game_id, ())
         targets = [only] if only is not None else [c for c in connections if isinstance(c.seat, int)]
         if not targets:
             return
@@ -97,4 +99,4 @@ class Chat:
             fresh = [line for line in lines if line["id"] > connection.chat_seen]
             if fresh:
                 connection.chat_seen = fresh[-1]["id"]
-                await self.server.send(connection, contract.wire({"type": "chat", "lines": fresh}))
+                await self.sockets.send(connection, contract.wire({"type": "chat", "lines": fresh}))

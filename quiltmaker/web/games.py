@@ -1,11 +1,11 @@
-"""The live games of one server process: loading, the intents of the players, telling the sockets.
+"""The root of one server process (:class:`GameServer`): it makes every part and gives each what it uses; it holds
+the sockets of the games, carries out the players' intents and tells the sockets what changed.
 
-Every intent is checked by the round's rules (:mod:`.round.rules`), the same ones the replay of the log applies,
-appended to the game's log, committed (with the others that come meanwhile: :mod:`.commits`), and only then
-acknowledged and broadcast (see docs/web.md). Blocking work (the database, the rules) runs in threads; the AI runs in
-worker processes (:mod:`.ai_service`). The server's other parts are modules of their own: :mod:`.presence`,
-:mod:`.chat`, :mod:`.timeouts`, :mod:`.lobby`, :mod:`.quickmatch`, :mod:`.ratings`, :mod:`.accounts`.
-"""
+Every event is written through the live games (:class:`.live.LiveGames`): checked by the round's rules
+(:mod:`.round.rules`), the same ones the replay of the log applies, appended to the game's log, committed (with the
+others that come meanwhile: :mod:`.db.commits`), and only then acknowledged and broadcast (see docs/web.md).
+Blocking work (the database) runs in threads; the computer thinks in worker processes (:mod:`.ai.service`). The
+server's other parts are packages and modules of their own (docs/design.md draws them)."""
 
 from __future__ import annotations
 
@@ -14,13 +14,12 @@ import contextlib
 import logging
 import secrets
 from collections import defaultdict
-from collections.abc import AsyncIterator, Coroutine, MutableMapping
+from collections.abc import Coroutine
 from concurrent.futures import Executor
 from datetime import datetime, timedelta
 from math import ceil
 from typing import Any
 
-from cachetools import LRUCache
 
 from .. import i18n
 from ..core.position import Position
@@ -32,9 +31,10 @@ from .ai.service import AIService
 from .chat import Chat
 from .db.database import Database, utc_now
 from .rating.fairness import AccountAddresses
+from .live import LiveGames
 from .lobby.challenges import Lobby
 from .presence import Presence
-from .protocol import GAME_ID, SEND_SECONDS, SESSION_ENDED, TOO_SLOW, Connection, OpenSockets, ProtocolError, client_id_of, close_quietly
+from .protocol import SEND_SECONDS, SESSION_ENDED, TOO_SLOW, Connection, OpenSockets, ProtocolError, client_id_of, close_quietly
 from .bus import Bus, GameChanged, GameEnded, GameStarted, SessionsEnded
 from .news import News
 from .puzzle.puzzles import Puzzles
@@ -42,12 +42,12 @@ from .lobby.quickmatch import QuickMatch
 from .quotas import Quotas
 from .rating.ratings import Ratings
 from .round import rules
-from .round.game import BOTH_SEATS, Event, StoredGame, secret_hash
-from .round.kinds import ENDINGS, EventKind, Mode, OfferKind
+from .round.game import BOTH_SEATS, StoredGame, secret_hash
+from .round.kinds import ENDINGS, EventKind, Mode
 from .round.rules import Refusal
 from .settings import Settings
 from .setup import GameMaker
-from .round.store import GameStore, StoreError, replay
+from .round.store import GameStore, StoreError
 from .round.summaries import Summaries
 from .round.timeouts import Timeouts
 from .round.views import changed_fields, state_view
@@ -59,45 +59,16 @@ GAME_BYTES, MOVE_BYTES = 8 * 1024, 1024
 log = logging.getLogger("quiltmaker.web")
 
 
-def game_bytes(stored: StoredGame) -> int:
-    """About what a game holds in memory: its positions, with the move list worded in each language it was shown in."""
-    return GAME_BYTES + MOVE_BYTES * len(stored.game.positions) * max(1, len(stored.move_entries))
-
-
-class GameCache(LRUCache[str, StoredGame]):
-    """The games in memory within a budget of bytes (:func:`game_bytes`, measured again each time a game is stored
-    back), the least recently used forgotten first (with their lock, when nobody holds it)."""
-
-    def __init__(self, budget: int, locks: dict[str, asyncio.Lock], current: set[str]) -> None:
-        super().__init__(budget, getsizeof=game_bytes)
-        self.locks = locks
-        self.current = current
-
-    def popitem(self) -> tuple[str, StoredGame]:
-        game_id, stored = super().popitem()
-        self.current.discard(game_id)
-        lock = self.locks.get(game_id)
-        if lock is not None and not lock.locked():
-            del self.locks[game_id]
-        return game_id, stored
-
-
 class GameServer:
     """The live part of a server process: games in memory, sockets by game, and the parts that serve them."""
 
     def __init__(self, settings: Settings, executor: Executor | None = None) -> None:
+        # The process's root: each part is made here and given what it uses; the live games and the sockets are the
+        # two things the services share (:mod:`.live`).
         self.settings = settings
         self.database = Database(settings.database_url)
         self.store = GameStore(self.database)
         self.bus = Bus(settings.broker)
-        self.ai = AIService(self, settings, executor)
-        self.connections: dict[str, set[Connection]] = defaultdict(set)
-        self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
-        # Games whose last event in the database this process wrote or read, with no news of another's since.
-        self.current: set[str] = set()
-        self.cache: MutableMapping[str, StoredGame] = GameCache(settings.game_cache_mb * 1024 * 1024, self.locks, self.current)
-        self.background: set[asyncio.Task[None]] = set()
-        self.players: MutableMapping[str, str] = LRUCache(CACHED_GAMES)  # game id -> the address of its player seated last (the AI's queue is fair by it)
         self.quotas = Quotas(settings)
         self.accounts = Accounts(self.database)
         self.password_work = PasswordWork(settings.password_queue)
@@ -108,12 +79,16 @@ class GameServer:
         self.lobby = Lobby(self.store, self.ratings)
         self.maker = GameMaker(self.database, self.bus)
         self.quickmatch = QuickMatch(self.database, self.maker, self.lobby, self.bus)
+        self.games = LiveGames(settings, self.store, self.bus, self.ratings, self.puzzles, self.lobby)
+        self.connections: dict[str, set[Connection]] = defaultdict(set)
+        self.background: set[asyncio.Task[None]] = set()
         self.lobby_sockets: set[Any] = set()  # the lobby's live sockets (lobby_api.LobbySocket)
         self.open_sockets = OpenSockets(settings.sockets_per_client)
-        self.presence = Presence(self)
-        self.chat = Chat(self)
-        self.timeouts = Timeouts(self)
-        self.news = News(self, self.bus)
+        self.ai = AIService(self.games, self, settings, executor)
+        self.presence = Presence(self.games, self, self.bus)
+        self.chat = Chat(self.games, self, self.bus)
+        self.timeouts = Timeouts(self.games, self)
+        self.news = News(self.games, self, self.bus, self.chat, self.presence, self.quickmatch, self.timeouts)
         self.chores: list[asyncio.Task[None]] = []
         # What a game's end sets off here, in this order, before the intent that ended it is acknowledged.
         self.bus.subscribe(GameEnded, self.summaries.on_game_ended, elsewhere=False)
@@ -153,87 +128,12 @@ class GameServer:
                     log.info("deleted %d games nobody started in %g days", deleted, self.settings.unstarted_days)
                 await asyncio.to_thread(self.accounts.purge_sessions)
                 await asyncio.to_thread(self.addresses.purge)
-                await self.ratings.settle_missed(self.load)
+                await self.ratings.settle_missed(self.games.load)
             except Exception:  # the database is away: try again next hour
                 log.exception("the hourly upkeep failed")
             await asyncio.sleep(3600)
 
-    @contextlib.asynccontextmanager
-    async def holding(self, game_id: str, trust_cache: bool = False) -> AsyncIterator[StoredGame]:
-        """A game at its latest version (:meth:`load`), held for the block: nothing else here writes to it meanwhile.
-        The one way to read a game and then write to it (a player's intent, the clock's timeout, the computer's move,
-        a credit of time)."""
-        async with self.locks[game_id]:
-            yield await self.load(game_id, trust_cache)
-
-    async def record(
-        self, stored: StoredGame, version: int, kind: EventKind, value: str, seat: int | None, client_id: str | None, at: datetime | None = None
-    ) -> int:
-        """The one way an event enters a game (its lock held: :meth:`holding`): checked by the gate of the log that
-        its replay passes too (:func:`.round.rules.check_live`), appended with the clocks it leaves, applied by the
-        function the replay applies, and a game's end published. Returns the new version.
-
-        Raises:
-            Refusal: the rules do not allow it; nothing is written.
-            StoreError: ``stale`` when another writer took the version first.
-        """
-        at, finished = at or utc_now(), stored.is_finished
-        value = rules.check_live(stored, kind, value, seat, at)
-        clock = stored.clock_after(kind, value, at)
-        try:
-            new_version = await self.store.database.commits.write(  # with the moves of other games that come meanwhile
-                stored.id, lambda rows: self.store.append(stored.id, version, kind, value, seat, client_id, at, clock, rows))
-        except StoreError:
-            self.current.discard(stored.id)  # another process wrote first: the next load reads what it wrote
-            raise
-        if stored.version == version:  # (a refresh meanwhile may have brought it in already)
-            stored.apply(Event(version, kind, value, seat, client_id, at))  # as the replay applies it, after the same check
-        if stored.is_finished and not finished:
-            ending = "played" if stored.ended is None else stored.ended.by
-            await self.bus.publish(GameEnded(stored.id, new_version, ending, stored))
-        return new_version
-
     # Loading and broadcasting ---------------------------------------------------
-
-    async def load(self, game_id: str, trust_cache: bool = False) -> StoredGame:
-        """The game at its latest version (``not_found`` for anything that is not a game id).
-
-        Games stay in memory once loaded; a load reads only the events appended since (by this process or another)
-        and replays them. ``trust_cache`` (an intent; a greeting, just after its socket's opening read the game; a
-        chat line) skips even that read for a game still being played whose last event this process wrote or read,
-        with no news of another process's since (:attr:`current`): if another wrote meanwhile, an intent's append
-        finds its number taken and is answered ``stale``, as in any race. A socket's opening always reads.
-        """
-        if not GAME_ID.fullmatch(game_id):
-            raise ProtocolError("not_found", _("no game {game}").format(game=repr(game_id[:40])))
-        try:
-            stored = self.cache.get(game_id)
-            if trust_cache and stored is not None and game_id in self.current and not stored.is_finished:
-                return stored
-            if stored is None:
-                stored = await asyncio.to_thread(self.store.load, game_id)
-                stored.rating = await asyncio.to_thread(self.ratings.game_view, game_id)
-                if stored.mode == Mode.PUZZLE:
-                    stored.puzzle = await asyncio.to_thread(self.puzzles.state_of, stored)
-                if stored.status == "waiting":
-                    challenge = await asyncio.to_thread(self.lobby.challenge, game_id)
-                    if challenge is not None and challenge["kind"] in (OfferKind.OPEN, OfferKind.NAMED):
-                        stored.offer = {"kind": challenge["kind"], "for": challenge["for"]}
-                self.cache[game_id] = stored
-            else:
-                # Applied here on the event loop, never in the thread, so no two coroutines apply at once.
-                replay(stored, await asyncio.to_thread(self.store.refresh, stored))
-                if stored.rating is not None and not stored.rating["settled"] and stored.is_finished:
-                    stored.rating = await asyncio.to_thread(self.ratings.game_view, game_id)  # settled by another process
-                if stored.puzzle is not None and stored.puzzle["answer"] is None and stored.is_finished:
-                    stored.puzzle = await asyncio.to_thread(self.puzzles.state_of, stored)  # answered through another process
-                self.cache[game_id] = stored  # its size measured again
-            self.current.add(game_id)
-            return stored
-        except StoreError as error:
-            if error.code == "corrupt":
-                self.cache.pop(game_id, None)
-            raise ProtocolError(error.code, str(error)) from None
 
     def state(self, stored: StoredGame) -> dict[str, Any]:
         return state_view(stored, ai_thinking=self.ai.is_thinking(stored), presence=self.presence.of(stored), now=utc_now())
@@ -359,7 +259,7 @@ class GameServer:
         if connection.seat is None:
             raise ProtocolError("forbidden", _("spectators cannot act: open the game with a seat's link"))
         if kind == "hint":
-            return await self.ai.hint(await self.load(game_id), version, connection.client)
+            return await self.ai.hint(await self.games.load(game_id), version, connection.client)
         if kind == "claim":
             return await self.timeouts.claim(game_id, connection)
         return await self._event_intent(game_id, connection, intents.EVENT_INTENTS[kind], version, client_id, message)
@@ -368,10 +268,10 @@ class GameServer:
         self, game_id: str, connection: Connection, kind: EventKind, version: int, client_id: str | None, message: dict[str, Any]
     ) -> dict[str, Any]:
         """An intent that asks for an event of the game's log: checked by the round's rules, recorded, acknowledged."""
-        async with self.holding(game_id, trust_cache=True) as stored:
+        async with self.games.holding(game_id, trust_cache=True) as stored:
             if version > stored.version:  # the client knows of a later event than this process (written by another)
-                self.current.discard(game_id)
-                stored = await self.load(game_id)
+                self.games.current.discard(game_id)
+                stored = await self.games.load(game_id)
             if client_id is not None and client_id in stored.client_ids:
                 raise ProtocolError("duplicate", f"message {client_id!r} was already carried out")
             if version != stored.version and kind not in ENDINGS:
@@ -383,7 +283,7 @@ class GameServer:
             value: Any = None
             try:
                 value = await self._event_value(stored, kind, seat, message, now)
-                new_version = await self.record(stored, stored.version, kind, value, seat, client_id, now)
+                new_version = await self.games.record(stored, stored.version, kind, value, seat, client_id, now)
             except BaseException as error:
                 if kind == EventKind.REMATCH and value is not None:  # made but not recorded (another process started one first): drop ours
                     with contextlib.suppress(Exception):
@@ -415,9 +315,9 @@ class GameServer:
         connection.wants_changes = changes is True  # sent what changed after each move, not the whole state (the page)
         if token is not None and (not isinstance(token, str) or len(token) > 128):
             raise ProtocolError("malformed", "the token must be a string")
-        stored = await self.load(game_id, trust_cache=True)
+        stored = await self.games.load(game_id, trust_cache=True)
         if token and stored.seat_of(token) is None:  # a seat taken through another process a moment ago: its row says so
-            stored = await self.load(game_id)
+            stored = await self.games.load(game_id)
         seat = stored.seat_of(token)
         account = None
         connection.seated_by = None
@@ -447,7 +347,7 @@ class GameServer:
         if seat is not None:
             if self.presence.seats_here(game_id) != seats_before:
                 self.announce_seats(game_id)  # only a seat that came tells everyone: a repeated hello sends nobody anything
-            self.players[game_id] = connection.client
+            self.games.players[game_id] = connection.client
             if stored.mode == Mode.ONLINE and isinstance(seat, int):
                 self.in_background(self.chat.deliver(game_id, connection))  # the chat so far, after the welcome
             # A seated player came (back): an AI turn left hanging (a restart, failures) resumes now.

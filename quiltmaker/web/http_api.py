@@ -128,7 +128,7 @@ class Join(BaseModel):
 
 async def _load_or_404(server: GameServer, game_id: str) -> StoredGame:
     try:
-        return await server.load(game_id)
+        return await server.games.load(game_id)
     except ProtocolError as error:
         if error.code == "corrupt":
             raise StoreError("corrupt", str(error)) from None  # answered with its code (app.store_error)
@@ -277,7 +277,7 @@ async def join_game(game_id: str, join: Join, account: Writer, server: Server) -
     except StoreError as error:
         raise HTTPException(404 if error.code == "not_found" else 403, str(error)) from None
     with contextlib.suppress(Exception):  # the seat is taken: the token must reach its owner whatever happens
-        server.announce(await server.load(game_id))  # the game leaves "waiting" for everyone watching
+        server.announce(await server.games.load(game_id))  # the game leaves "waiting" for everyone watching
     return {"token": token, "seat": seat}
 
 

@@ -6,9 +6,9 @@ import asyncio
 import contextlib
 import time
 
-from .bus import SeatsHere
+from .bus import Bus, SeatsHere
 from .pubsub import PRESENCE_EVERY, PRESENCE_FOR
-from .live import LiveGames
+from .live import LiveGames, Sockets
 from .round.game import BOTH_SEATS, StoredGame
 
 
@@ -16,14 +16,16 @@ from .round.game import BOTH_SEATS, StoredGame
 class Presence:
     """The seats that are here, for the states' ``presence`` (a socket open here or elsewhere; the AI's seat always is)."""
 
-    def __init__(self, server: LiveGames) -> None:
-        self.server = server
+    def __init__(self, games: LiveGames, sockets: Sockets, bus: Bus) -> None:
+        self.games = games
+        self.sockets = sockets
+        self.bus = bus
         # Who is here in other processes, as they said: game id -> process id -> (seats, until when, monotonic).
         self.elsewhere: dict[str, dict[str, tuple[set[int], float]]] = {}
 
     def seats_here(self, game_id: str) -> list[int]:
         """The seats with a socket open to this process in a game (pass-and-play's one token holds both)."""
-        seats = {c.seat for c in self.server.connections.get(game_id, ())}
+        seats = {c.seat for c in self.sockets.connections.get(game_id, ())}
         return [seat for seat in (0, 1) if seat in seats or BOTH_SEATS in seats]
 
     def of(self, stored: StoredGame) -> list[bool]:
@@ -38,7 +40,7 @@ class Presence:
         """A seated player came or went: the other processes hear who is here now, and everyone watching
         the game here is sent its state again (same version)."""
         with contextlib.suppress(Exception):
-            await self.server.bus.publish(SeatsHere(game_id, self.server.bus.origin, self.seats_here(game_id)))
+            await self.bus.publish(SeatsHere(game_id, self.bus.origin, self.seats_here(game_id)))
         await self._rebroadcast(game_id)
 
     def _heard(self, game_id: str, now: float) -> set[int]:
@@ -68,14 +70,14 @@ class Presence:
             for game_id in [g for g, heard in self.elsewhere.items() if all(until <= now for _, until in heard.values())]:
                 del self.elsewhere[game_id]
                 await self._rebroadcast(game_id)  # a seat that was here elsewhere is away now
-            for game_id in list(self.server.connections):
+            for game_id in list(self.sockets.connections):
                 seats = self.seats_here(game_id)
                 if seats:
                     with contextlib.suppress(Exception):
-                        await self.server.bus.publish(SeatsHere(game_id, self.server.bus.origin, seats))
+                        await self.bus.publish(SeatsHere(game_id, self.bus.origin, seats))
 
     async def _rebroadcast(self, game_id: str) -> None:
-        stored = self.server.cache.get(game_id)
-        if stored is not None and self.server.connections.get(game_id):
+        stored = self.games.cache.get(game_id)
+        if stored is not None and self.sockets.connections.get(game_id):
             with contextlib.suppress(Exception):
-                await self.server.broadcast(stored)
+                await self.sockets.broadcast(stored)

@@ -28,7 +28,7 @@ class Settings:
         create_limit: Games one client (address) may create, in the ``limits`` library's notation.
         intent_limit: Intents (moves, undos, hints, rematches) one client may send.
         max_events: Events a game's log may hold; past it the game takes no more.
-        game_cache_mb: The memory the games kept in memory may take (estimated, :func:`.games.game_bytes`); past it
+        game_cache_mb: The memory the games kept in memory may take (estimated, :func:`.live.game_bytes`); past it
             the least recently used are forgotten (and read from the database again when needed).
         unstarted_days: A game nobody has made a move in is deleted after this many days.
         allowed_origins: Page origins accepted besides the server's own address (the

@@ -31,7 +31,7 @@ async def play(socket: WebSocket, game_id: str, server: Server) -> None:
 async def _play(socket: WebSocket, game_id: str, server: GameServer, client: str) -> None:
     await socket.accept()
     try:
-        stored = await server.load(game_id)
+        stored = await server.games.load(game_id)
     except ProtocolError as error:
         await socket.send_text(contract.wire({"type": "error", "id": None, "code": error.code, "message": str(error)}))
         await socket.close(code=4404)
@@ -69,7 +69,7 @@ async def _reply(server: GameServer, game_id: str, connection: Connection, raw: 
         if error.code == "stale":
             # Send the fresh state along, so the client can show what changed.
             with contextlib.suppress(ProtocolError):
-                await server.send_state(connection, await server.load(game_id))
+                await server.send_state(connection, await server.games.load(game_id))
     except Exception:  # a bug or a broken worker: the player hears of it, the server carries on
         log.exception("intent in game %s failed", game_id)
         reply = {

@@ -41,7 +41,7 @@ def test_a_state_that_changes_nothing_is_not_sent_again(client: TestClient) -> N
         player.play_first_legal()
         old.wait_for(lambda s: s["version"] == player.state["version"])
         counts = len(player.received), len(old.received)
-        client.portal.call(server.broadcast, server.cache[game["id"]])  # the same version again, nothing new in it
+        client.portal.call(server.broadcast, server.games.cache[game["id"]])  # the same version again, nothing new in it
         assert player.hello(game["token"])["type"] == "welcome"  # (a reply: what was sent before it has come)
         assert [m["type"] for m in player.received[counts[0]:]] == ["welcome"], "nothing changed: nothing sent"
         old.ws.send_text('{"type": "hello", "token": null}')  # a client that did not ask is sent the whole state again

@@ -108,7 +108,7 @@ def test_a_correspondence_player_past_their_days_may_still_move_until_the_oppone
         result = waiting.state["result"]
         assert result == {**result, "winner": 1, "by": "claim"} and waiting.state["claimable_by"] is None
         assert waiting.intent("claim")["code"] == "game_over"
-    client.app.state.server.cache.clear()  # type: ignore[attr-defined]  # replayed from the log, as after a restart
+    client.app.state.server.games.cache.clear()  # type: ignore[attr-defined]  # replayed from the log, as after a restart
     assert get_state(client, game["id"])["result"]["by"] == "claim"
     # The records say so too (issue 25): a claim, the scores as they stood.
     saved = client.get(f"/api/games/{game['id']}/record.json").json()

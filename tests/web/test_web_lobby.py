@@ -41,7 +41,7 @@ def test_an_open_challenge_is_listed_accepted_from_the_lobby_and_then_being_play
     game = create(fresh, mode="online", seat=0, clock="10+5", offer="open")
     assert [c["id"] for c in lobby(fresh)["challenges"]] == [game["id"]] and lobby(fresh)["challenges"][0]["why_not"] == "your challenge"
     assert fresh.get(f"/api/games/{game['id']}").json()["offer"] == {"kind": "open", "for": None}
-    fresh.app.state.server.cache.clear()  # type: ignore[attr-defined]  # and as loaded afresh
+    fresh.app.state.server.games.cache.clear()  # type: ignore[attr-defined]  # and as loaded afresh
     assert fresh.get(f"/api/games/{game['id']}").json()["offer"] == {"kind": "open", "for": None}
     assert fresh.post(f"/api/games/{game['id']}/accept").status_code == 403, "not your own"
     bob = new_account(fresh, "Bob")

@@ -542,7 +542,7 @@ def test_resigning_gives_the_other_seat_the_win_and_survives_a_reload(client: Te
         assert result["winner"] == 0 and result["by"] == "resignation" and guest.state["status"] == "over"
         host.wait_for(lambda s: s["result"] is not None, "the resignation")
         assert host.intent("undo")["code"] == "not_allowed"
-    client.app.state.server.cache.clear()  # type: ignore[attr-defined]  # as after a restart: replayed from the log
+    client.app.state.server.games.cache.clear()  # type: ignore[attr-defined]  # as after a restart: replayed from the log
     reloaded = get_state(client, game)
     assert reloaded["result"] == result and reloaded["status"] == "over"
     saved = record.from_json(client.get(f"/api/games/{game}/record.json").text)  # the record says how it ended (issue 25)

@@ -59,7 +59,7 @@ def test_the_end_of_a_rated_game_moves_both_ratings_once_and_shows_on_the_profil
     (ada_before, ada_after), (bob_before, bob_after) = over["rating"]["changes"]
     assert ada_before == bob_before == 1500 and ada_after > 1500 > bob_after and over["rating"]["settled"]
     server = fresh.app.state.server  # type: ignore[attr-defined]
-    stored = server.cache[game["id"]]
+    stored = server.games.cache[game["id"]]
     assert server.ratings.settle(stored) is None, "settled once: a second call (another process) changes nothing"
     act_as(fresh, ada)  # a game by invitation is on its players' own pages only (tests/web/test_web_floods.py)
     profile = fresh.get("/api/players/ada").json()  # any case
@@ -142,6 +142,6 @@ def test_the_hourly_sweep_rates_every_finished_game_it_missed_a_page_at_a_time(f
     for game in games:  # played, then resigned, written past the server as a crash would leave it: unrated
         play_in_the_past(server.store, game["id"], [("A", 3), ("A", 2)])
         server.store.append(game["id"], 2, "resign", "0", 0, None)
-    server.cache.clear()
-    fresh.portal.call(server.ratings.settle_missed, server.load)
+    server.games.cache.clear()
+    fresh.portal.call(server.ratings.settle_missed, server.games.load)
     assert len(fresh.get("/api/players/Ada").json()["history"]) == 3 and ada

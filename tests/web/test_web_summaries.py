@@ -14,7 +14,7 @@ from web_helpers import new_game, play_in_the_past
 
 from quiltmaker.core.position import Position
 from quiltmaker.web.app import Settings, create_app
-from quiltmaker.web.games import MOVE_BYTES, game_bytes
+from quiltmaker.web.live import MOVE_BYTES, game_bytes
 from quiltmaker.web.account.api import ACCOUNT_GAMES
 from quiltmaker.web.account.profiles import PROFILE_GAMES
 from quiltmaker.web.db.schema import EventRow, SummaryRow
@@ -31,7 +31,7 @@ def test_a_finished_game_is_listed_from_the_line_it_kept_when_it_ended(fresh: Te
     # Damage the finished game's log: a list that replayed it would now call it corrupt, or leave it out.
     with Session(server.store.engine) as session, session.begin():
         session.execute(delete(EventRow).where(EventRow.game_id == finished["id"], EventRow.number == 3))
-    server.cache.clear()
+    server.games.cache.clear()
     after = fresh.get("/api/players/Ada").json()["games"]
     assert after == before and after[1]["id"] == finished["id"] and after[1]["result"] == finished["state"]["result"]
     assert after[1]["clock"] is None and after[1]["status"] == "over"
@@ -90,7 +90,7 @@ def test_the_games_in_memory_keep_within_their_budget(tmp_path: Path) -> None:
             made.append(game_id)
         for game_id in made:
             assert client.get(f"/api/games/{game_id}").json()["version"] == 10
-        cache = server.cache
+        cache = server.games.cache
         assert cache.currsize <= cache.maxsize == 1024 * 1024 and 0 < len(cache) < len(made), (cache.currsize, len(cache))
         assert game_bytes(cache[made[-1]]) >= 10 * MOVE_BYTES, "the newest is kept, and counted by its moves"
         assert client.get(f"/api/games/{made[0]}").json()["version"] == 10, "a forgotten game is read again"

@@ -156,7 +156,7 @@ async def claim(claim: Claim, account: SignedIn, server: Server) -> dict[str, An
         if not GAME_ID.fullmatch(seat_claim.id):
             continue
         try:
-            stored = await server.load(seat_claim.id)
+            stored = await server.games.load(seat_claim.id)
         except ProtocolError:
             continue
         seat = stored.seat_of(seat_claim.token)

@@ -35,7 +35,7 @@ from ...i18n import _
 from . import worker as ai_worker
 from .advice import hint_view, review_view
 from .queue import MoveQueue
-from ..live import LiveGames
+from ..live import LiveGames, Sockets
 from ..protocol import ProtocolError
 from ..round import rules
 from ..round.clocks import thinking_cap
@@ -103,8 +103,9 @@ class OptionalWork:
 class AIService:
     """The worker pool and the work in flight on it, for the games of one server process."""
 
-    def __init__(self, server: LiveGames, settings: Settings, executor: Executor | None = None) -> None:
-        self.server = server
+    def __init__(self, games: LiveGames, sockets: Sockets, settings: Settings, executor: Executor | None = None) -> None:
+        self.games = games
+        self.sockets = sockets
         self.settings = settings
         # "moves": the levels that think for seconds; "quick": the moves bounded by playouts; "advice": hints and analyses.
         self.lanes = {
@@ -217,34 +218,34 @@ class AIService:
         self.maybe_move(stored)
 
     async def _move(self, game_id: str, version: int, position_text: str, level: str, time_cap: float | None = None) -> None:
-        server = self.server
+        games, sockets = self.games, self.sockets
         try:
             move, thinking = await self.run(
                 lane_of(level),
-                server.players.get(game_id, ""),
-                lambda: any(c.seat is not None for c in server.connections.get(game_id, ())),
+                games.players.get(game_id, ""),
+                lambda: any(c.seat is not None for c in sockets.connections.get(game_id, ())),
                 ai_worker.choose_move, position_text, level, seed_for(game_id, version), time_cap,
             )
-            async with server.holding(game_id) as stored:
+            async with games.holding(game_id) as stored:
                 if stored.version != version:
                     return  # the game moved on (an undo) while the AI thought
                 now = datetime.now(timezone.utc)
                 after_credit = await self._give_back_the_wait(stored, version, thinking, now)
                 try:
-                    await server.record(stored, after_credit, EventKind.MOVE, move, None, None, now)  # checked like anyone's
+                    await games.record(stored, after_credit, EventKind.MOVE, move, None, None, now)  # checked like anyone's
                 except Refusal as refusal:
                     if refusal.code != "time":
                         raise
                     # Its own thinking ran its clock out: it loses on time.
-                    await server.record(stored, after_credit, EventKind.TIMEOUT, str(stored.ai_seat), None, None, now)
+                    await games.record(stored, after_credit, EventKind.TIMEOUT, str(stored.ai_seat), None, None, now)
         except Exception as error:  # a broken worker, the database: log it; the AI tries again below
             log.warning("AI move in game %s at version %d failed: %s", game_id, version, error)
         finally:
             if self.in_flight.get(game_id) == version:
                 del self.in_flight[game_id]
         with contextlib.suppress(Exception):
-            stored = await server.load(game_id)
-            await server.changed(stored)  # the new state, or "not thinking" and a fresh try after a failure
+            stored = await games.load(game_id)
+            await sockets.changed(stored)  # the new state, or "not thinking" and a fresh try after a failure
 
     async def _give_back_the_wait(self, stored: StoredGame, version: int, thinking: float, now: datetime) -> int:
         """On a real-time clock, give the AI back the time its turn took beyond its thinking (waiting for a worker,
@@ -255,7 +256,7 @@ class AIService:
         waited = (now - stored.move_times[-1]).total_seconds() - thinking - stored.credited_this_turn()
         if waited < LAG_CHARGED:
             return version
-        return await self.server.record(stored, version, EventKind.CREDIT, credit_value(seat, waited), None, None, now)
+        return await self.games.record(stored, version, EventKind.CREDIT, credit_value(seat, waited), None, None, now)
 
     # Hints ---------------------------------------------------------------------
 
@@ -312,7 +313,7 @@ class AIService:
         # lesson's game is the tutorial's, not the learner's to study: not evaluated.
         if not game.position.is_over or stored.lesson is not None:
             return 200, {"status": "positions only", "positions": positions}
-        saved = await asyncio.to_thread(self.server.store.analysis, stored.id)
+        saved = await asyncio.to_thread(self.games.store.analysis, stored.id)
         if saved is None or saved.get("version") != stored.moves_version:
             if stored.id not in self.analysing:
                 if self._spawn_optional(lambda: self._analyse(stored, client), client, hint=False) is None:
@@ -334,7 +335,7 @@ class AIService:
                 # (Not urgent: a hint, for a player thinking now, goes first among equals.)
                 piece = texts[at : at + ANALYSIS_PIECE]
                 evaluations += await self.run("advice", client, lambda: False, ai_worker.analyse_positions, piece, self.settings.analysis_iterations, 0)
-            await asyncio.to_thread(self.server.store.save_analysis, stored.id, {"version": version, "positions": evaluations})
+            await asyncio.to_thread(self.games.store.save_analysis, stored.id, {"version": version, "positions": evaluations})
         except Exception as error:
             log.warning("analysis of game %s failed: %s", stored.id, error)
         finally:

@@ -48,7 +48,7 @@ async def lobby_base(server: GameServer) -> dict[str, Any]:
     playing = []
     for game_id in await asyncio.to_thread(server.lobby.recently_taken):
         with contextlib.suppress(ProtocolError):
-            stored = await server.load(game_id)
+            stored = await server.games.load(game_id)
             if stored.status == "playing":
                 words = stored.control.words if stored.control else None
                 playing.append({"id": stored.id, "names": stored.names, "clock": words, "rated": stored.rating is not None})
@@ -185,7 +185,7 @@ async def accept(game_id: str, account: Writer, server: Server) -> dict[str, Any
     except StoreError as error:
         raise HTTPException(404 if error.code == "not_found" else 409, str(error)) from None
     with contextlib.suppress(Exception):
-        server.announce(await server.load(game_id))  # the game starts for its creator
+        server.announce(await server.games.load(game_id))  # the game starts for its creator
     return {"id": game_id, "token": token, "seat": seat}
 
 

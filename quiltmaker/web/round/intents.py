@@ -3,7 +3,7 @@
 An intent that asks for an event (a move, an undo, a rematch, resigning,
 aborting) is worded here as its event's value, in the words a player hears
 when the rules refuse it; the server then writes it through the gate of the
-log that the replay passes too (:meth:`.games.GameServer.record`,
+log that the replay passes too (:meth:`..live.LiveGames.record`,
 :func:`.round.rules.check_live`). A hint and a claim ask the server for
 work, not for an event of the player's own.
 """

@@ -311,7 +311,7 @@ def check(game: StoredGame, kind: str, value: Any, seat: int | None, at: datetim
     stands; the value as the log keeps it (a move's canonical text: a player may write ``12r1@A1``).
 
     The one gate of the log: the replay calls it for every event, and the live
-    server for every event it writes (:meth:`.games.GameServer.record`), so
+    server for every event it writes (:meth:`..live.LiveGames.record`), so
     what the server accepts and what a replay accepts are one thing.
     """
     try:

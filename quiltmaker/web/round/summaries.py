@@ -66,7 +66,7 @@ async def lines_of(server: Any, game_ids: list[str], kept: dict[str, dict[str, A
             lines.append({**line, "clock": None if line["clock"] is None else TimeControl.parse(line["clock"]).words})
             continue
         try:
-            stored = await server.load(game_id)
+            stored = await server.games.load(game_id)
         except ProtocolError as error:
             if error.code == "corrupt":
                 lines.append({"id": game_id, "status": "corrupt", "message": str(error)})

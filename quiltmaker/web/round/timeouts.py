@@ -17,7 +17,7 @@ from typing import Any
 
 from ...i18n import _
 from ..db.database import utc_now
-from ..live import LiveGames
+from ..live import LiveGames, Sockets
 from ..protocol import Connection, ProtocolError
 from . import rules
 from .game import BOTH_SEATS, StoredGame, credit_value
@@ -34,8 +34,9 @@ log = logging.getLogger("quiltmaker.web")
 class Timeouts:
     """The clock watcher and the claims of one server process."""
 
-    def __init__(self, server: LiveGames) -> None:
-        self.server = server
+    def __init__(self, games: LiveGames, sockets: Sockets) -> None:
+        self.games = games
+        self.sockets = sockets
         self.process = secrets.token_hex(8)  # this process's name in the heartbeats
 
     async def recover(self) -> None:
@@ -54,9 +55,9 @@ class Timeouts:
             try:
                 now = utc_now()
                 if time.monotonic() - beaten >= BEAT_SECONDS:
-                    await asyncio.to_thread(self.server.store.beat, self.process, now)
+                    await asyncio.to_thread(self.games.store.beat, self.process, now)
                     beaten = time.monotonic()
-                for game_id in await asyncio.to_thread(self.server.store.due, now):
+                for game_id in await asyncio.to_thread(self.games.store.due, now):
                     await self.end_on_time(game_id)
             except Exception:  # the database is away: look again soon
                 log.exception("watching the clocks failed")
@@ -71,21 +72,21 @@ class Timeouts:
         another is alive finds no downtime, and two starting at once write each credit once (the event
         log's unique numbers).
         """
-        server = self.server
-        last = await asyncio.to_thread(server.store.last_beat)
+        games = self.games
+        last = await asyncio.to_thread(games.store.last_beat)
         now = utc_now()
         if last is None or (now - last).total_seconds() < DOWNTIME:
             return 0
         log.info("no server ran for %.1f s: the clocks running then get that time back", (now - last).total_seconds())
         given = 0
-        for game_id in await asyncio.to_thread(server.store.watched):
+        for game_id in await asyncio.to_thread(games.store.watched):
             try:
-                async with server.holding(game_id) as stored:
+                async with games.holding(game_id) as stored:
                     running = rules.creditable(stored, now)
                     if running is None:
                         continue
                     lost = (now - max(last, stored.move_times[-1])).total_seconds()
-                    await server.record(stored, stored.version, EventKind.CREDIT, credit_value(running, lost), None, None, now)
+                    await games.record(stored, stored.version, EventKind.CREDIT, credit_value(running, lost), None, None, now)
                     given += 1
             except (ProtocolError, StoreError, Refusal):  # gone, damaged, or another process just gave it back
                 continue
@@ -97,14 +98,14 @@ class Timeouts:
         the move until now, so their clock gets the whole turn so far back (once a turn: a credit is news
         too, and the other process must not answer it with one). Returns the game as it is now.
         """
-        server = self.server
-        async with server.holding(game_id) as stored:
+        games = self.games
+        async with games.holding(game_id) as stored:
             now = utc_now()
             running = rules.creditable(stored, now)
             if running is None:
                 return stored
             turn_began = stored.move_times[-1]
-            seated = {connection.seat for connection in server.connections.get(game_id, ())}
+            seated = {connection.seat for connection in self.sockets.connections.get(game_id, ())}
             if stored.credited_this_turn() > 0 or not seated & {running, BOTH_SEATS}:
                 return stored
             if moves_known is None or len(stored.game.moves) <= moves_known:
@@ -112,12 +113,12 @@ class Timeouts:
             late = (now - turn_began).total_seconds()
             if late >= 0.001:  # (credits are whole milliseconds)
                 with contextlib.suppress(StoreError, Refusal):  # another writer came first: its news comes next poll
-                    await server.record(stored, stored.version, EventKind.CREDIT, credit_value(running, late), None, None, now)
+                    await games.record(stored, stored.version, EventKind.CREDIT, credit_value(running, late), None, None, now)
             return stored
 
     async def claim(self, game_id: str, connection: Connection) -> dict[str, Any]:
         """A correspondence game's player claims the win: the opponent, to move, is past their days."""
-        stored = await self.server.load(game_id)
+        stored = await self.games.load(game_id)
         seat = connection.seat if isinstance(connection.seat, int) else None
         try:
             rules.may_claim(stored, seat, utc_now())
@@ -134,17 +135,17 @@ class Timeouts:
         correspondence game the opponent claims it. A game whose time has not run
         out only has its stored deadline put right.
         """
-        server = self.server
+        games = self.games
         try:
             return await self._end_on_time(game_id, claimed_by)
         except ProtocolError:
             # Gone or damaged: stop watching it, or it would be looked at four times a second for ever.
-            await asyncio.to_thread(server.store.clear_deadline, game_id)
+            await asyncio.to_thread(games.store.clear_deadline, game_id)
             return False
 
     async def _end_on_time(self, game_id: str, claimed_by: int | None) -> bool:
-        server = self.server
-        async with server.holding(game_id) as stored:
+        games = self.games
+        async with games.holding(game_id) as stored:
             now = utc_now()
             clock = stored.clock_at(now)
             if clock is None:
@@ -154,11 +155,11 @@ class Timeouts:
             except Refusal:
                 loser = None
             if loser is None:
-                await asyncio.to_thread(server.store.set_deadline, game_id, clock)
+                await asyncio.to_thread(games.store.set_deadline, game_id, clock)
                 return False
             try:
-                await server.record(stored, stored.version, EventKind.TIMEOUT, str(loser), claimed_by, None, now)
+                await games.record(stored, stored.version, EventKind.TIMEOUT, str(loser), claimed_by, None, now)
             except (StoreError, Refusal):  # another process (or a move just in time) took the version: it decided
                 return False
-        server.announce(stored)
+        self.sockets.announce(stored)
         return True
