@@ -1,9 +1,10 @@
 """The replay of a game's log: every event through the round's rules, then applied.
 
-The live server checks an intent with the same rules before it writes the
-event (:mod:`quiltmaker.web.round.intents`), and once it is written applies it
-with the same :meth:`~.game.StoredGame.apply` the replay calls after its
-check: what the server accepts and what a replay accepts are one thing.
+The live server passes every event through the same gate before it writes
+it (:func:`.rules.check_live`, in :meth:`quiltmaker.web.live.LiveGames.record`),
+and once it is written applies it with the same
+:meth:`~.game.StoredGame.apply` the replay calls after its check: what the
+server accepts and what a replay accepts are one thing.
 """
 
 from __future__ import annotations
