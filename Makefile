@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+SERVER_STAMP := $(VENV)/.installed-server
 MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
 
 SYSTEM_STAMP := $(VENV)/.system-deps
@@ -11,11 +12,18 @@ NODE_STAMP := node_modules/.installed
 
 .PHONY: run play test check docs bench types messages language clean
 
+# What the server needs (make run, make play), and everything the tests and tools need besides (make test).
+$(SERVER_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[web]'
+	touch $(SERVER_STAMP)
+
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[web,dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(SERVER_STAMP)
 
 $(SYSTEM_STAMP): scripts/system-deps.sh $(STAMP)
 	scripts/system-deps.sh
@@ -25,10 +33,10 @@ $(NODE_STAMP): package.json package-lock.json $(SYSTEM_STAMP)
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(NODE_STAMP)
 
-run: $(STAMP)
+run: $(SERVER_STAMP)
 	$(BIN)/quiltmaker serve
 
-play: $(STAMP)
+play: $(SERVER_STAMP)
 	$(BIN)/quiltmaker play
 
 test: $(STAMP) $(SYSTEM_STAMP) $(NODE_STAMP)

@@ -214,6 +214,20 @@ def test_package_is_typed_and_carries_its_data() -> None:
     assert json.loads(resources.files("quiltmaker").joinpath("data/patchwork-components.json").read_text("utf-8"))
 
 
+def test_the_packages_listed_are_the_source_folders() -> None:
+    """pyproject.toml lists the packages (one of them is the docs folder): every folder of the package that holds a
+    module or a file to ship is listed, so that a new one is not left out of the wheel, nor warned about by setuptools."""
+    import tomllib
+
+    listed = set(tomllib.loads((REPOSITORY / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    folders = {
+        ".".join(folder.relative_to(REPOSITORY).parts)
+        for folder in [PACKAGE, *PACKAGE.rglob("*")]
+        if folder.is_dir() and "__pycache__" not in folder.parts and any(f.is_file() and f.suffix != ".pyc" for f in folder.iterdir())
+    }
+    assert {name for name in listed if not name.startswith("quiltmaker.docs")} == folders
+
+
 def test_module_and_console_entry_points() -> None:
     out = subprocess.run([sys.executable, "-m", "quiltmaker", "--help"], capture_output=True, text=True, check=True).stdout
     assert "replay" in out and "simulate" in out

@@ -30,7 +30,7 @@ from sqlalchemy.exc import DatabaseError
 
 from .. import compiled
 from .account import api as account_api, profiles as player_api
-from . import http_api, languages, pages, sockets
+from . import http_api, install, languages, pages, sockets
 from .lobby import api as lobby_api
 from .puzzle import api as puzzle_api
 from .games import GameServer
@@ -86,6 +86,7 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
     app.include_router(sockets.router)
     app.include_router(languages.router)
     app.include_router(pages.router)
+    app.include_router(install.router)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_request: Request, error: RequestValidationError) -> JSONResponse:
