@@ -12,6 +12,7 @@ from PIL import Image, ImageDraw
 
 ICONS = Path(__file__).resolve().parents[1] / "quiltmaker" / "web" / "static" / "icons"
 BACKGROUND = "#2f6f5e"  # the page's theme colour (the manifest's theme_color)
+TURN_DOT = "#d55e00"  # the page's colour for "your turn"
 # The patches, row by row: the page's own patch colours.
 PATCHES = ["#8fd3d1", "#e58fb2", "#f2cf6b", "#a98fd9", "#f6efe2", "#8fd3d1", "#f2cf6b", "#e58fb2", "#9cc98a"]
 
@@ -40,12 +41,14 @@ def png(size: int, maskable: bool) -> Image.Image:
     return image
 
 
-def svg() -> str:
+def svg(turn: bool = False) -> str:
+    """The tab's icon; ``turn``: with the dot a game's tab shows while it is this browser's turn (static/attention.js)."""
     boxes = "".join(
         f'<rect x="{left:.1f}" y="{top:.1f}" width="{right - left:.1f}" height="{bottom - top:.1f}" rx="2.4" fill="{colour}"/>'
         for left, top, right, bottom, colour in squares(96, 0.14)
     )
-    return f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 96 96"><rect width="96" height="96" rx="17" fill="{BACKGROUND}"/>{boxes}</svg>\n'
+    dot = f'<circle cx="76" cy="20" r="20" fill="{TURN_DOT}" stroke="#ffffff" stroke-width="4"/>' if turn else ""
+    return f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 96 96"><rect width="96" height="96" rx="17" fill="{BACKGROUND}"/>{boxes}{dot}</svg>\n'
 
 
 if __name__ == "__main__":
@@ -55,4 +58,5 @@ if __name__ == "__main__":
     png(512, True).save(ICONS / "maskable-512.png", optimize=True)
     png(180, True).convert("RGB").save(ICONS / "apple-touch-icon.png", optimize=True)  # (iOS rounds it itself)
     (ICONS / "icon.svg").write_text(svg(), encoding="utf-8")
+    (ICONS / "icon-turn.svg").write_text(svg(turn=True), encoding="utf-8")
     print(f"wrote the icons in {ICONS}")

@@ -355,13 +355,13 @@ def test_your_turn_in_a_background_tab_shows_in_the_favicon_and_a_notification(p
     page.add_init_script(f"({NOTIFICATION_LOG})()")
     create_in_lobby(page, "ai", level="beginner", seat=0, names=("Ada",))
     icon = page.locator("link[rel=icon]")
-    expect(icon).to_have_attribute("href", re.compile("circle"))  # my turn: the dot
+    expect(icon).to_have_attribute("href", "/static/icons/icon-turn.svg")  # my turn: the dot
     page.get_by_test_id("notify-setting").check()
     page.evaluate("window.backgroundTab = true")
     before = version(page)
     page.get_by_test_id("advance").click()
     wait_above(page, before + 1)  # my move, then the computer's reply
-    expect(icon).to_have_attribute("href", re.compile("circle"))
+    expect(icon).to_have_attribute("href", "/static/icons/icon-turn.svg")
     notified = poll(lambda: page.evaluate("window.notified") or None, 10, what="a notification")
     assert len(notified) == 1 and notified[0][0] == "Your turn in quiltmaker"
     pages.assert_no_script_errors()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
@@ -17,6 +18,7 @@ from browser_helpers import (
     acting_or_over,
     aim_square,
     ghost,
+    message,
     move_text,
     open_seat,
     screenshot,
@@ -280,4 +282,45 @@ def test_a_lesson_by_touch_keeps_its_task_its_refusal_and_its_praise_in_view(pag
     for selector in ("[data-testid=lesson-praise]", "[data-testid=next-lesson]"):
         assert on_screen(page, selector), f"{selector} is not in view once the lesson is done"
     screenshot(page, "phone-lesson-done", full_page=False)
+    pages.assert_no_script_errors()
+
+
+def test_a_preview_that_does_not_fit_is_never_sent_and_place_stays_off(pages: Pages, server: Server) -> None:
+    """A red preview tapped on a phone is not sent (no "Place ...?" to confirm, no refusal worded by the rules for
+    the log): the line says how to make it fit, the patch stays in hand, and Place is off while it does not fit."""
+    page, game = open_ai_game(pages, server)
+    seat = game["seat"]
+    state = synced_state(server, page)
+    buy = next(b for b in state["legal"]["buys"] if b["affordable"] and b["orientations"][0]["anchors"])
+    orientation = buy["orientations"][0]
+    anchor = orientation["anchors"][0]
+    page.get_by_test_id(f"offer-{buy['patch']}").tap()
+    poll(lambda: ghost(page), 10, what="the patch in hand")
+    before = version(page)
+    tap_into_place(page, seat, move_text(buy["patch"], orientation["transform"], anchor), aim_square(server, buy["patch"], orientation["transform"], anchor))
+    wait_above(page, before)
+    assert acting_or_over(page) == "acting"  # (the computer has moved: a square of this quilt is covered now)
+    state = synced_state(server, page)
+    covered = [(r, c) for r in range(9) for c in range(9) if state["quilts"][seat][r][c] is not None]
+    buy = next(b for b in state["legal"]["buys"] if b["affordable"] and any(o["anchors"] for o in b["orientations"]))
+    page.get_by_test_id(f"offer-{buy['patch']}").tap()
+    poll(lambda: ghost(page), 10, what="the patch in hand")
+    for row, col in covered:
+        page.touchscreen.tap(*square_centre(page, seat, row, col))  # the preview moves under the finger
+        shown = poll(lambda: ghost(page), 10, what="the preview")
+        if shown[1] == "false":
+            break
+    else:
+        raise AssertionError("the preview was never red over a covered square")
+    expect(page.locator("#place")).to_be_disabled()
+    before = version(page)
+    box = page.get_by_test_id("ghost").bounding_box()
+    assert box is not None
+    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)  # a tap on the red preview itself
+    text, kind = poll(lambda: (m := message(page))[1] == "error" and m, 10, what="the line to say it does not fit")
+    assert re.fullmatch(rf"Patch {buy['patch']} does not fit at [a-i][1-9]: move it until its preview turns green\.", text), text
+    expect(page.get_by_test_id("confirm-move")).to_be_hidden()
+    assert ghost(page) is not None, "the patch stays in hand"
+    assert version(page) == before and server.state(game["id"])["version"] == before, "nothing was sent"
+    screenshot(page, "phone-03-red-preview-not-sent", full_page=False)
     pages.assert_no_script_errors()

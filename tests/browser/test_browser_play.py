@@ -206,7 +206,7 @@ def test_whole_game_against_the_ai_by_mouse(pages: Pages, server: Server) -> Non
     assert kinds["buy"] >= 3, f"too few placements to be a real game: {kinds}"
     assert turning.key_r and turning.right_click and turning.wheel, f"every way of turning the patch was used: {turning}"
     assert turning.flips, f"a patch was mirrored with F: {turning}"
-    assert re.search(r"Not allowed \(.+\): .+ is illegal: .*already covered", illegal_explained), illegal_explained
+    assert re.search(r"Patch \d+ does not fit at [a-i][1-9]: move it until its preview turns green\.", illegal_explained), illegal_explained
     pages.assert_no_script_errors()
 
 

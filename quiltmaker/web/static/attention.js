@@ -6,8 +6,9 @@ import { t } from "./i18n.js";
 import { canAct, nameOf, ui, update } from "./store.js";
 
 const NOTIFY_KEY = "quiltmaker.notify";
-const ICON_IDLE = "data:image/svg+xml," + encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="2" y="2" width="12" height="12" rx="2" fill="#2f6f5e"/></svg>');
-const ICON_TURN = "data:image/svg+xml," + encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="2" y="2" width="12" height="12" rx="2" fill="#2f6f5e"/><circle cx="12" cy="4" r="4" fill="#d55e00"/></svg>');
+// The app's icon, and the same with a dot (both drawn by scripts/make-icons.py).
+const ICON_IDLE = "/static/icons/icon.svg";
+const ICON_TURN = "/static/icons/icon-turn.svg";
 
 function notifying() {
   return localStorage.getItem(NOTIFY_KEY) === "on" && "Notification" in window && Notification.permission === "granted";
@@ -21,7 +22,7 @@ export function renderAttention() {
   const icon = document.querySelector("link[rel=icon]");
   if (icon instanceof HTMLLinkElement) {
     const href = canAct() ? ICON_TURN : ICON_IDLE;
-    if (icon.href !== href) icon.href = href;
+    if (icon.getAttribute("href") !== href) icon.setAttribute("href", href);
   }
 }
 

@@ -120,11 +120,20 @@ function reorient(hold, patch, oi) {
   announce(holdDescription());
 }
 
-/** Send the placement in hand, legal-looking or not: the server explains a refusal. */
+/**
+ * Send the placement in hand where its preview fits (the anchors the server listed); where it does not, say so and
+ * keep it in hand: a red preview is never sent, so a player never meets the rules' refusal of a placement.
+ */
 export function placeHold() {
   const o = holdOrientation();
   if (!ui.hold || !o) return;
   const { patch, row, col } = ui.hold;
+  if (!holdIsLegal()) {
+    const words = t("Patch {patch} does not fit at {square}: move it until its preview turns green.", { patch, square: squareName(row, col) });
+    say(words, "error");
+    announce(words);
+    return;
+  }
   const placement = { patch, orientation: o.transform, row, col };
   proposeMove({ placement }, t("Place patch {patch} at {square}", { patch, square: squareName(row, col) }));
 }

@@ -244,6 +244,8 @@ export function renderActions() {
   turnPanel?.classList.toggle("over", ui.state?.status === "over"); // nothing to hold any more: the slot gives its room back
   turnPanel?.classList.toggle("puzzle-over", !!ui.state?.puzzle?.answer); // the puzzle's panel says the rest
   const o = holdOrientation(hold);
+  // Place is off while the preview does not fit: a red preview is never sent (the server would only refuse it).
+  $("place", HTMLButtonElement).disabled = !(hold && o && holdIsLegal());
   if (hold && o) {
     const ok = holdIsLegal();
     fill($("hold-label"),
