@@ -2,11 +2,11 @@
 
 The parts, each in its module (docs/design.md draws them): :mod:`.round`
 (one game: its aggregate and its rules), :mod:`.games` (the live games and
-the players' intents), :mod:`.ai_service` (the AI's worker pool, moves,
-hints, analyses), the routers (:mod:`.http_api`, :mod:`.account_api`,
-:mod:`.lobby_api`, :mod:`.player_api`, :mod:`.sockets`), :mod:`.schema`
-and :mod:`.database` (the tables and their migrations), :mod:`.store` (the
-event log), :mod:`.views` (the JSON the page draws), :mod:`.pubsub`
+the players' intents), :mod:`.ai.service` (the AI's worker pool, moves,
+hints, analyses), the routers (:mod:`.http_api`, :mod:`.account.api`,
+:mod:`.lobby.api`, :mod:`.account.profiles`, :mod:`.sockets`), :mod:`.db.schema`
+and :mod:`.db.database` (the tables and their migrations), :mod:`.round.store` (the
+event log), :mod:`.round.views` (the JSON the page draws), :mod:`.pubsub`
 (between server processes). This module puts them together and serves them.
 """
 
@@ -29,7 +29,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DatabaseError
 
 from .. import compiled
-from .account import api as account_api, profiles as player_api
+from .account import api as account_api, profiles
 from . import http_api, install, languages, pages, sockets
 from .lobby import api as lobby_api
 from .puzzle import api as puzzle_api
@@ -80,7 +80,7 @@ def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(http_api.router)
     app.include_router(account_api.router)
-    app.include_router(player_api.router)
+    app.include_router(profiles.router)
     app.include_router(lobby_api.router)
     app.include_router(puzzle_api.router)
     app.include_router(sockets.router)

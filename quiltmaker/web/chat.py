@@ -40,7 +40,7 @@ class ChatLines:
 
     def add(self, game_id: str, seat: int, text: str, rows: Rows | None = None) -> dict[str, Any]:
         """Store a chat line; return it as sent to the players. In a caller's ``rows``, in its transaction (a shared
-        commit's: :mod:`.commits`)."""
+        commit's: :mod:`.db.commits`)."""
         created = utc_now()
         with contextlib.nullcontext(rows) if rows is not None else self.database.writing_rows() as connection:
             line_id = connection.execute(_ADD, {"game_id": game_id, "seat": seat, "text": text, "created": created}).scalar_one()

@@ -63,7 +63,7 @@ async def _writer(request: Request, server: Server) -> Account | None:
     refuse_other_sites(request, server)  # a signed-in player's write: the cookie must not be ridden from another site
     account = await _viewer(request, server)
     if account is not None:
-        await server.addresses.note(account.id, address_of(request))  # where it was seen (fair_ratings)
+        await server.addresses.note(account.id, address_of(request))  # where it was seen (rating.fairness)
     return account
 
 

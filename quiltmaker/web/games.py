@@ -20,7 +20,6 @@ from datetime import datetime, timedelta
 from math import ceil
 from typing import Any
 
-
 from .. import i18n
 from ..core.position import Position
 from ..i18n import N_, _
@@ -52,15 +51,11 @@ from .round.summaries import Summaries
 from .round.timeouts import Timeouts
 from .round.views import changed_fields, state_view
 
-CACHED_GAMES = 2000  # the addresses of games' players remembered (for the AI's fair queue)
-# What a game in memory holds, measured with tracemalloc: a finished game of 42 moves, with its views in one
-# language, held 41 KB, about a kilobyte a move (a position each) and a few for the rest.
-GAME_BYTES, MOVE_BYTES = 8 * 1024, 1024
 log = logging.getLogger("quiltmaker.web")
 
 
 class GameServer:
-    """The live part of a server process: games in memory, sockets by game, and the parts that serve them."""
+    """The root of a server process: the parts it makes, the games' sockets, and the players' intents."""
 
     def __init__(self, settings: Settings, executor: Executor | None = None) -> None:
         # The process's root: each part is made here and given what it uses; the live games and the sockets are the
@@ -82,7 +77,7 @@ class GameServer:
         self.games = LiveGames(settings, self.store, self.bus, self.ratings, self.puzzles, self.lobby)
         self.connections: dict[str, set[Connection]] = defaultdict(set)
         self.background: set[asyncio.Task[None]] = set()
-        self.lobby_sockets: set[Any] = set()  # the lobby's live sockets (lobby_api.LobbySocket)
+        self.lobby_sockets: set[Any] = set()  # the lobby's live sockets (lobby.api.LobbySocket)
         self.open_sockets = OpenSockets(settings.sockets_per_client)
         self.ai = AIService(self.games, self, settings, executor)
         self.presence = Presence(self.games, self, self.bus)
@@ -133,7 +128,7 @@ class GameServer:
                 log.exception("the hourly upkeep failed")
             await asyncio.sleep(3600)
 
-    # Loading and broadcasting ---------------------------------------------------
+    # Broadcasting ---------------------------------------------------------------
 
     def state(self, stored: StoredGame) -> dict[str, Any]:
         return state_view(stored, ai_thinking=self.ai.is_thinking(stored), presence=self.presence.of(stored), now=utc_now())
@@ -303,7 +298,7 @@ class GameServer:
         return {"type": "ack", "version": new_version}
 
     async def _event_value(self, stored: StoredGame, kind: EventKind, seat: int | None, message: dict[str, Any], now: datetime) -> Any:
-        """The value of the event an intent asks for (:func:`.intents.event_value`; a rematch's: the new game, made here)."""
+        """The value of the event an intent asks for (:func:`.round.intents.event_value`; a rematch's: the new game, made here)."""
         if kind == EventKind.REMATCH:
             rules.may_rematch(stored)
             start = Position.initial(secrets.randbits(63), first_player=0, variant=stored.game.position.variant)

@@ -39,7 +39,7 @@ class Settings:
             the account wait (another address's do not: nobody locks an owner out).
         new_place_failures: Failed sign-ins one account may take from all the addresses it was not seen from lately,
             together; past it their sign-ins wait, so that many addresses cannot guess one password, while the
-            owner's own addresses (:class:`.fair_ratings.AccountAddresses`) still sign in.
+            owner's own addresses (:class:`.rating.fairness.AccountAddresses`) still sign in.
         password_queue: Password checks (argon2, 64 MiB each) that may wait for the one that runs; past
             it a sign-in is refused as busy, so that a flood of them cannot take every core.
         hello_limit: Socket greetings (a page opening or reopening a game) one client may send.

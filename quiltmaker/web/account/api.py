@@ -1,6 +1,6 @@
 """The HTTP API of accounts: sign up, sign in and out (here or everywhere), the password, the account's games.
 
-Every write here comes from the server's own pages (:data:`.dependencies.SameSite`).
+Every write here comes from the server's own pages (:data:`..dependencies.SameSite`).
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ async def who(account: Viewer) -> dict[str, Any]:
 async def sign_up(request: Request, response: Response, credentials: Credentials, server: Server) -> dict[str, Any]:
     account, token = await server.password_work.run(server.accounts.sign_up, credentials.name, credentials.password)
     _set_session(request, response, token)
-    await server.addresses.note(account.id, address_of(request))  # (fair_ratings)
+    await server.addresses.note(account.id, address_of(request))  # (rating.fairness)
     return _view(account)
 
 
@@ -95,7 +95,7 @@ async def sign_in(request: Request, response: Response, credentials: Credentials
             raise too_many(wait, N_("too many failed sign-ins to this account from new places: wait {seconds} s (from where you have signed in before, you can now)"))
     try:
         account, token = await server.password_work.run(server.accounts.sign_in, credentials.name, credentials.password)
-        await server.addresses.note(account.id, address)  # (fair_ratings; and a place the account is known from)
+        await server.addresses.note(account.id, address)  # (rating.fairness; and a place the account is known from)
     except StoreError as error:
         if error.code == "busy":
             raise  # (503, by the app's handler of StoreError)
@@ -169,7 +169,7 @@ async def claim(claim: Claim, account: SignedIn, server: Server) -> dict[str, An
 @router.get("/games", response_model=contract.AccountGames)
 async def games(account: SignedIn, server: Server) -> dict[str, Any]:
     """The lobby's "your games": the account's newest ACCOUNT_GAMES (its profile has the rest, a page at a time;
-    lessons are listed with the lessons), read from their kept lines as every list is (:mod:`.summaries`)."""
+    lessons are listed with the lessons), read from their kept lines as every list is (:mod:`..round.summaries`)."""
     seats = dict(await asyncio.to_thread(server.accounts.recent_games, account, ACCOUNT_GAMES, True))
     lines = [line for line in await lines_of(server, list(seats)) if line["status"] != "corrupt"]  # a damaged one is left out
     return {"games": [{**line, "seat": held_seat(seats[line["id"]])} for line in lines]}

@@ -23,7 +23,7 @@ PROFILE_GAMES = 50  # the games a profile lists at once: a page (the next from `
 async def profile(name: str, server: Server, viewer: Viewer, before: str | None = None) -> dict[str, Any]:
     """A player's page: each family's rating (provisional while uncertain), its history, and their latest games, a
     page at a time (games by private invitation only on the player's own page: a game's id is enough to watch it).
-    Finished games are read from their kept lines (:mod:`.summaries`), never replayed."""
+    Finished games are read from their kept lines (:mod:`..round.summaries`), never replayed."""
     found = await asyncio.to_thread(_read_profile, server, name[:64], viewer, before[:32] if before else None)
     if found is None:
         raise HTTPException(404, _("no player named {name}").format(name=repr(name[:40])))

@@ -1,12 +1,12 @@
 """The AI's side of a server process: its worker pools, its moves, hints and analyses.
 
-The search runs in worker processes (:mod:`.ai_worker`), never on the event
+The search runs in worker processes (:mod:`.worker`), never on the event
 loop, in three lanes, each a pool of its own: the moves of the levels that
 think for seconds (``expert``, ``max``), the quick moves of those bounded by
 playouts (a fraction of a second: ``beginner``, ``casual``, ``strong``, the
 tutor), and advice (hints and analyses). So no amount of advice delays
 anyone's AI move, and no flood of long searches delays a quick one. Each
-lane serves its clients in turn (:class:`.ai_queue.MoveQueue`), an analysis
+lane serves its clients in turn (:class:`.queue.MoveQueue`), an analysis
 goes to its lane a few positions at a time, so a hint waits for one piece of
 it at most, and advice waiting or running is bounded.
 """
@@ -149,7 +149,7 @@ class AIService:
 
     async def run(self, lane_name: str, client: str, urgent: Callable[[], bool], function: Any, *args: Any) -> Any:
         """Run ``function(*args)`` in a lane's pool when the lane's queue lets ``client`` in (see
-        :class:`.ai_queue.MoveQueue`); a broken pool is replaced once, for every caller."""
+        :class:`.queue.MoveQueue`); a broken pool is replaced once, for every caller."""
         lane = self.lanes[lane_name]
         return await lane.queue.run(client, urgent, lambda: self._in_worker(lane, function, *args))
 
@@ -206,7 +206,7 @@ class AIService:
 
     @staticmethod
     def _time_cap(stored: StoredGame) -> float | None:
-        """On a real-time clock, the AI thinks at most a share of what it has left (:func:`.round.clocks.thinking_cap`)."""
+        """On a real-time clock, the AI thinks at most a share of what it has left (:func:`..round.clocks.thinking_cap`)."""
         clock = stored.clock_at(datetime.now(timezone.utc))
         if clock is None or clock.control.kind != "realtime" or stored.ai_seat is None:
             return None

@@ -1,6 +1,6 @@
 """The contract between the server and the page: every message the server sends, as Pydantic models.
 
-The views (:mod:`.views`, :mod:`.catalogue`, the lobby and the profile) build
+The views (:mod:`..round.views`, :mod:`..catalogue`, the lobby and the profile) build
 plain dictionaries; these models are where their shape is stated once. The
 HTTP routes name them as ``response_model``, the sockets send through
 :func:`wire`, and ``make types`` exports their JSON Schema, from which

@@ -42,7 +42,7 @@ class GameRow(Base):
 
 
 class SummaryRow(Base):
-    """A finished game's line in every list, as it ended (:mod:`..summaries`): lists never replay logs."""
+    """A finished game's line in every list, as it ended (:mod:`..round.summaries`): lists never replay logs."""
 
     __tablename__ = "game_summaries"
 
@@ -77,7 +77,7 @@ class ClockRow(Base):
 
 class BeatRow(Base):
     """Each server process's last sign of life, written every second: a span in which no process was alive
-    is the service's downtime, which no clock is charged for (:mod:`..timeouts`)."""
+    is the service's downtime, which no clock is charged for (:mod:`..round.timeouts`)."""
 
     __tablename__ = "beats"
 
@@ -135,7 +135,7 @@ class SessionRow(Base):
 
 class AccountAddressRow(Base):
     """An address an account was seen from (signing up or in, taking a seat of a rated game): a digest, never the
-    address itself. Two accounts seen from one address do not rate each other (:mod:`..ratings`)."""
+    address itself. Two accounts seen from one address do not rate each other (:mod:`..rating.ratings`)."""
 
     __tablename__ = "account_addresses"
 
@@ -189,7 +189,7 @@ class RatingChangeRow(Base):
 
 class RatedGameRow(Base):
     """A rated game: its family, the account of each seat (None: the AI's), whether its ratings are settled, and if it
-    was settled without rating anyone, why (:data:`..ratings.UNRATED`)."""
+    was settled without rating anyone, why (:data:`..rating.fairness.UNRATED`)."""
 
     __tablename__ = "rated_games"
 

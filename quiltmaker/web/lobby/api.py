@@ -1,6 +1,6 @@
 """The lobby's HTTP API and live socket: challenges to accept, quick match with its AI fallback, who is online.
 
-The rules of pairing are in :mod:`.lobby`; this module checks who asks and
+The rules of pairing are in :mod:`.challenges`; this module checks who asks and
 hands out seats. The live socket (``/ws/lobby``) sends each page the lobby as
 its viewer sees it, again whenever it changes: every process recomputes it
 from the database each second while it has lobby sockets, so a challenge
@@ -173,7 +173,7 @@ async def _push_lobby(server: GameServer) -> None:
 
 @router.post("/api/games/{game_id}/accept", response_model=contract.SeatTaken, dependencies=[quota("create", N_("too many games joined from your address: wait {seconds} s"))])
 async def accept(game_id: str, account: Writer, server: Server) -> dict[str, Any]:
-    """Take a challenge's free seat (the lobby's "Accept"); who may is :meth:`.lobby.Lobby.may_accept`."""
+    """Take a challenge's free seat (the lobby's "Accept"); who may is :meth:`.challenges.Lobby.may_accept`."""
     if not GAME_ID.fullmatch(game_id):
         raise HTTPException(404, _("no such challenge"))
     why = await asyncio.to_thread(server.lobby.may_accept, game_id, account)

@@ -105,7 +105,7 @@ class Lobby:
 
     def recently_taken(self, limit: int = 40) -> list[str]:
         """Games started from the lobby in the last day and not finished, newest first (the caller keeps those still
-        being played). A finished game has its kept line (:mod:`.summaries`): it is left out here, not loaded to be
+        being played). A finished game has its kept line (:mod:`..round.summaries`): it is left out here, not loaded to be
         found over (40 finished games of a busy day, each replayed from its log, cold)."""
         since = utc_now() - timedelta(days=1)
         finished = exists(select(SummaryRow.game_id).where(SummaryRow.game_id == ChallengeRow.game_id))

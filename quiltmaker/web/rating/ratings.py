@@ -63,7 +63,7 @@ AI_RD = 50.0  # the levels' ratings are known to about this (the matches' interv
 
 def level_rated_on(level: str, control: TimeControl) -> bool:
     """Whether a game against ``level`` on ``control`` may be rated: where the clock leaves it the time a move its
-    fixed rating was measured at (at the start: :func:`.round.clocks.thinking_cap` of the whole clock). On a shorter
+    fixed rating was measured at (at the start: :func:`..round.clocks.thinking_cap` of the whole clock). On a shorter
     clock it searches less and is weaker than its rating says (max on 0.25+0 lost to expert 2 games of 10)."""
     seconds = LEVELS[level].seconds
     return control.kind != "realtime" or seconds is None or seconds <= thinking_cap(control.initial, control)
@@ -236,7 +236,7 @@ class Ratings:
             if result["by"] == "time" and stored.ai_seat is not None and result["winner"] != stored.ai_seat:
                 row.unrated = "computer_time"  # the server's doing, not the player's skill
                 return None
-            row.unrated = why_unrated(session, stored, accounts, now)  # (fair_ratings: no farming)
+            row.unrated = why_unrated(session, stored, accounts, now)  # (rating.fairness: no farming)
             if row.unrated is not None:
                 return None
             level_rating = ai_ratings().get(stored.ai_level or "", None)

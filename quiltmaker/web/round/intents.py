@@ -4,7 +4,7 @@ An intent that asks for an event (a move, an undo, a rematch, resigning,
 aborting) is worded here as its event's value, in the words a player hears
 when the rules refuse it; the server then writes it through the gate of the
 log that the replay passes too (:meth:`..live.LiveGames.record`,
-:func:`.round.rules.check_live`). A hint and a claim ask the server for
+:func:`.rules.check_live`). A hint and a claim ask the server for
 work, not for an event of the player's own.
 """
 
@@ -35,7 +35,7 @@ def event_value(stored: StoredGame, kind: EventKind, seat: int | None, message: 
 
 def _move_value(stored: StoredGame, kind: EventKind, seat: int | None, message: dict[str, Any], now: datetime) -> Any:
     rules.may_move(stored, seat)  # first, so that a move out of turn hears so, however it is written
-    return move_of(message)  # as sent: the gate of the log reads and checks it, once (:func:`.round.rules.check_move`)
+    return move_of(message)  # as sent: the gate of the log reads and checks it, once (:func:`.rules.check_move`)
 
 
 def _undo_value(stored: StoredGame, kind: EventKind, seat: int | None, message: dict[str, Any], now: datetime) -> str:

@@ -1,9 +1,9 @@
-"""Games in a database: a row of metadata per game and an append-only log of events (:mod:`.round.game` says what they mean).
+"""Games in a database: a row of metadata per game and an append-only log of events (:mod:`.game` says what they mean).
 
 Event *n* of a game is unique, so two writers (threads or server processes)
 can never both append it, and the loser learns its view was stale. Every
 write commits before the caller acknowledges it. Loading a game replays its
-log through the round's rules (:meth:`.round.game.StoredGame.apply`).
+log through the round's rules (:meth:`.game.StoredGame.apply`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from ..db.schema import AccountGameRow, Base, BeatRow, ChatRow, ClockRow, EventR
 # The statements run every second (or more often) in every process, idle or not, made once: building a statement
 # costs more than running it (SQLAlchemy's coercions), and an idle server spent 18 ms a second on these passes.
 _DUE = select(ClockRow.game_id).where(ClockRow.deadline <= bindparam("now")).order_by(ClockRow.deadline).limit(bindparam("limit"))
-# A move's: sent with the other moves of its commit, in one statement each (:mod:`.commits`).
+# A move's: sent with the other moves of its commit, in one statement each (:mod:`..db.commits`).
 _APPEND = sent_together(insert(EventRow))
 _DEADLINE = sent_together(update(ClockRow).where(ClockRow.game_id == bindparam("game")).values(deadline=bindparam("deadline")))
 _BEAT = update(BeatRow).where(BeatRow.process == bindparam("name")).values(seen=bindparam("now"))  # (not the columns' names)
@@ -112,7 +112,7 @@ class GameStore:
     def close(self) -> None:
         self.database.close()
 
-    # Deleting (a new game is :mod:`.setup`'s) ---------------------------------------
+    # Deleting (a new game is :mod:`..setup`'s) ---------------------------------------
 
     def delete_unstarted(self, created_before: datetime) -> int:
         """Delete the games created before ``created_before`` in which no move was made (none at all, or only
@@ -236,7 +236,7 @@ class GameStore:
         the unique (game, number) constraint makes the check and the write
         one atomic step across threads and processes. A clocked game's
         ``clock`` after the event sets its deadline in the same transaction.
-        In a caller's ``rows``, in its transaction (a shared commit's: :mod:`.commits`).
+        In a caller's ``rows``, in its transaction (a shared commit's: :mod:`..db.commits`).
 
         Raises:
             StoreError: ``stale`` when another event took that number first.

@@ -3,7 +3,7 @@
 Every server process watches; the event log's unique numbers let exactly one
 of them write each game's timeout (the others find their view stale), and the
 deadlines are in the database, so a restart loses none. Whether a side has
-run out is the round's rule (:func:`.round.rules.flagged`, :func:`.round.rules.may_claim`).
+run out is the round's rule (:func:`.rules.flagged`, :func:`.rules.may_claim`).
 """
 
 from __future__ import annotations

@@ -78,7 +78,7 @@ function renderHeader() {
   );
 }
 
-/** Why a rated game rated nobody (the server's rules: quiltmaker/web/fair_ratings.py), in words. */
+/** Why a rated game rated nobody (the server's rules: quiltmaker/web/rating/fairness.py), in words. */
 const UNRATED_WORDS = () => ({
   moves: t("Not rated: a side never moved."),
   address: t("Not rated: the two players were seen from one address."),
