@@ -66,15 +66,19 @@ def cells_to_mask(cells: Any) -> int:
     return mask
 
 
+def set_bits(mask: int) -> list[int]:
+    """The numbers of a mask's set bits, lowest first (a bitboard's squares, a track's spaces)."""
+    found = []
+    while mask:
+        lowest = mask & -mask
+        found.append(lowest.bit_length() - 1)
+        mask ^= lowest
+    return found
+
+
 def mask_to_cells(mask: int) -> tuple[Cell, ...]:
     """Return the ``(row, col)`` squares of a bitboard, in reading order."""
-    cells = []
-    while mask:
-        low = mask & -mask
-        index = low.bit_length() - 1
-        cells.append(divmod(index, BOARD_SIZE))
-        mask ^= low
-    return tuple(cells)
+    return tuple(divmod(square, BOARD_SIZE) for square in set_bits(mask))
 
 
 def _normalise(cells: list[Cell]) -> tuple[Cell, ...]:

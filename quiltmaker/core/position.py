@@ -28,6 +28,7 @@ from .components import (
     STARTING_BUTTONS,
     STARTING_PATCH_ID,
     mask_to_cells,
+    set_bits,
     time_track,
 )
 from .errors import IllegalMoveError, InvalidMoveError, InvalidPositionError
@@ -526,7 +527,7 @@ class Position(NamedTuple):
         players = " ".join(
             f"{self.times[p]},{self.buttons[p]},{self.income[p]},{_quilt_text(self.quilts[p])}" for p in (0, 1)
         )
-        specials = ",".join(map(str, _set_bits(self.specials))) or "-"
+        specials = ",".join(map(str, set_bits(self.specials))) or "-"
         bonus = "-" if self.bonus == NO_BONUS else str(self.bonus)
         return f"{self.variant} {circle} {players} {self.on_top} {specials} {bonus} {self.pending}"
 
@@ -650,16 +651,6 @@ def _effect(self: Position, move: Move) -> MoveEffect:
     return MoveEffect(
         move, player, after, spaces, advance_buttons, move.patch, cost, income, specials, bonus, income_spaces, specials_taken
     )
-
-
-def _set_bits(mask: int) -> list[int]:
-    """The numbers of a mask's set bits, lowest first."""
-    found = []
-    while mask:
-        lowest = mask & -mask
-        found.append(lowest.bit_length() - 1)
-        mask ^= lowest
-    return found
 
 
 def _row_text(bits: int) -> str:

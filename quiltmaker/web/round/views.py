@@ -54,7 +54,7 @@ class QuiltSquares:
     def at(self, game: Game, ply: int) -> list[list[list[int | str | None]]]:
         """Both quilts after ``ply`` moves of the game, as rows; moving back (an undo, a replay's earlier step) draws again."""
         changed = set()
-        if ply < len(self.moves) or not all(map(operator.is_, self.moves, game.moves)):
+        if ply < len(self.moves) or still_played(self.moves, game.moves) < len(self.moves):
             self.moves, self.squares = [], self._blank()
             changed = {0, 1}
         drawn = len(self.moves)
@@ -72,6 +72,14 @@ class QuiltSquares:
         for player in changed:
             self.rows[player] = self._rows(player)
         return list(self.rows)
+
+
+def still_played(drawn: list[Move], moves: list[Move]) -> int:
+    """How many of the moves a view was drawn from are still the game's first moves: the very objects, so that an
+    undo followed by another move in its place is told from the move it replaced."""
+    if len(drawn) <= len(moves) and all(map(operator.is_, drawn, moves)):
+        return len(drawn)  # (the usual case, a move or more played since: one pass in C)
+    return next((ply for ply, (was, played) in enumerate(zip(drawn, moves)) if was is not played), min(len(drawn), len(moves)))
 
 
 # Each game's quilts, as long as the game is in memory. Read on the event loop only.
@@ -155,6 +163,8 @@ def _orientations(patch_id: int, quilt: int) -> list[dict[str, Any]]:
         {"transform": transform, "anchors": [anchor for mask, anchor in placements if not mask & quilt] if quilt >= 0 else []}
         for transform, placements in _PLACEMENTS[patch_id]
     ]
+
+
 # A special patch's placements (the core's, each square once) and each one's entry, worded once.
 _SPECIALS = [(m.mask, {"move": m.text(), "square": square_name(*m.cells[0]), "cell": list(m.cells[0])}) for m in SPECIAL_MOVES]
 
@@ -226,9 +236,8 @@ def state_view(
     # The move list grows by a move a state: entries are kept while their move is unchanged (an undo drops them).
     drawn, entries = stored.move_entries.setdefault(i18n.language(), ([], []))
     moves = game.moves
-    if len(drawn) > len(moves) or not all(map(operator.is_, drawn, moves)):
-        kept = next((ply for ply, (was, played) in enumerate(zip(drawn, moves)) if was is not played), min(len(drawn), len(moves)))
-        del drawn[kept:], entries[kept:]
+    kept = still_played(drawn, moves)
+    del drawn[kept:], entries[kept:]
     for ply in range(len(drawn), len(moves)):
         move = moves[ply]
         before = positions[ply]
