@@ -6,12 +6,13 @@ home screen, and as SVG for the browser's tab. Run after changing the design; th
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-ICONS = Path(__file__).resolve().parents[1] / "quiltmaker" / "web" / "static" / "icons"
-BACKGROUND = "#2f6f5e"  # the page's theme colour (the manifest's theme_color)
+from quiltmaker.web.pages import STATIC, THEME_COLOUR
+
+ICONS = STATIC / "icons"
+BACKGROUND = THEME_COLOUR  # (the manifest's theme_color too)
 TURN_DOT = "#d55e00"  # the page's colour for "your turn"
 # The patches, row by row: the page's own patch colours.
 PATCHES = ["#8fd3d1", "#e58fb2", "#f2cf6b", "#a98fd9", "#f6efe2", "#8fd3d1", "#f2cf6b", "#e58fb2", "#9cc98a"]

@@ -19,7 +19,6 @@ import socket
 import time
 from collections.abc import AsyncIterator
 from concurrent.futures import Executor, ThreadPoolExecutor
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request
@@ -31,6 +30,7 @@ from sqlalchemy.exc import DatabaseError
 from .. import compiled
 from .account import api as account_api, profiles
 from . import http_api, install, languages, pages, sockets
+from .pages import STATIC
 from .lobby import api as lobby_api
 from .puzzle import api as puzzle_api
 from .games import GameServer
@@ -44,9 +44,6 @@ if TYPE_CHECKING:
     import uvicorn
 
 __all__ = ["Settings", "create_app", "run_server", "uvicorn_config"]
-
-STATIC = Path(__file__).parent / "static"
-
 
 def create_app(settings: Settings, executor: Executor | None = None) -> FastAPI:
     """The web application, its database migrated first. ``executor`` replaces the AI's process pool (tests pass a thread pool)."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter
@@ -20,11 +19,10 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from .. import i18n
 from ..i18n import _
-from .pages import render
+from .pages import STATIC, THEME_COLOUR, render
 
-STATIC = Path(__file__).parent / "static"
 WORKER = STATIC / "worker" / "service-worker.js"
-THEME_COLOUR, BACKGROUND_COLOUR = "#2f6f5e", "#f4f1ea"  # the page's accent and background (static/style.css)
+BACKGROUND_COLOUR = "#f4f1ea"  # the page's background (static/style.css's --bg): the app's splash screen
 ICONS = [
     {"src": "/static/icons/icon-192.png", "sizes": "192x192", "type": "image/png"},
     {"src": "/static/icons/icon-512.png", "sizes": "512x512", "type": "image/png"},

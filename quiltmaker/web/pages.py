@@ -20,6 +20,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from .. import i18n
 
 TEMPLATES = Path(__file__).parent / "templates"
+STATIC = Path(__file__).parent / "static"  # the pages' scripts, styles and icons, served as they are
+THEME_COLOUR = "#2f6f5e"  # the page's accent (static/style.css's --accent): the browser's bar, the app's icons
 
 router = APIRouter(include_in_schema=False)
 
@@ -44,7 +46,7 @@ def _words(code: str) -> dict[str, Any]:
 def render(template: str) -> HTMLResponse:
     """A page in the language in use: its words, its ``lang``, the language switch and the scripts' words."""
     code = i18n.language()
-    page = _environment().get_template(template).render(lang=code, languages=i18n.LANGUAGES, words=_words(code))
+    page = _environment().get_template(template).render(lang=code, languages=i18n.LANGUAGES, words=_words(code), theme_colour=THEME_COLOUR)
     # Worded for this reader: a shared cache must not hand it to a reader of another language.
     return HTMLResponse(page, headers={"Vary": "Cookie, Accept-Language", "Content-Language": code})
 
