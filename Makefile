@@ -12,16 +12,16 @@ NODE_STAMP := node_modules/.installed
 
 .PHONY: run play test check docs bench types messages language clean
 
-# What the server needs (make run, make play), and everything the tests and tools need besides (make test).
-$(SERVER_STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+
+# What the server needs (make run, make play), and everything the tests and tools need besides (make test).
+$(SERVER_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[web]'
 	touch $(SERVER_STAMP)
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
+$(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[web,dev]'
 	touch $(STAMP) $(SERVER_STAMP)
 

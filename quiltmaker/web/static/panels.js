@@ -244,10 +244,10 @@ export function renderActions() {
   turnPanel?.classList.toggle("over", ui.state?.status === "over"); // nothing to hold any more: the slot gives its room back
   turnPanel?.classList.toggle("puzzle-over", !!ui.state?.puzzle?.answer); // the puzzle's panel says the rest
   const o = holdOrientation(hold);
+  const ok = !!(hold && o) && holdIsLegal();
   // Place is off while the preview does not fit: a red preview is never sent (the server would only refuse it).
-  $("place", HTMLButtonElement).disabled = !(hold && o && holdIsLegal());
+  $("place", HTMLButtonElement).disabled = !ok;
   if (hold && o) {
-    const ok = holdIsLegal();
     fill($("hold-label"),
       `${t("Patch {patch}, {orientation}, at {square}:", { patch: hold.patch, orientation: o.words, square: squareName(hold.row, hold.col) })} `,
       el("strong", { class: ok ? "ok" : "bad" }, ok ? `${t("fits")} ✓` : `${t("not allowed here")} ✗`));
